@@ -1,0 +1,389 @@
+package dev.spotkit.mailbox;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.function.Consumer;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+
+/**
+ * One Spot's or one Actor's mailbox: an Agrona MPSC queue plus a dispatch state, run by its {@link ExecutionGate}
+ * (DESIGN.md "Execution model"). Messages from one producer run in that producer's offer order; two messages of the
+ * same gate never run at once.
+ *
+ * <p>Dispatch states (spec 001 section 4.6): {@link DispatchState#OPEN}; {@link DispatchState#CLOSED}, where offers are
+ * accepted and kept but nothing runs; and {@link #openWithBacklog(Collection)}, which puts an ordered backlog before
+ * everything queued and opens in one step, so no later offer overtakes the backlog.
+ *
+ * <p>Thread-safety: {@link #offer}, {@link #close}, {@link #open}, {@link #openWithBacklog}, {@link #dispatchState},
+ * {@link #isEmpty} and the getters may be called from any thread; {@link #drainUnrun}, {@link #release} and
+ * {@link #moveTo} only inside a turn of this mailbox's gate (a handler of a mailbox on the gate, or a control task).
+ *
+ * @param <T> message type.
+ */
+public final class Mailbox<T> {
+    private static final int OPEN = 0;
+    private static final int CLOSED = 1;
+    private static final int RELEASED = 2;
+    private static final VarHandle READY;
+
+    static {
+        try {
+            READY = MethodHandles.lookup().findVarHandle(Mailbox.class, "ready", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Queue<T> queue;
+    private final int capacity;
+    private final MessageHandler<? super T> handler;
+    private final Dispatcher dispatcher;
+
+    /**
+     * The gate that runs this mailbox.
+     * Written by: the constructor, and {@link #moveTo} inside a turn of the old gate while dispatch is CLOSED.
+     * Read by: producers in {@link #offer} (to signal), and workers of either gate (to skip a moved mailbox).
+     * Ordering: volatile; the target gate reopens dispatch in a control task, after this write.
+     */
+    volatile ExecutionGate gate;
+
+    /**
+     * OPEN, CLOSED or RELEASED.
+     * Written by: any thread in {@link #close}, {@link #open}, {@link #openWithBacklog}; the gate's worker in
+     * {@link #release}. Read by: producers in {@link #offer}; the worker before every message in {@link #drain}.
+     * Ordering: volatile both ends; in {@link #openWithBacklog} the write of OPEN publishes {@link #pendingBacklog}.
+     */
+    private volatile int dispatch;
+
+    /**
+     * An ordered backlog handed over by {@link #openWithBacklog}, not yet moved into {@link #backlog}.
+     * Written by: the opener (before the volatile write of OPEN); the worker clears it in {@link #takePending}.
+     * Read by: the worker before every message. Ordering: volatile both ends.
+     */
+    private volatile ArrayDeque<T> pendingBacklog;
+
+    /** Messages that run before {@link #queue}. Owned by the gate's worker; never touched by producers. */
+    private ArrayDeque<T> backlog;
+
+    /**
+     * 1 while this mailbox sits in a shared gate's ready queue.
+     * Written by: producers and the worker (CAS 0 to 1 in {@link #markReady}); the worker (write 0 in
+     * {@link #clearReady}) right after polling the mailbox from the ready queue, before it drains.
+     * Read by: the same. Ordering: volatile/CAS both ends.
+     */
+    @SuppressWarnings("unused")
+    private volatile int ready;
+
+    /** Where messages that raced in after {@link #release} go. Written once inside a turn, before RELEASED. */
+    private Consumer<? super T> lateSink;
+
+    Mailbox(final Dispatcher dispatcher, final ExecutionGate gate, final MessageHandler<? super T> handler,
+        final int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be 0 (unbounded) or positive: " + capacity);
+        }
+        this.dispatcher = dispatcher;
+        this.gate = gate;
+        this.handler = Objects.requireNonNull(handler, "handler");
+        if (capacity == 0) {
+            this.queue = new ManyToOneConcurrentLinkedQueue<>();
+            this.capacity = 0;
+        } else {
+            final ManyToOneConcurrentArrayQueue<T> bounded = new ManyToOneConcurrentArrayQueue<>(Math.max(2, capacity));
+            this.queue = bounded;
+            this.capacity = bounded.capacity();
+        }
+    }
+
+    /**
+     * Queues a message. Any thread; never blocks and never throws on a full queue (STYLE.md rule 3).
+     *
+     * @param message the message; not {@code null}.
+     * @return {@link OfferResult#ACCEPTED}; {@link OfferResult#MAILBOX_FULL} when bounded and full (nothing queued);
+     *     {@link OfferResult#RELEASED} after {@link #release} (nothing queued).
+     * @throws NullPointerException when {@code message} is {@code null}.
+     */
+    public OfferResult offer(final T message) {
+        if (message == null) {
+            throw new NullPointerException("message cannot be null");
+        }
+        final int state = dispatch;
+        if (state == RELEASED) {
+            return OfferResult.RELEASED;
+        }
+        if (!queue.offer(message)) {
+            return OfferResult.MAILBOX_FULL;
+        }
+        // A closed mailbox needs no turn; open() signals after its volatile write, pairing with this read.
+        if (dispatch != CLOSED) {
+            gate.signal(this);
+        }
+        return OfferResult.ACCEPTED;
+    }
+
+    /**
+     * Seals dispatch: offers are still accepted and kept, no handler runs. Takes effect before the next message; a
+     * handler already running finishes its turn (use {@link ExecutionGate#execute} to act at that boundary). No-op
+     * when already CLOSED. Any thread.
+     *
+     * @throws IllegalStateException when RELEASED.
+     */
+    public void close() {
+        if (dispatch == RELEASED) {
+            throw new IllegalStateException("mailbox is released; it cannot be closed");
+        }
+        dispatch = CLOSED;
+    }
+
+    /**
+     * Opens dispatch; queued messages run. No-op when already OPEN. Any thread.
+     *
+     * @throws IllegalStateException when RELEASED.
+     */
+    public void open() {
+        if (dispatch == RELEASED) {
+            throw new IllegalStateException("mailbox is released; it cannot be opened");
+        }
+        dispatch = OPEN;
+        gate.signal(this);
+    }
+
+    /**
+     * In one step, puts {@code backlog} (in its iteration order) before every message queued so far and opens
+     * dispatch: no offer made after this call, nor any already queued, runs before the backlog. Capacity does not
+     * apply to the backlog (REL-23). Any thread.
+     *
+     * @param backlog messages to run first; not {@code null}, no {@code null} element; copied.
+     * @throws IllegalStateException unless the mailbox is CLOSED, or when a backlog is already pending.
+     */
+    public void openWithBacklog(final Collection<? extends T> backlog) {
+        final ArrayDeque<T> copy = new ArrayDeque<>(backlog);
+        if (dispatch != CLOSED) {
+            throw new IllegalStateException("openWithBacklog needs a CLOSED mailbox, state is " + dispatchState());
+        }
+        if (pendingBacklog != null) {
+            throw new IllegalStateException("a backlog is already pending on this mailbox");
+        }
+        pendingBacklog = copy;
+        dispatch = OPEN; // publishes pendingBacklog; the worker reads dispatch, then pendingBacklog
+        gate.signal(this);
+    }
+
+    /**
+     * Removes and returns every unrun message in run order (backlog first). Only inside a turn of this mailbox's
+     * gate. A message whose offer is still in flight (see the {@link ManyToOneConcurrentArrayQueue} note on
+     * {@code poll}) stays queued and runs or drains later; nothing is lost.
+     *
+     * @return the messages, possibly empty.
+     * @throws IllegalStateException when called outside a turn of this mailbox's gate.
+     */
+    public List<T> drainUnrun() {
+        requireInTurn("drainUnrun");
+        final List<T> out = new ArrayList<>();
+        takePending();
+        if (backlog != null) {
+            out.addAll(backlog);
+            backlog.clear();
+        }
+        // Bounded by the queue's content at entry plus concurrent offers; each pass removes one message.
+        for (T message = queue.poll(); message != null; message = queue.poll()) {
+            out.add(message);
+        }
+        return out;
+    }
+
+    /**
+     * Terminal: later offers return {@link OfferResult#RELEASED}; returns every unrun message in run order. A message
+     * whose offer raced with this call is handed to {@code lateSink} on this gate, never dropped silently. Only inside
+     * a turn of this mailbox's gate.
+     *
+     * @param lateSink receives messages that slipped in after the release; not {@code null}.
+     * @return the unrun messages, possibly empty.
+     * @throws IllegalStateException when called outside a turn of this mailbox's gate.
+     */
+    public List<T> release(final Consumer<? super T> lateSink) {
+        requireInTurn("release");
+        this.lateSink = Objects.requireNonNull(lateSink, "lateSink");
+        dispatch = RELEASED;
+        return drainUnrun();
+    }
+
+    /**
+     * Moves this mailbox to another gate, keeping its queue and order, e.g. an actor joining a SpotWide room.
+     * Only inside a turn of the current gate. Dispatch pauses at once and reopens (if it was OPEN) in a control task of
+     * {@code target}, so no message runs on both gates.
+     *
+     * @param target the new gate; a shared gate from {@link Dispatcher#newGate()} of the same dispatcher.
+     * @throws IllegalStateException outside a turn of the current gate, or when RELEASED.
+     * @throws IllegalArgumentException when {@code target} belongs to another dispatcher.
+     */
+    public void moveTo(final ExecutionGate target) {
+        requireInTurn("moveTo");
+        if (target.dispatcher != dispatcher) {
+            throw new IllegalArgumentException("target gate belongs to another dispatcher");
+        }
+        final int state = dispatch;
+        if (state == RELEASED) {
+            throw new IllegalStateException("mailbox is released; it cannot move");
+        }
+        dispatch = CLOSED;
+        gate = target;
+        if (state == OPEN) {
+            target.execute(this::reopenAfterMove);
+        }
+    }
+
+    /**
+     * Moves this mailbox onto a fresh private gate (e.g. an actor leaving a SpotWide room). Same rules as
+     * {@link #moveTo}.
+     *
+     * @throws IllegalStateException outside a turn of the current gate, or when RELEASED.
+     */
+    public void moveToOwnGate() {
+        final ExecutionGate own = new ExecutionGate(dispatcher, false);
+        own.sole = this;
+        moveTo(own);
+    }
+
+    private void reopenAfterMove() {
+        if (dispatch == CLOSED) {
+            open();
+        }
+    }
+
+    /**
+     * Current dispatch state. Any thread.
+     *
+     * @return OPEN, CLOSED or RELEASED.
+     */
+    public DispatchState dispatchState() {
+        return switch (dispatch) {
+            case OPEN -> DispatchState.OPEN;
+            case CLOSED -> DispatchState.CLOSED;
+            default -> DispatchState.RELEASED;
+        };
+    }
+
+    /**
+     * The gate that runs this mailbox now. Any thread.
+     *
+     * @return the gate.
+     */
+    public ExecutionGate gate() {
+        return gate;
+    }
+
+    /**
+     * Capacity of a bounded mailbox.
+     *
+     * @return 0 when unbounded; otherwise the requested capacity rounded up to a power of two, at least 2.
+     */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * Whether nothing is queued. Any thread.
+     * <p><b>Note:</b> counts an offer still in flight as queued, which is the safe answer for an idle check; the
+     * backlog is only seen exactly from inside a turn.
+     *
+     * @return {@code true} when no message is queued or pending.
+     */
+    public boolean isEmpty() {
+        final ArrayDeque<T> local = backlog;
+        return queue.isEmpty() && pendingBacklog == null && (local == null || local.isEmpty());
+    }
+
+    /** Runs up to {@code budget} messages; returns how many ran. Worker of the current gate only. */
+    int drain(final Worker worker, final int budget) {
+        int ran = 0;
+        while (ran < budget) {
+            final int state = dispatch;
+            if (state != OPEN) {
+                if (state == RELEASED) {
+                    drainLate();
+                }
+                return ran;
+            }
+            if (pendingBacklog != null) {
+                takePending();
+            }
+            final T message = backlog != null && !backlog.isEmpty() ? backlog.poll() : queue.poll();
+            if (message == null) {
+                return ran; // empty, or an offer in flight: its producer signals, or finishTurn re-checks
+            }
+            ran++;
+            invoke(message);
+            worker.progressed();
+            if (gate.hasControl()) {
+                return ran;
+            }
+        }
+        return ran;
+    }
+
+    private void invoke(final T message) {
+        try {
+            handler.onMessage(message);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            dispatcher.reportUncaught(this, t);
+        }
+    }
+
+    private void drainLate() {
+        for (T message = queue.poll(); message != null; message = queue.poll()) {
+            lateSink.accept(message);
+        }
+    }
+
+    private void takePending() {
+        final ArrayDeque<T> pending = pendingBacklog;
+        if (pending == null) {
+            return;
+        }
+        pendingBacklog = null;
+        if (backlog != null && !backlog.isEmpty()) {
+            pending.addAll(backlog);
+        }
+        backlog = pending;
+    }
+
+    boolean hasRunnableWork() {
+        final int state = dispatch;
+        if (state == RELEASED) {
+            return !queue.isEmpty();
+        }
+        return state == OPEN && !isEmpty();
+    }
+
+    boolean markReady() {
+        return ready == 0 && READY.compareAndSet(this, 0, 1);
+    }
+
+    void clearReady() {
+        ready = 0;
+    }
+
+    void resignal() {
+        if (dispatch != CLOSED) {
+            gate.signal(this);
+        }
+    }
+
+    private void requireInTurn(final String operation) {
+        if (!gate.isCurrentThreadInTurn()) {
+            throw new IllegalStateException(operation
+                + " may only be called inside a turn of this mailbox's gate (a handler on it, or a control task"
+                + " from ExecutionGate.execute)");
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package dev.spotkit.mailbox;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One dispatcher worker, run on a virtual thread. It drains scheduled gates, keeps a "run next" slot for the gate the
+ * current turn just woke (Go's runnext, Tokio's LIFO slot: a ping-pong hop runs on the same worker right after the
+ * sender's turn), looks at the shared queue first every {@value #SHARED_FIRST_EVERY}th pick so a pair bouncing in the
+ * slot cannot starve the rest, and spins briefly before it parks.
+ */
+final class Worker implements Runnable {
+    /** Every this many picks the shared queue is polled before the run-next slot. */
+    static final int SHARED_FIRST_EVERY = 64;
+
+    private static final VarHandle PROGRESS;
+
+    static {
+        try {
+            PROGRESS = MethodHandles.lookup().findVarHandle(Worker.class, "progress", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Dispatcher dispatcher;
+    /** Core workers never retire; extra workers (started while handlers block) retire when idle. */
+    final boolean core;
+    Thread thread;
+
+    /**
+     * Gate to run next on this worker.
+     * Written by: this worker (set in {@link Dispatcher#submit}, take in {@link #pick}); the watchdog (steal).
+     * Read by: the same. Ordering: atomic getAndSet both ends, so a gate is taken by exactly one of them.
+     */
+    final AtomicReference<ExecutionGate> runNext = new AtomicReference<>();
+
+    /**
+     * Messages and control tasks run so far.
+     * Written by: this worker only, setOpaque after each. Read by: the watchdog with getOpaque, to spot a worker
+     * stuck in one handler. Ordering: opaque/opaque; only change, not order, matters.
+     */
+    @SuppressWarnings("unused")
+    private long progress;
+    private long progressLocal;
+
+    /**
+     * Whether this worker is inside a gate turn.
+     * Written by: this worker around each turn. Read by: the watchdog and {@link Dispatcher#submit}.
+     * Ordering: volatile; the watchdog tolerates a stale read for one tick.
+     */
+    volatile boolean inTurn;
+
+    /** Watchdog bookkeeping: progress seen at its last tick. Watchdog thread only. */
+    long lastSeenProgress = -1;
+
+    private int picks;
+
+    Worker(final Dispatcher dispatcher, final boolean core) {
+        this.dispatcher = dispatcher;
+        this.core = core;
+    }
+
+    void progressed() {
+        PROGRESS.setOpaque(this, ++progressLocal);
+    }
+
+    long progressOpaque() {
+        return (long) PROGRESS.getOpaque(this);
+    }
+
+    @Override
+    public void run() {
+        Dispatcher.CURRENT.set(this);
+        try {
+            while (!dispatcher.closed) {
+                final ExecutionGate gate = pick();
+                if (gate != null) {
+                    runGate(gate);
+                } else if (!idle()) {
+                    return;
+                }
+            }
+        } finally {
+            dispatcher.workerExited(this);
+        }
+    }
+
+    private ExecutionGate pick() {
+        if (++picks == SHARED_FIRST_EVERY) {
+            picks = 0;
+            final ExecutionGate fromShared = dispatcher.shared.poll();
+            if (fromShared != null) {
+                return fromShared;
+            }
+        }
+        if (runNext.getPlain() != null) {
+            final ExecutionGate next = runNext.getAndSet(null);
+            if (next != null) {
+                return next;
+            }
+        }
+        return dispatcher.shared.poll();
+    }
+
+    private void runGate(final ExecutionGate gate) {
+        final PermitPool permits = dispatcher.permits;
+        final boolean limited = !permits.unlimited();
+        if (limited && !gate.permitHeld && !permits.tryAcquire()) {
+            final ExecutionGate handedOff = permits.await(gate); // the gate keeps its SCHEDULED token
+            if (handedOff != null) {
+                dispatcher.pushShared(handedOff);
+            }
+            return;
+        }
+        gate.permitHeld = false;
+        inTurn = true;
+        try {
+            gate.runTurn(this, dispatcher.turnBatch);
+        } finally {
+            inTurn = false;
+            if (limited) {
+                final ExecutionGate handedOff = permits.release();
+                if (handedOff != null) {
+                    dispatcher.pushShared(handedOff);
+                }
+            }
+            gate.finishTurn(this);
+        }
+    }
+
+    /**
+     * Spins for the configured time, then parks until woken. Returns {@code false} when this extra worker should
+     * retire (idle too long, or the dispatcher closed).
+     */
+    private boolean idle() {
+        final Dispatcher d = dispatcher;
+        d.spinning.incrementAndGet();
+        final long spinUntil = System.nanoTime() + d.spinNanos;
+        // Bounded by time: spinNanos (default 5 us).
+        do {
+            if (!d.shared.isEmpty() || runNext.getPlain() != null) {
+                d.spinning.decrementAndGet();
+                return true;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - spinUntil < 0);
+        d.idle.push(this);
+        d.spinning.decrementAndGet();
+        // Re-check after leaving the spinning count: a producer that saw spinning > 0 did not wake anyone
+        // (pairs with the spinning read in Dispatcher.wakeIfNeeded).
+        if (!d.shared.isEmpty() || runNext.get() != null || d.closed) {
+            d.idle.remove(this);
+            return !d.closed;
+        }
+        if (core) {
+            LockSupport.park(d);
+        } else {
+            LockSupport.parkNanos(d, TimeUnit.MILLISECONDS.toNanos(Dispatcher.EXTRA_WORKER_IDLE_MS));
+        }
+        final boolean removed = d.idle.remove(this); // still listed: woken by timeout or spuriously
+        if (!core && removed && d.shared.isEmpty()) {
+            return !d.retire(this);
+        }
+        return !d.closed;
+    }
+}
