@@ -123,7 +123,7 @@ public final class ExecutionGate {
             if (ready == null) {
                 final Mailbox<?> mailbox = sole;
                 if (mailbox != null && mailbox.gate == this) {
-                    mailbox.drain(worker, batch);
+                    mailbox.drain(worker, this, batch);
                 }
             } else {
                 runShared(worker, batch);
@@ -146,7 +146,7 @@ public final class ExecutionGate {
                 mailbox.resignal(); // moved to another gate while it waited here
                 continue;
             }
-            budget -= mailbox.drain(worker, budget);
+            budget -= mailbox.drain(worker, this, budget);
             if (mailbox.hasRunnableWork() && mailbox.markReady()) {
                 ready.offer(mailbox);
             }
@@ -165,6 +165,13 @@ public final class ExecutionGate {
             dispatcher.reportUncaught(null, t);
         }
         worker.progressed();
+    }
+
+    /** Diagnostics for failure reports; a racy snapshot. */
+    @Override
+    public String toString() {
+        return "ExecutionGate@" + Integer.toHexString(System.identityHashCode(this)) + "[" + (state == IDLE ? "idle"
+            : "scheduled") + (ready == null ? " private" : " shared") + " controlEmpty=" + control.isEmpty() + "]";
     }
 
     boolean hasControl() {

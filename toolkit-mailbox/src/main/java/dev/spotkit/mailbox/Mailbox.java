@@ -31,11 +31,17 @@ public final class Mailbox<T> {
     private static final int OPEN = 0;
     private static final int CLOSED = 1;
     private static final int RELEASED = 2;
+    /** Moved to another gate while OPEN; that gate reopens it (CAS MOVING to OPEN) unless someone closed it. */
+    private static final int MOVING = 3;
     private static final VarHandle READY;
+    private static final VarHandle PENDING;
+    private static final VarHandle DISPATCH;
 
     static {
         try {
             READY = MethodHandles.lookup().findVarHandle(Mailbox.class, "ready", int.class);
+            DISPATCH = MethodHandles.lookup().findVarHandle(Mailbox.class, "dispatch", int.class);
+            PENDING = MethodHandles.lookup().findVarHandle(Mailbox.class, "pendingBacklog", ArrayDeque.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -55,7 +61,7 @@ public final class Mailbox<T> {
     volatile ExecutionGate gate;
 
     /**
-     * OPEN, CLOSED or RELEASED.
+     * OPEN, CLOSED, RELEASED or MOVING (reported as CLOSED).
      * Written by: any thread in {@link #close}, {@link #open}, {@link #openWithBacklog}; the gate's worker in
      * {@link #release}. Read by: producers in {@link #offer}; the worker before every message in {@link #drain}.
      * Ordering: volatile both ends; in {@link #openWithBacklog} the write of OPEN publishes {@link #pendingBacklog}.
@@ -64,8 +70,10 @@ public final class Mailbox<T> {
 
     /**
      * An ordered backlog handed over by {@link #openWithBacklog}, not yet moved into {@link #backlog}.
-     * Written by: the opener (before the volatile write of OPEN); the worker clears it in {@link #takePending}.
-     * Read by: the worker before every message. Ordering: volatile both ends.
+     * Written by: the opener (getAndSet to merge an older pending backlog, then a volatile write before the volatile
+     * write of OPEN); the worker takes it with getAndSet in {@link #takePending}.
+     * Read by: the worker before every message. Ordering: volatile/getAndSet both ends, so exactly one side gets an
+     * older backlog.
      */
     private volatile ArrayDeque<T> pendingBacklog;
 
@@ -122,7 +130,8 @@ public final class Mailbox<T> {
             return OfferResult.MAILBOX_FULL;
         }
         // A closed mailbox needs no turn; open() signals after its volatile write, pairing with this read.
-        if (dispatch != CLOSED) {
+        final int after = dispatch;
+        if (after == OPEN || after == RELEASED) {
             gate.signal(this);
         }
         return OfferResult.ACCEPTED;
@@ -131,7 +140,7 @@ public final class Mailbox<T> {
     /**
      * Seals dispatch: offers are still accepted and kept, no handler runs. Takes effect before the next message; a
      * handler already running finishes its turn (use {@link ExecutionGate#execute} to act at that boundary). No-op
-     * when already CLOSED. Any thread.
+     * when already CLOSED; also cancels the reopen of a mailbox still moving after {@link #moveTo}. Any thread.
      *
      * @throws IllegalStateException when RELEASED.
      */
@@ -160,16 +169,21 @@ public final class Mailbox<T> {
      * dispatch: no offer made after this call, nor any already queued, runs before the backlog. Capacity does not
      * apply to the backlog (REL-23). Any thread.
      *
+     * <p><b>Note:</b> one opener at a time; a backlog still pending from an earlier open stays behind this one.
+     *
      * @param backlog messages to run first; not {@code null}, no {@code null} element; copied.
-     * @throws IllegalStateException unless the mailbox is CLOSED, or when a backlog is already pending.
+     * @throws IllegalStateException unless the mailbox is CLOSED.
      */
     public void openWithBacklog(final Collection<? extends T> backlog) {
         final ArrayDeque<T> copy = new ArrayDeque<>(backlog);
-        if (dispatch != CLOSED) {
+        final int state = dispatch;
+        if (state != CLOSED && state != MOVING) {
             throw new IllegalStateException("openWithBacklog needs a CLOSED mailbox, state is " + dispatchState());
         }
-        if (pendingBacklog != null) {
-            throw new IllegalStateException("a backlog is already pending on this mailbox");
+        @SuppressWarnings("unchecked")
+        final ArrayDeque<T> older = (ArrayDeque<T>) PENDING.getAndSet(this, null);
+        if (older != null) {
+            copy.addAll(older); // not yet taken by the worker: it still runs after the new backlog
         }
         pendingBacklog = copy;
         dispatch = OPEN; // publishes pendingBacklog; the worker reads dispatch, then pendingBacklog
@@ -233,7 +247,7 @@ public final class Mailbox<T> {
         if (state == RELEASED) {
             throw new IllegalStateException("mailbox is released; it cannot move");
         }
-        dispatch = CLOSED;
+        dispatch = state == OPEN ? MOVING : CLOSED;
         gate = target;
         if (state == OPEN) {
             target.execute(this::reopenAfterMove);
@@ -253,8 +267,8 @@ public final class Mailbox<T> {
     }
 
     private void reopenAfterMove() {
-        if (dispatch == CLOSED) {
-            open();
+        if (DISPATCH.compareAndSet(this, MOVING, OPEN)) {
+            gate.signal(this);
         }
     }
 
@@ -266,8 +280,8 @@ public final class Mailbox<T> {
     public DispatchState dispatchState() {
         return switch (dispatch) {
             case OPEN -> DispatchState.OPEN;
-            case CLOSED -> DispatchState.CLOSED;
-            default -> DispatchState.RELEASED;
+            case RELEASED -> DispatchState.RELEASED;
+            default -> DispatchState.CLOSED;
         };
     }
 
@@ -301,19 +315,19 @@ public final class Mailbox<T> {
         return queue.isEmpty() && pendingBacklog == null && (local == null || local.isEmpty());
     }
 
-    /** Runs up to {@code budget} messages; returns how many ran. Worker of the current gate only. */
-    int drain(final Worker worker, final int budget) {
+    /** Runs up to {@code budget} messages; returns how many ran. Worker of {@code running}, the current gate, only. */
+    int drain(final Worker worker, final ExecutionGate running, final int budget) {
         int ran = 0;
-        while (ran < budget) {
+        while (ran < budget && gate == running) { // a handler may move this mailbox: stop at once
+            if (pendingBacklog != null) {
+                takePending(); // before the state check: a backlog taken while CLOSED waits in front
+            }
             final int state = dispatch;
             if (state != OPEN) {
                 if (state == RELEASED) {
                     drainLate();
                 }
                 return ran;
-            }
-            if (pendingBacklog != null) {
-                takePending();
             }
             final T message = backlog != null && !backlog.isEmpty() ? backlog.poll() : queue.poll();
             if (message == null) {
@@ -322,7 +336,7 @@ public final class Mailbox<T> {
             ran++;
             invoke(message);
             worker.progressed();
-            if (gate.hasControl()) {
+            if (running.hasControl()) {
                 return ran;
             }
         }
@@ -346,11 +360,11 @@ public final class Mailbox<T> {
     }
 
     private void takePending() {
-        final ArrayDeque<T> pending = pendingBacklog;
+        @SuppressWarnings("unchecked")
+        final ArrayDeque<T> pending = (ArrayDeque<T>) PENDING.getAndSet(this, null);
         if (pending == null) {
             return;
         }
-        pendingBacklog = null;
         if (backlog != null && !backlog.isEmpty()) {
             pending.addAll(backlog);
         }
@@ -365,6 +379,13 @@ public final class Mailbox<T> {
         return state == OPEN && !isEmpty();
     }
 
+    /** Diagnostics for failure reports; a racy snapshot. */
+    @Override
+    public String toString() {
+        return "Mailbox[" + dispatchState() + " ready=" + ready + " queueEmpty=" + queue.isEmpty() + " pending="
+            + (pendingBacklog != null) + " gate=" + gate + "]";
+    }
+
     boolean markReady() {
         return ready == 0 && READY.compareAndSet(this, 0, 1);
     }
@@ -374,7 +395,8 @@ public final class Mailbox<T> {
     }
 
     void resignal() {
-        if (dispatch != CLOSED) {
+        final int state = dispatch;
+        if (state == OPEN || state == RELEASED) {
             gate.signal(this);
         }
     }

@@ -177,6 +177,27 @@ class DispatchStateTest {
         assertThat(box.gate()).isNotSameAs(room);
     }
 
+    @Test
+    void closeAfterAMoveWinsOverTheTargetsPendingReopen() throws Exception {
+        final List<Integer> ran = synchronizedList();
+        final ExecutionGate from = dispatcher.newGate();
+        final ExecutionGate to = dispatcher.newGate();
+        final Mailbox<Integer> box = dispatcher.newMailbox(from, ran::add, 0);
+        final CompletableFuture<Void> moved = new CompletableFuture<>();
+        from.execute(() -> {
+            box.moveTo(to);
+            box.close(); // e.g. a seal right after a join commit
+            moved.complete(null);
+        });
+        moved.get(10, TimeUnit.SECONDS);
+        box.offer(1);
+        assertThat(onGate(box, () -> List.copyOf(ran))).isEmpty(); // runs after the target's reopen task
+        assertThat(box.dispatchState()).isEqualTo(DispatchState.CLOSED);
+        assertThat(box.gate()).isSameAs(to);
+        box.open();
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> ran.size() == 1);
+    }
+
     static List<Integer> range(final int from, final int to) {
         final List<Integer> out = new ArrayList<>();
         for (int i = from; i < to; i++) {
