@@ -1,0 +1,41 @@
+package dev.spotkit.examples;
+
+import dev.spotkit.examples.chat.ChatBotsCommand;
+import dev.spotkit.examples.chat.ChatDemoCommand;
+import dev.spotkit.examples.chat.ChatServerCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of {@code spotkit-examples.jar}: one top command with a subcommand per example.
+ *
+ * <pre>
+ *   java -jar spotkit-examples.jar chat-demo                 # server + bots in one process
+ *   java -jar spotkit-examples.jar chat-server --port 7000   # then: nc 127.0.0.1 7000
+ *   java -jar spotkit-examples.jar chat-bots --port 7000 --clients 50 --rooms 5 --messages 200
+ * </pre>
+ */
+@Command(name = "spotkit-examples", mixinStandardHelpOptions = true, version = "spotkit-examples 0.1.0-SNAPSHOT",
+    description = "Spotkit examples.",
+    subcommands = {ChatServerCommand.class, ChatBotsCommand.class, ChatDemoCommand.class,
+        CommandLine.HelpCommand.class})
+public final class SpotkitExamples implements Runnable {
+
+  @CommandLine.Spec
+  private CommandLine.Model.CommandSpec spec;
+
+  /**
+   * Runs the command line and exits with the subcommand's exit code.
+   *
+   * @param args e.g. {@code chat-demo --clients 10}.
+   */
+  public static void main(final String[] args) {
+    System.exit(new CommandLine(new SpotkitExamples()).execute(args));
+  }
+
+  /** Without a subcommand: prints the usage. */
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+}

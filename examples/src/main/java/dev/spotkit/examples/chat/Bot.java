@@ -1,0 +1,205 @@
+package dev.spotkit.examples.chat;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One bot of a {@link BotSwarm}: a TCP client that sets its nick, joins its room, says numbered lines and
+ * checks what the room sends back. The swarm calls {@link #connect}, {@link #join}, {@link #sendAll} and
+ * {@link #awaitAll} from one thread; {@link #readLoop} runs on its own thread and owns the counters until
+ * it ends (the swarm reads them after joining that thread).
+ */
+final class Bot implements AutoCloseable {
+
+  /** Latency range: 1 microsecond to 2 minutes, 3 significant digits. */
+  private static final long MAX_LATENCY_MICROS = TimeUnit.MINUTES.toMicros(2);
+
+  final int index;
+  final String nick;
+  final String room;
+  private final int messages;
+  private final AtomicLongArray sendNanos;
+
+  private final CompletableFuture<Void> nickAck = new CompletableFuture<>();
+  private final CompletableFuture<Void> joinAck = new CompletableFuture<>();
+  private final CountDownLatch allReceived = new CountDownLatch(1);
+
+  /** Senders in this bot's room, by bot index: which of their seqs arrived, and the highest so far. */
+  private final Map<Integer, Track> tracks = new HashMap<>();
+  private final long expected;
+
+  // Written only by the reader thread; read by the swarm after that thread ended.
+  final Histogram latencyMicros = new Histogram(MAX_LATENCY_MICROS, 3);
+  long delivered;
+  long duplicated;
+  long reordered;
+  long errors;
+
+  // Written only by the swarm thread that sends.
+  long sent;
+
+  private Socket socket;
+  private BufferedReader in;
+  private Writer out;
+
+  private static final class Track {
+    final BitSet seen = new BitSet();
+    int highest = -1;
+  }
+
+  Bot(final int index, final String room, final int[] roomMates, final int messages,
+      final AtomicLongArray sendNanos) {
+    this.index = index;
+    this.nick = "bot" + index;
+    this.room = room;
+    this.messages = messages;
+    this.sendNanos = sendNanos;
+    for (int mate : roomMates) {
+      tracks.put(mate, new Track());
+    }
+    this.expected = (long) roomMates.length * messages;
+    if (expected == 0) {
+      allReceived.countDown();
+    }
+  }
+
+  void connect(final InetSocketAddress server, final int timeoutMillis) throws IOException {
+    socket = new Socket();
+    socket.setTcpNoDelay(true);
+    socket.connect(server, timeoutMillis);
+    in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+    out = new BufferedWriter(new OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8));
+  }
+
+  /** Reader thread: until the socket closes. */
+  void readLoop() {
+    try {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        onLine(line);
+      }
+    } catch (IOException closed) {
+      // the swarm closed the socket, or the server went away: either way, reading is over
+    } finally {
+      nickAck.completeExceptionally(new IOException(nick + ": connection closed"));
+      joinAck.completeExceptionally(new IOException(nick + ": connection closed"));
+    }
+  }
+
+  /** Sets the nick and joins the room; returns once the server said the bot is a member. */
+  void join(final long deadlineNanos) throws Exception {
+    sendLine("/nick " + nick);
+    nickAck.get(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
+    sendLine("/join " + room);
+    joinAck.get(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
+  }
+
+  /** Says {@code messages} numbered lines: {@code <nick> <seq>}. */
+  void sendAll() throws IOException {
+    for (int seq = 0; seq < messages; seq++) {
+      sendNanos.set(index * messages + seq, System.nanoTime()); // read back by the receivers in onText
+      sendLine(nick + " " + seq);
+      sent++;
+    }
+  }
+
+  /** Waits until every line of every room mate arrived, or the deadline. */
+  boolean awaitAll(final long deadlineNanos) throws InterruptedException {
+    return allReceived.await(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
+  }
+
+  private void sendLine(final String line) throws IOException {
+    out.write(line);
+    out.write('\n');
+    out.flush();
+  }
+
+  private void onLine(final String line) {
+    if (line.startsWith(ChatProtocol.OK_NICK)) {
+      nickAck.complete(null);
+    } else if (line.startsWith(ChatProtocol.OK_JOIN)) {
+      joinAck.complete(null);
+    } else if (line.startsWith(ChatProtocol.ERROR)) {
+      errors++;
+      System.err.println(nick + " got: " + line);
+      joinAck.completeExceptionally(new IllegalStateException(nick + " got: " + line));
+    } else {
+      final String text = ChatProtocol.roomText(line);
+      if (text != null) {
+        onText(text);
+      }
+    }
+  }
+
+  /** A room line's text: {@code bot<i> <seq>} from a bot of this room; anything else is ignored. */
+  private void onText(final String text) {
+    final int space = text.indexOf(' ');
+    if (!text.startsWith("bot") || space < 4) {
+      return;
+    }
+    final int sender;
+    final int seq;
+    try {
+      sender = Integer.parseInt(text, 3, space, 10);
+      seq = Integer.parseInt(text, space + 1, text.length(), 10);
+    } catch (NumberFormatException notABotLine) {
+      return;
+    }
+    final Track track = tracks.get(sender);
+    if (track == null || seq < 0 || seq >= messages) {
+      return;
+    }
+    if (track.seen.get(seq)) {
+      duplicated++;
+      return;
+    }
+    track.seen.set(seq);
+    delivered++;
+    if (seq < track.highest) {
+      reordered++;
+    } else {
+      track.highest = seq;
+    }
+    final long sentAt = sendNanos.get(sender * messages + seq); // written by the sender in sendAll
+    if (sentAt != 0) {
+      final long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - sentAt);
+      latencyMicros.recordValue(Math.max(1, Math.min(micros, MAX_LATENCY_MICROS)));
+    }
+    if (delivered == expected) {
+      allReceived.countDown();
+    }
+  }
+
+  long expected() {
+    return expected;
+  }
+
+  private static long remainingMillis(final long deadlineNanos) {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (socket != null) {
+        socket.close();
+      }
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.spotkit.examples.chat;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code chat-bots}: connects N bots to a chat server, checks delivery and prints one summary line; the
+ * exit code is 0 only when nothing was lost, duplicated or reordered. See {@link BotSwarm}.
+ */
+@Command(name = "chat-bots", mixinStandardHelpOptions = true,
+    description = "Load and check a chat server: every line must reach every room member once, in order.")
+public final class ChatBotsCommand implements Callable<Integer> {
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", required = true, description = "Server port.")
+  int port;
+
+  @Option(names = "--clients", defaultValue = "50", description = "Bots (default: ${DEFAULT-VALUE}).")
+  int clients;
+
+  @Option(names = "--rooms", defaultValue = "5", description = "Rooms; bot i joins room i % R (default: ${DEFAULT-VALUE}).")
+  int rooms;
+
+  @Option(names = "--messages", defaultValue = "200", description = "Lines per bot (default: ${DEFAULT-VALUE}).")
+  int messages;
+
+  @Option(names = "--timeout-seconds", defaultValue = "60",
+      description = "Bound on the whole run (default: ${DEFAULT-VALUE}).")
+  int timeoutSeconds;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    return runAndPrint(settings(spec, host, port, clients, rooms, messages, timeoutSeconds));
+  }
+
+  /**
+   * Validated settings; a bad value is a usage error naming it, not a stack trace.
+   *
+   * @return the settings.
+   */
+  static BotSwarm.Settings settings(final CommandSpec spec, final String host, final int port, final int clients,
+      final int rooms, final int messages, final int timeoutSeconds) {
+    try {
+      return new BotSwarm.Settings(host, port, clients, rooms, messages, Duration.ofSeconds(timeoutSeconds));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec == null ? new CommandLine(new ChatBotsCommand()) : spec.commandLine(),
+          e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs the bots, prints the summary line (and any failure on stderr).
+   *
+   * @param settings what to run.
+   * @return the exit code: 0 when the run passed, 1 otherwise.
+   * @throws InterruptedException if interrupted.
+   */
+  static int runAndPrint(final BotSwarm.Settings settings) throws InterruptedException {
+    final BotReport report = BotSwarm.run(settings);
+    if (report.failure() != null) {
+      System.err.println("chat-bots: " + report.failure());
+    }
+    System.out.println(report.line());
+    return report.passed() ? 0 : 1;
+  }
+}

@@ -1,0 +1,117 @@
+package dev.spotkit.examples.chat;
+
+import dev.spotkit.core.ActorId;
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.JoinDecision;
+import dev.spotkit.core.Member;
+import dev.spotkit.core.SpotHandlers;
+import dev.spotkit.core.UserSpot;
+import dev.spotkit.core.UserSpotContext;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A chat room: a SpotWide User Spot whose members are {@link Player}s. It relays every line said in it to all
+ * of its members, the sender included, in the order it receives them. Its id is {@code "room-" + name},
+ * created on first {@code /join} with GetOrCreate.
+ *
+ * <p>All callbacks and handlers run one at a time on the room's gate, which its members share (SpotWide), so
+ * the fields need no locking.
+ */
+public final class Room implements UserSpot<Player> {
+
+  /** Prefix of room spot ids. */
+  public static final String ID_PREFIX = "room-";
+
+  /**
+   * The join request a player sends: it carries the nick the room shows.
+   *
+   * @param nick the player's nick.
+   */
+  public record JoinRoom(String nick) {
+  }
+
+  /**
+   * A line said by a member.
+   *
+   * @param from the member.
+   * @param nick its nick now.
+   * @param text what it said.
+   */
+  public record Said(ActorRef from, String nick, String text) {
+  }
+
+  /**
+   * A member asks who is here; the answer is a {@link Player.Heard} line to {@code from}.
+   *
+   * @param from the member asking.
+   */
+  public record Who(ActorRef from) {
+  }
+
+  private final UserSpotContext ctx;
+  private final RoomDirectory directory;
+  private final String name;
+  /** Members' nicks in join order. */
+  private final Map<ActorId, String> nicks = new LinkedHashMap<>();
+  /** Nicks of actors accepted by onActorJoin whose join has not committed yet. */
+  private final Map<ActorId, String> arriving = new HashMap<>();
+
+  /**
+   * Built by the runtime on GetOrCreate.
+   *
+   * @param ctx this spot's context.
+   * @param directory where the member count is published for {@code /rooms}.
+   */
+  public Room(final UserSpotContext ctx, final RoomDirectory directory) {
+    this.ctx = ctx;
+    this.directory = directory;
+    this.name = ctx.self().id().value().substring(ID_PREFIX.length());
+  }
+
+  @Override
+  public UserSpotContext context() {
+    return ctx;
+  }
+
+  @Override
+  public void configure(final SpotHandlers on) {
+    on.message(Said.class, this::said)
+      .message(Who.class, who -> ctx.toActor(who.from())
+          .send(new Player.Heard("who " + name + ": " + String.join(" ", nicks.values()))));
+  }
+
+  private void said(final Said said) {
+    nicks.replace(said.from().id(), said.nick()); // a member may have changed its nick
+    final Player.Heard heard = new Player.Heard(ChatProtocol.roomLine(name, said.nick(), said.text()));
+    for (Member member : members()) {
+      member.send(heard);
+    }
+  }
+
+  @Override
+  public JoinDecision onActorJoin(final ActorId actor, final Object request) {
+    arriving.put(actor, request instanceof JoinRoom join ? join.nick() : actor.value());
+    return JoinDecision.accept();
+  }
+
+  @Override
+  public void onJoinedActor(final ActorRef actor) {
+    final String nick = arriving.remove(actor.id());
+    nicks.put(actor.id(), nick == null ? actor.id().value() : nick);
+    directory.update(name, nicks.size());
+  }
+
+  @Override
+  public void onLeaveActor(final ActorRef actor) {
+    nicks.remove(actor.id());
+    directory.update(name, nicks.size());
+  }
+
+  @Override
+  public void onDisconnectActor(final ActorRef actor) {
+    onLeaveActor(actor);
+    ctx.actors().destroy(actor).toFuture(); // the player goes with its connection; do not wait in this turn
+  }
+}

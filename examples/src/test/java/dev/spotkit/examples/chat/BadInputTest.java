@@ -1,0 +1,83 @@
+package dev.spotkit.examples.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Bad input from one client gets error lines and never stops the server for the others. */
+class BadInputTest {
+
+  @Test
+  void unknownCommandHugeLineAndInvalidUtf8GetErrorsAndTheServerKeepsServing() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0);
+        LineClient ann = new LineClient(server.port());
+        LineClient bad = new LineClient(server.port())) {
+      ann.send("/nick ann");
+      assertThat(ann.readLine()).isEqualTo("ok nick ann");
+      ann.send("/join lobby");
+      assertThat(ann.readLine()).isEqualTo("ok join lobby");
+
+      bad.send("/bogus");
+      assertThat(bad.readLine()).isEqualTo("error: unknown command /bogus; try " + ChatProtocol.HELP);
+      bad.send("x".repeat(1024 * 1024));
+      assertThat(bad.readLine()).isEqualTo("error: line of 1048576 bytes exceeds maxLineBytes 8192");
+      bad.sendBytes(new byte[] {'h', 'i', (byte) 0xC3, (byte) 0x28, '\n'});
+      assertThat(bad.readLine()).isEqualTo("error: invalid UTF-8 at byte 2 of a 4-byte line");
+      bad.send("said outside a room");
+      assertThat(bad.readLine()).startsWith("error: ");
+
+      ann.send("still there?");
+      assertThat(ann.readLine()).isEqualTo("[lobby] ann: still there?");
+      bad.send("/nick bob");
+      assertThat(bad.readLine()).isEqualTo("ok nick bob");
+      bad.send("/join lobby");
+      assertThat(bad.readLine()).isEqualTo("ok join lobby");
+      bad.send("/who");
+      assertThat(bad.readLine()).isEqualTo("who lobby: ann bob");
+
+      try (LineClient late = new LineClient(server.port())) {
+        late.send("/rooms");
+        assertThat(late.readLine()).isEqualTo("rooms: lobby(2)");
+      }
+    }
+  }
+
+  /** A blocking line client with a read timeout, so the test cannot hang. */
+  static final class LineClient implements AutoCloseable {
+    private final Socket socket = new Socket();
+    private final BufferedReader in;
+    private final OutputStream out;
+
+    LineClient(final int port) throws IOException {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+      socket.setSoTimeout(10_000);
+      in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      out = socket.getOutputStream();
+    }
+
+    void send(final String line) throws IOException {
+      sendBytes((line + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    void sendBytes(final byte[] bytes) throws IOException {
+      out.write(bytes);
+      out.flush();
+    }
+
+    String readLine() throws IOException {
+      return in.readLine();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}

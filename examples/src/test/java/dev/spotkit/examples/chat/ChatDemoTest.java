@@ -1,0 +1,37 @@
+package dev.spotkit.examples.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** A small chat-demo in-process: every line reaches every room member once, in order. */
+class ChatDemoTest {
+
+  @Test
+  void tenClientsTwoRoomsTwentyMessagesLoseDuplicateAndReorderNothing() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0)) {
+      final BotReport report = BotSwarm.run(
+          new BotSwarm.Settings("127.0.0.1", server.port(), 10, 2, 20, Duration.ofSeconds(30)));
+      assertThat(report.failure()).isNull();
+      assertThat(report.sent()).isEqualTo(200);
+      assertThat(report.expected()).isEqualTo(2L * 5 * 5 * 20); // 2 rooms x 5 members x 5 senders x 20 lines
+      assertThat(report.lost()).isZero();
+      assertThat(report.duplicated()).isZero();
+      assertThat(report.reordered()).isZero();
+      assertThat(report.passed()).isTrue();
+      assertThat(report.line()).matches("chat-bots: clients=10 rooms=2 sent=200 expected=1000 delivered=1000"
+          + " lost=0 duplicated=0 reordered=0 p50_ms=\\d+\\.\\d\\d p99_ms=\\d+\\.\\d\\d");
+    }
+  }
+
+  @Test
+  void theDemoCommandExitsZero() throws Exception {
+    final ChatDemoCommand demo = new ChatDemoCommand();
+    demo.clients = 4;
+    demo.rooms = 2;
+    demo.messages = 5;
+    demo.timeoutSeconds = 30;
+    assertThat(demo.call()).isZero();
+  }
+}

@@ -1,0 +1,134 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.session.Session;
+import java.util.Optional;
+
+/**
+ * An actor's view of the runtime, given to its {@link ActorFactory}. Thread-safety is stated per method:
+ * "any thread", or "only inside a handler turn" of this actor (a message, request or timer handler).
+ */
+public sealed interface ActorContext permits ActorContextImpl {
+
+  /**
+   * This actor's ref. Any thread.
+   *
+   * @return (ActorId, ObjectGeneration, MeshName, NodeRid); the generation stays the same across joins.
+   */
+  ActorRef self();
+
+  /**
+   * The Entry or User Spot this actor belongs to now. Any thread; a snapshot.
+   *
+   * @return the spot's ref.
+   */
+  SpotRef membership();
+
+  /**
+   * Messages to an actor incarnation. Any thread.
+   *
+   * @param actor the ref; a stale generation is refused at send time.
+   * @return the target.
+   */
+  Target toActor(ActorRef actor);
+
+  /**
+   * Messages to the live actor with this id. Any thread.
+   *
+   * @param actorId 1..255 UTF-8 bytes.
+   * @return the target.
+   * @throws SpotkitException.InvalidOperation on a bad id.
+   */
+  Target toActor(String actorId);
+
+  /**
+   * Messages to a spot incarnation. Any thread.
+   *
+   * @param spot the ref; a stale generation is refused at send time.
+   * @return the target.
+   */
+  Target toSpot(SpotRef spot);
+
+  /**
+   * Messages to the live spot with this id; never creates one (SPOT-03). Any thread.
+   *
+   * @param spotId 1..255 UTF-8 bytes.
+   * @return the target.
+   * @throws SpotkitException.InvalidOperation on a bad id.
+   */
+  Target toSpot(String spotId);
+
+  /**
+   * Messages with Instance intent (spec 003 section 6): when no Instance Spot {@code spotId} runs, the first
+   * message activates one of {@code stableType}, and that message is processed first. Any thread.
+   *
+   * @param spotId 1..255 UTF-8 bytes, not shaped like an Entry Spot id.
+   * @param stableType a registered Instance Spot type.
+   * @return the target.
+   * @throws SpotkitException.InvalidOperation on a bad id or type.
+   */
+  Target toInstanceSpot(String spotId, String stableType);
+
+  /**
+   * Starts a JoinSpot to a User Spot with no request (OnActorJoin gets {@link EmptyRequest}). Only inside a
+   * handler turn; call {@link JoinCall#defer()} on the result.
+   *
+   * @param spotId the User Spot's id.
+   * @return the join call.
+   */
+  JoinCall joinSpot(String spotId);
+
+  /**
+   * Starts a JoinSpot to a User Spot (spec 000 section 4). Only inside a handler turn; call
+   * {@link JoinCall#defer()} on the result. A same-node join is allowed under DisableRelocation (MEM-19).
+   *
+   * @param spotId the User Spot's id.
+   * @param request passed (as an immutable copy) to the target's OnActorJoin; at most 1 MiB encoded.
+   * @return the join call.
+   */
+  JoinCall joinSpot(String spotId, Object request);
+
+  /**
+   * Starts a JoinEntrySpot back to this node's Entry Spot (no admission callback). Only inside a handler
+   * turn; call {@link JoinCall#defer()} on the result.
+   *
+   * @return the join call.
+   */
+  JoinCall joinEntrySpot();
+
+  /**
+   * Like {@link #joinEntrySpot()} with a request (kept for symmetry; the Entry Spot has no admission).
+   *
+   * @param request at most 1 MiB encoded.
+   * @return the join call.
+   */
+  JoinCall joinEntrySpot(Object request);
+
+  /**
+   * The client session bound to this actor, if it was created for a connection. Any thread.
+   *
+   * @return the session until it disconnects; empty afterwards or when none is bound. Push with
+   *     {@link Session#push(Object)}.
+   */
+  Optional<Session> session();
+
+  /**
+   * This actor's timers. Any thread.
+   *
+   * @return the timers.
+   */
+  Timers timers();
+
+  /**
+   * The node's spot manager. Any thread.
+   *
+   * @return the manager.
+   */
+  SpotManager spots();
+
+  /**
+   * The node's actor manager. Any thread.
+   *
+   * @return the manager.
+   */
+  ActorManager actors();
+}

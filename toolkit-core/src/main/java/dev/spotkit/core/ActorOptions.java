@@ -1,0 +1,72 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.NodeConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Options of one actor registration, set in its configure callback:
+ * {@code s.actor("player", Player::new, a -> a.preserveStateWith(new PlayerState()))}. Exactly one relocation
+ * policy must be chosen (spec 000 section 6); {@link MeshNode.Builder#start()} refuses zero (NotConfigured) or
+ * several (InvalidOperation). Policies never change after start. Not thread-safe; only inside the callback.
+ *
+ * @param <A> the actor type.
+ */
+public final class ActorOptions<A extends Actor> {
+  final List<NodeConfig.Policy> policies = new ArrayList<>();
+  ActorRelocationAdapter<?> adapter;
+  int mailboxCapacity;
+
+  ActorOptions() {
+  }
+
+  /**
+   * DisableRelocation: cross-node moves are refused before capture; same-node joins still work (MEM-19).
+   *
+   * @return these options.
+   */
+  public ActorOptions<A> disableRelocation() {
+    policies.add(NodeConfig.Policy.DISABLE);
+    return this;
+  }
+
+  /**
+   * RecreateOnRelocation: a move runs the target factory and keeps queue and timers, not application state.
+   *
+   * @return these options.
+   */
+  public ActorOptions<A> recreateOnRelocation() {
+    policies.add(NodeConfig.Policy.RECREATE);
+    return this;
+  }
+
+  /**
+   * PreserveStateWith: a move captures and restores state through {@code adapter}.
+   *
+   * @param stateAdapter not null.
+   * @return these options.
+   */
+  public ActorOptions<A> preserveStateWith(final ActorRelocationAdapter<? super A> stateAdapter) {
+    if (stateAdapter == null) {
+      throw new SpotkitException.InvalidOperation("preserveStateWith needs an ActorRelocationAdapter, not null");
+    }
+    policies.add(NodeConfig.Policy.PRESERVE);
+    this.adapter = stateAdapter;
+    return this;
+  }
+
+  /**
+   * Bounds the actor's mailbox; a send to a full mailbox fails with CapacityExceeded.
+   *
+   * @param capacity 0 (default) = unbounded; else 1..2^30, rounded up to a power of two (at least 2).
+   * @return these options.
+   */
+  public ActorOptions<A> mailboxCapacity(final int capacity) {
+    if (capacity < 0 || capacity > (1 << 30)) {
+      throw new SpotkitException.InvalidOperation("mailboxCapacity " + capacity + " must be 0 (unbounded) or"
+          + " 1..1073741824");
+    }
+    this.mailboxCapacity = capacity;
+    return this;
+  }
+}

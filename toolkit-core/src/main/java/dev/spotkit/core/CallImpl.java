@@ -1,0 +1,99 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.NodeRuntime;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The one {@link Call} implementation: starts once, fixes the absolute deadline at start. */
+final class CallImpl<T> implements Call<T> {
+
+  /** Starts the operation with its deadline; {@code awaiting} tells whether the caller will block. */
+  @FunctionalInterface
+  interface Starter<T> {
+    CompletableFuture<T> start(Deadline deadline, boolean awaiting);
+  }
+
+  /** Extra wait past the deadline for the runtime's own DeadlineExceeded to arrive. */
+  private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  private final NodeRuntime rt;
+  private final String what;
+  private final Starter<T> starter;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private volatile Duration timeout;
+
+  CallImpl(final NodeRuntime rt, final String what, final Starter<T> starter) {
+    this.rt = rt;
+    this.what = what;
+    this.starter = starter;
+    this.timeout = rt.config().requestTimeout();
+  }
+
+  @Override
+  public Call<T> timeout(final Duration newTimeout) {
+    Deadline.after(newTimeout); // validates
+    if (started.get()) {
+      throw new SpotkitException.InvalidOperation(what + ": timeout(...) must be set before await() or toFuture()");
+    }
+    this.timeout = newTimeout;
+    return this;
+  }
+
+  @Override
+  public T await() {
+    final Deadline deadline = Deadline.after(timeout);
+    return awaitFuture(start(deadline, true), deadline, what);
+  }
+
+  @Override
+  public CompletableFuture<T> toFuture() {
+    return start(Deadline.after(timeout), false);
+  }
+
+  private CompletableFuture<T> start(final Deadline deadline, final boolean awaiting) {
+    if (!started.compareAndSet(false, true)) {
+      throw new SpotkitException.InvalidOperation(what + ": this call already started; make a new call for"
+          + " another attempt");
+    }
+    final CompletableFuture<T> future;
+    try {
+      future = starter.start(deadline, awaiting);
+    } catch (SpotkitException e) {
+      if (awaiting) {
+        throw e;
+      }
+      return CompletableFuture.failedFuture(e);
+    }
+    rt.attachDeadline(future, deadline, () -> what + " did not complete within " + timeout.toMillis() + " ms");
+    return future;
+  }
+
+  static <T> T awaitFuture(final CompletableFuture<T> future, final Deadline deadline, final String what) {
+    try {
+      return future.get(deadline.remaining().toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SpotkitException.DeadlineExceeded(what + " did not complete by its deadline");
+    } catch (ExecutionException e) {
+      throw unwrap(e.getCause(), what);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpotkitException.InternalFailure(what + ": interrupted while awaiting", e);
+    }
+  }
+
+  static SpotkitException unwrap(final Throwable failure, final String what) {
+    Throwable cause = failure;
+    if (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof SpotkitException typed) {
+      return typed;
+    }
+    return new SpotkitException.InternalFailure(what + " failed: " + cause, cause);
+  }
+}

@@ -1,0 +1,28 @@
+package dev.spotkit.core;
+
+/** Why a Spot instance terminates (spec 003 section 3.4); the numeric values are the spec's. */
+public enum ClosingReason {
+  /** 0: the application closed a User or Instance Spot. */
+  EXPLICIT_CLOSE(0),
+  /** 1: the node closes without relocation. */
+  HOST_SHUTDOWN(1),
+  /** 2: the spot moved to another node (cross-node relocation; not produced yet). */
+  RELOCATION_OUT(2),
+  /** 3: an idle Instance Spot was evicted (not produced yet: the idle timeout defaults to none). */
+  IDLE_EVICTED(3);
+
+  private final int value;
+
+  ClosingReason(final int value) {
+    this.value = value;
+  }
+
+  /**
+   * The spec's number.
+   *
+   * @return 0..3.
+   */
+  public int value() {
+    return value;
+  }
+}

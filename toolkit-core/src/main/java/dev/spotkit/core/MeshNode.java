@@ -1,0 +1,311 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.internal.NodeRuntime;
+import dev.spotkit.core.internal.SpotCell;
+import dev.spotkit.store.LocationStore;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * One runtime node: a MeshName, a NodeRid and an object role (DESIGN.md "Nodes, transport and sessions").
+ * An object server hosts actors and spots on virtual-thread workers; it needs a Location Store, and nothing
+ * creates a hidden one (MEM-01). Every method is safe from any thread.
+ *
+ * <pre>{@code
+ * MeshNode node = MeshNode.builder()
+ *     .meshName("chat")
+ *     .locationStore(new InMemoryLocationStore())
+ *     .objectServer(server -> server
+ *         .entrySpot(Lobby::new)
+ *         .actor("player", Player::new, actor -> actor.disableRelocation())
+ *         .userSpot("room", Room::new, spot -> spot.spotWide().recreateOnRelocation()))
+ *     .sessions(sessions -> sessions.listen(7000).codec(LineCodec.utf8()).bindTo("player"))
+ *     .start();
+ * SpotRef room = node.spots().getOrCreate("room:lobby", "room").await();
+ * HistoryReply h = node.toSpot(room).request(new History(20), HistoryReply.class)
+ *     .timeout(Duration.ofSeconds(2)).await();
+ * node.close();   // OnClosing(HostShutdown) on every spot
+ * }</pre>
+ *
+ * <p>Not yet: node-to-node transport, cross-node relocation, the relocation store (later releases).
+ */
+public final class MeshNode implements AutoCloseable {
+  private final NodeRuntime rt;
+  private final ObjectRole role;
+
+  private MeshNode(final NodeRuntime rt, final ObjectRole role) {
+    this.rt = rt;
+    this.role = role;
+  }
+
+  /**
+   * A new builder: mesh "spotkit", role NONE, request timeout 5 s, close timeout 10 s.
+   *
+   * @return the builder.
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return this node's MeshName. */
+  public MeshName meshName() {
+    return rt.meshName();
+  }
+
+  /** @return this node's RoutingId, random per start. */
+  public NodeRid nodeRid() {
+    return rt.nodeRid();
+  }
+
+  /** @return the object role. */
+  public ObjectRole role() {
+    return role;
+  }
+
+  /**
+   * The User Spot manager (SPOT-02).
+   *
+   * @return the manager; its calls fail with NotConfigured unless this is an object server.
+   */
+  public SpotManager spots() {
+    return new SpotManagerImpl(rt);
+  }
+
+  /**
+   * The actor manager.
+   *
+   * @return the manager; its calls fail with NotConfigured unless this is an object server.
+   */
+  public ActorManager actors() {
+    return new ActorManagerImpl(rt);
+  }
+
+  /**
+   * Messages to an actor incarnation (see {@link Target}).
+   *
+   * @param actor the ref.
+   * @return the target.
+   */
+  public Target toActor(final ActorRef actor) {
+    return Targets.actor(rt, actor);
+  }
+
+  /**
+   * Messages to the live actor with this id.
+   *
+   * @param actorId the id.
+   * @return the target.
+   */
+  public Target toActor(final String actorId) {
+    return Targets.actor(rt, actorId);
+  }
+
+  /**
+   * Messages to a spot incarnation.
+   *
+   * @param spot the ref.
+   * @return the target.
+   */
+  public Target toSpot(final SpotRef spot) {
+    return Targets.spot(rt, spot);
+  }
+
+  /**
+   * Messages to the live spot with this id; never creates one (SPOT-03).
+   *
+   * @param spotId the id.
+   * @return the target.
+   */
+  public Target toSpot(final String spotId) {
+    return Targets.spot(rt, spotId);
+  }
+
+  /**
+   * Messages with Instance intent: the first one activates a missing Instance Spot (spec 003 section 6).
+   *
+   * @param spotId the id.
+   * @param stableType a registered Instance Spot type.
+   * @return the target.
+   */
+  public Target toInstanceSpot(final String spotId, final String stableType) {
+    return Targets.instance(rt, spotId, stableType);
+  }
+
+  /**
+   * The Entry Spot, published once initialized (SPOT-01).
+   *
+   * @return its ref.
+   * @throws SpotkitException.NotConfigured unless this is an object server.
+   */
+  public SpotRef entrySpot() {
+    final SpotCell entry = rt.entry();
+    return entry.ref();
+  }
+
+  /**
+   * Where the session listener is bound.
+   *
+   * @return host and actual port, or empty without sessions.
+   */
+  public Optional<InetSocketAddress> sessionAddress() {
+    return rt.sessionAddress();
+  }
+
+  /** @return true once {@link #close()} started. */
+  public boolean isClosed() {
+    return rt.isClosing();
+  }
+
+  /**
+   * Graceful close (spec 003 section 3.4, spec 000 section 5): new work gets ShuttingDown at once; the session
+   * listener stops; accepted turns finish; OnClosing(HostShutdown) runs on every spot with a ClosingContext
+   * (reason and absolute deadline = now + close timeout); then mailboxes, timers, store records and the
+   * dispatcher are released. Blocks until done (each step bounded by the deadline). A second call is a no-op.
+   * From inside a handler it starts the close and returns at once.
+   */
+  @Override
+  public void close() {
+    rt.close();
+  }
+
+  @Override
+  public String toString() {
+    return "MeshNode[" + rt.meshName() + "/" + rt.nodeRid() + ", role=" + role + "]";
+  }
+
+  /** Node settings. Not thread-safe; build once. */
+  public static final class Builder {
+    private String meshName = "spotkit";
+    private LocationStore store;
+    private ObjectRole role = ObjectRole.NONE;
+    private ObjectServerBuilder server;
+    private SessionOptions sessions;
+    private int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private Duration requestTimeout = Duration.ofSeconds(5);
+    private Duration closeTimeout = Duration.ofSeconds(10);
+
+    private Builder() {
+    }
+
+    /**
+     * The MeshName; also the prefix of the Entry Spot id.
+     *
+     * @param name 1..255 UTF-8 bytes; default "spotkit".
+     * @return this builder.
+     */
+    public Builder meshName(final String name) {
+      this.meshName = new MeshName(name).value();
+      return this;
+    }
+
+    /**
+     * The Location Store; required for the object roles (MEM-01).
+     *
+     * @param locationStore e.g. {@code new InMemoryLocationStore()}.
+     * @return this builder.
+     */
+    public Builder locationStore(final LocationStore locationStore) {
+      this.store = locationStore;
+      return this;
+    }
+
+    /**
+     * Makes this node an object server and registers its factories.
+     *
+     * @param configure registers the Entry Spot and the factories.
+     * @return this builder.
+     */
+    public Builder objectServer(final Consumer<ObjectServerBuilder> configure) {
+      final ObjectServerBuilder b = new ObjectServerBuilder();
+      configure.accept(b);
+      this.server = b;
+      this.role = ObjectRole.SERVER;
+      return this;
+    }
+
+    /**
+     * Makes this node an object client (needs a Location Store; hosts nothing).
+     *
+     * @return this builder.
+     */
+    public Builder objectClient() {
+      this.server = null;
+      this.role = ObjectRole.CLIENT;
+      return this;
+    }
+
+    /**
+     * A client-session listener whose connections are bound to actors.
+     *
+     * @param configure e.g. {@code s -> s.listen(7000).codec(LineCodec.utf8()).bindTo("player")}.
+     * @return this builder.
+     */
+    public Builder sessions(final Consumer<SessionOptions> configure) {
+      final SessionOptions options = new SessionOptions();
+      configure.accept(options);
+      this.sessions = options;
+      return this;
+    }
+
+    /**
+     * Core dispatcher workers (virtual threads).
+     *
+     * @param n 1..4096; default max(2, CPUs).
+     * @return this builder.
+     */
+    public Builder workers(final int n) {
+      if (n < 1 || n > 4096) {
+        throw new SpotkitException.InvalidOperation("workers " + n + " must be 1..4096");
+      }
+      this.workers = n;
+      return this;
+    }
+
+    /**
+     * Default timeout of requests and manager calls.
+     *
+     * @param timeout positive; default 5 s.
+     * @return this builder.
+     */
+    public Builder requestTimeout(final Duration timeout) {
+      Deadline.after(timeout);
+      this.requestTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Bound of {@link MeshNode#close()} and the deadline given to OnClosing.
+     *
+     * @param timeout positive; default 10 s.
+     * @return this builder.
+     */
+    public Builder closeTimeout(final Duration timeout) {
+      Deadline.after(timeout);
+      this.closeTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Validates and starts the node: refuses an object role without a Location Store (MEM-01), a factory
+     * with zero or several relocation policies, a PerActor spot with another policy than
+     * recreateOnRelocation; then initializes and publishes the Entry Spot and binds the session listener.
+     *
+     * @return the running node.
+     * @throws SpotkitException.NotConfigured missing store, Entry Spot, policy or session actor type.
+     * @throws SpotkitException.InvalidOperation contradictory registrations.
+     * @throws SpotkitException.InternalFailure the Entry Spot's factory or OnInitialize threw.
+     */
+    public MeshNode start() {
+      final NodeConfig config = new NodeConfig(new MeshName(meshName), role, store,
+          server == null ? null : server.entryType(),
+          server == null ? Map.of() : server.actorTypes(),
+          server == null ? Map.of() : server.spotTypes(),
+          sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout);
+      return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role);
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.session.FrameCodec;
+import dev.spotkit.core.session.LineCodec;
+import dev.spotkit.core.session.SessionServerConfig;
+
+/**
+ * The client-session listener: {@code sessions(s -> s.listen(7000).codec(LineCodec.utf8()).bindTo("player"))}.
+ * Each accepted connection gets a new actor of the bound stable type (created through the Entry Spot's
+ * OnCreateActor); its frames arrive as ordinary messages (a String per line for {@link LineCodec}); the
+ * actor pushes with {@code ctx.session().ifPresent(s -> s.push(msg))}; on disconnect its spot's
+ * OnDisconnectActor runs once. Not thread-safe; only inside the callback.
+ */
+public final class SessionOptions {
+  String host = SessionServerConfig.DEFAULT_HOST;
+  int port;
+  FrameCodec codec = LineCodec.utf8();
+  String actorType;
+  int maxOutboundBytes = SessionServerConfig.DEFAULT_MAX_OUTBOUND_BYTES;
+
+  SessionOptions() {
+  }
+
+  /**
+   * Port on 127.0.0.1.
+   *
+   * @param listenPort 0..65535; 0 picks a free port (see {@link MeshNode#sessionAddress()}).
+   * @return these options.
+   */
+  public SessionOptions listen(final int listenPort) {
+    return listen(SessionServerConfig.DEFAULT_HOST, listenPort);
+  }
+
+  /**
+   * Host and port.
+   *
+   * @param listenHost e.g. "0.0.0.0" for every interface.
+   * @param listenPort 0..65535.
+   * @return these options.
+   */
+  public SessionOptions listen(final String listenHost, final int listenPort) {
+    if (listenPort < 0 || listenPort > 65535) {
+      throw new SpotkitException.InvalidOperation("session port " + listenPort + " must be 0..65535 (0 = free)");
+    }
+    this.host = listenHost;
+    this.port = listenPort;
+    return this;
+  }
+
+  /**
+   * Frame codec; default {@link LineCodec#utf8()}.
+   *
+   * @param frameCodec the codec.
+   * @return these options.
+   */
+  public SessionOptions codec(final FrameCodec frameCodec) {
+    this.codec = frameCodec;
+    return this;
+  }
+
+  /**
+   * Stable type of the actor created for each connection; required.
+   *
+   * @param stableType a registered actor type.
+   * @return these options.
+   */
+  public SessionOptions bindTo(final String stableType) {
+    this.actorType = stableType;
+    return this;
+  }
+
+  /**
+   * Per-session outbound budget; a slower reader is disconnected.
+   *
+   * @param bytes at least 1; default 4 MiB.
+   * @return these options.
+   */
+  public SessionOptions maxOutboundBytes(final int bytes) {
+    if (bytes < 1) {
+      throw new SpotkitException.InvalidOperation("maxOutboundBytes " + bytes + " must be at least 1");
+    }
+    this.maxOutboundBytes = bytes;
+    return this;
+  }
+
+  NodeConfig.SessionSpec toSpec() {
+    if (actorType == null) {
+      throw new SpotkitException.NotConfigured("sessions need bindTo(\"<actor type>\"): the actor created for"
+          + " each connection");
+    }
+    if (codec == null) {
+      throw new SpotkitException.NotConfigured("sessions need a codec, e.g. codec(LineCodec.utf8())");
+    }
+    return new NodeConfig.SessionSpec(host, port, codec, actorType, maxOutboundBytes);
+  }
+}

@@ -1,0 +1,25 @@
+package dev.spotkit.core;
+
+import java.util.List;
+
+/** A User Spot's context: members and close (spec 003 section 7). */
+public sealed interface UserSpotContext extends SpotContext permits UserSpotContextImpl {
+
+  /**
+   * The current members. Any thread.
+   *
+   * @return a snapshot in join order.
+   */
+  List<Member> members();
+
+  /**
+   * Closes this spot from its own handler or timer (spec 003 section 3.4). Only inside a handler turn of this
+   * spot.
+   *
+   * @return false, with no OnClosing, while any actor is a member (the framework never moves or removes a
+   *     member for you); true when the close is registered: after the current turn, OnClosing(ExplicitClose)
+   *     runs, then the spot's timers, mailbox and store record are released.
+   * @throws SpotkitException.InvalidOperation outside a handler turn of this spot.
+   */
+  boolean close();
+}

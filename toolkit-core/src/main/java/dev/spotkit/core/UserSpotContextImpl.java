@@ -1,0 +1,21 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.SpotCell;
+import java.util.List;
+
+/** A User Spot's context. */
+final class UserSpotContextImpl extends AbstractSpotContext implements UserSpotContext {
+  UserSpotContextImpl(final SpotCell cell) {
+    super(cell);
+  }
+
+  @Override
+  public List<Member> members() {
+    return listMembers();
+  }
+
+  @Override
+  public boolean close() {
+    return rt.lifecycle().closeFromTurn(cell);
+  }
+}

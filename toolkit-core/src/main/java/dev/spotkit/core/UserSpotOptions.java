@@ -1,0 +1,77 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.NodeConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Options of one User Spot registration: execution mode and exactly one relocation policy (spec 000 section
+ * 6, spec 003 section 5). SpotWide (default): the spot and its members share one execution gate. PerActor:
+ * each member keeps its own gate; its spot shell moves no state, so only {@link #recreateOnRelocation()} is
+ * allowed (another policy is a startup error). Not thread-safe; only inside the callback.
+ *
+ * @param <S> the spot type.
+ */
+public final class UserSpotOptions<S extends UserSpot<?>> {
+  final List<NodeConfig.Policy> policies = new ArrayList<>();
+  SpotRelocationAdapter<?> adapter;
+  boolean perActor;
+
+  UserSpotOptions() {
+  }
+
+  /**
+   * SpotWide execution (the default): one turn at a time across the spot and its members.
+   *
+   * @return these options.
+   */
+  public UserSpotOptions<S> spotWide() {
+    perActor = false;
+    return this;
+  }
+
+  /**
+   * PerActor execution: members keep their own gates.
+   *
+   * @return these options.
+   */
+  public UserSpotOptions<S> perActor() {
+    perActor = true;
+    return this;
+  }
+
+  /**
+   * DisableRelocation (not allowed with PerActor).
+   *
+   * @return these options.
+   */
+  public UserSpotOptions<S> disableRelocation() {
+    policies.add(NodeConfig.Policy.DISABLE);
+    return this;
+  }
+
+  /**
+   * RecreateOnRelocation.
+   *
+   * @return these options.
+   */
+  public UserSpotOptions<S> recreateOnRelocation() {
+    policies.add(NodeConfig.Policy.RECREATE);
+    return this;
+  }
+
+  /**
+   * PreserveStateWith (not allowed with PerActor).
+   *
+   * @param stateAdapter not null.
+   * @return these options.
+   */
+  public UserSpotOptions<S> preserveStateWith(final SpotRelocationAdapter<? super S> stateAdapter) {
+    if (stateAdapter == null) {
+      throw new SpotkitException.InvalidOperation("preserveStateWith needs a SpotRelocationAdapter, not null");
+    }
+    policies.add(NodeConfig.Policy.PRESERVE);
+    this.adapter = stateAdapter;
+    return this;
+  }
+}

@@ -1,0 +1,100 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.Actor;
+import dev.spotkit.core.ActorContext;
+import dev.spotkit.core.ActorId;
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.CreateOutcome;
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.session.Session;
+import dev.spotkit.store.ObjectKey;
+import java.util.ArrayDeque;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One actor at run time. Its mailbox starts on a private gate (or, bounded, on a gate of its own), moves onto
+ * a SpotWide room's gate when it joins one and back to a private gate when it leaves (at the join's safe
+ * boundary: the mailbox is closed by the barrier).
+ */
+public final class ActorCell extends Cell {
+
+  final NodeConfig.ActorType type;
+  final ActorId actorId;
+  final CompletableFuture<CreateOutcome<ActorRef>> creation = new CompletableFuture<>();
+  /** Set by creation before Ready. */
+  volatile Actor actor;
+  ActorContext context;
+  /** The Entry or User Spot this actor belongs to. Written by creation and the join chain. */
+  volatile SpotCell membership;
+  /** Joins waiting to run, in registration order. Owned by the join chain (one step at a time). */
+  final ArrayDeque<PendingJoin> barrier = new ArrayDeque<>();
+  /** True from a handler's end with joins until the last completion callback ran. */
+  volatile boolean barrierActive;
+  /** True while the mailbox sits on a SpotWide spot's gate. Owned by the join chain. */
+  boolean onSpotGate;
+  /** The bound client session, if any. */
+  volatile SessionBinder.Link session;
+
+  ActorCell(final NodeRuntime rt, final String id, final NodeConfig.ActorType type) {
+    super(rt, id, ObjectKey.actor(id), type.stableType(), "actor");
+    this.type = type;
+    this.actorId = new ActorId(id);
+    this.mailbox = type.mailboxCapacity() == 0 ? rt.dispatcher().newMailbox(this::onEnvelope)
+        : rt.dispatcher().newMailbox(rt.dispatcher().newGate(), this::onEnvelope, type.mailboxCapacity());
+    this.mailbox.close(); // opened when Ready; messages offered before are kept
+  }
+
+  /**
+   * This actor's current ref (any thread).
+   *
+   * @return the ref.
+   */
+  public ActorRef ref() {
+    return new ActorRef(actorId, new ObjectGeneration(generation), rt.meshName(), rt.nodeRid());
+  }
+
+  /**
+   * The spot this actor belongs to (any thread).
+   *
+   * @return its ref.
+   */
+  public SpotRef membershipRef() {
+    return membership.ref();
+  }
+
+  /**
+   * The bound session while connected (any thread).
+   *
+   * @return the session or empty.
+   */
+  public Optional<Session> session() {
+    final SessionBinder.Link link = session;
+    return link == null || link.isClosed() ? Optional.empty() : Optional.of(link.session());
+  }
+
+  @Override
+  String describe() {
+    return "actor '" + id + "' (generation " + generation + ")";
+  }
+
+  @Override
+  void control(final Runnable task) {
+    // The mailbox may move between gates; a task that lands on the old gate follows it (bounded by moves).
+    mailbox.gate().execute(() -> {
+      if (mailbox.gate().isCurrentThreadInTurn()) {
+        task.run();
+      } else {
+        control(task);
+      }
+    });
+  }
+
+  @Override
+  void afterTurn(final Turn turn) {
+    if (!turn.joins.isEmpty()) {
+      rt.joins().startBarrier(this, turn.joins);
+    }
+  }
+}

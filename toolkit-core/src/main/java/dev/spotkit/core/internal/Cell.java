@@ -1,0 +1,194 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.mailbox.Mailbox;
+import dev.spotkit.store.LocationRecord;
+import dev.spotkit.store.ObjectKey;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * What actors and spots share at run time: identity, a mailbox, handlers, timers and the turn loop. Its
+ * mailbox handler runs every turn: a message or request (reply, then barriers), a timer tick, or a framework
+ * marker. Lifecycle callbacks run as control tasks of the cell's gate, serialized with its turns.
+ */
+public abstract sealed class Cell permits ActorCell, SpotCell {
+
+  final NodeRuntime rt;
+  final String id;
+  final ObjectKey key;
+  final String stableType;
+  final HandlerTable handlers;
+  final CellTimers timers;
+  /** Set once by creation, before the cell is Ready; published by the mailbox open. */
+  volatile long generation;
+  /** Written by creation, close and destroy steps; read by routing on any thread. */
+  volatile CellState state = CellState.STAGING;
+  Mailbox<Envelope> mailbox;
+  /** Store version of this cell's record; written only by the cell's serialized lifecycle steps. */
+  long storeVersion;
+  LocationRecord storeRecord;
+
+  Cell(final NodeRuntime rt, final String id, final ObjectKey key, final String stableType, final String label) {
+    this.rt = rt;
+    this.id = id;
+    this.key = key;
+    this.stableType = stableType;
+    this.handlers = new HandlerTable(label + " '" + id + "'");
+    this.timers = new CellTimers(this, rt.scheduler());
+  }
+
+  /**
+   * Human-readable name for messages, e.g. {@code actor 'alice' (generation 3)}.
+   *
+   * @return the description.
+   */
+  abstract String describe();
+
+  /** Runs {@code task} exclusively on this cell's current gate, serialized with its turns. */
+  abstract void control(Runnable task);
+
+  /** After a handler or callback turn that ended normally. */
+  abstract void afterTurn(Turn turn);
+
+  /**
+   * This cell's timers (any thread).
+   *
+   * @return the timers.
+   */
+  public CellTimers timers() {
+    return timers;
+  }
+
+  /**
+   * The node runtime.
+   *
+   * @return the runtime.
+   */
+  public NodeRuntime runtime() {
+    return rt;
+  }
+
+  final void onEnvelope(final Envelope envelope) {
+    switch (envelope) {
+      case Envelope.Msg msg -> runMessage(msg);
+      case Envelope.Tick tick -> runTick(tick.timer());
+      case Envelope.Marker marker -> marker.task().run();
+    }
+  }
+
+  private void runMessage(final Envelope.Msg msg) {
+    final ReplySink reply = msg.reply();
+    if (reply != null && (reply.future.isDone() || reply.deadline.isExpired())) {
+      reply.fail(new SpotkitException.DeadlineExceeded(reply.description + ": the deadline passed before "
+          + describe() + " started the request"));
+      return;
+    }
+    final HandlerTable.Entry handler = handlers.find(msg.payload().getClass());
+    if (handler == null || (reply != null && handler.request() == null)) {
+      unhandled(msg, handler);
+      return;
+    }
+    final Turn turn = Turn.enter(this, true);
+    Object result = null;
+    Throwable failure = null;
+    try {
+      result = handler.invoke(msg.payload());
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      failure = t;
+    } finally {
+      turn.exit();
+    }
+    if (failure == null) {
+      if (reply != null) {
+        reply.complete(result);
+      }
+      afterTurn(turn);
+    } else {
+      final SpotkitException typed = typed(failure, "handler of " + msg.payload().getClass().getName() + " on "
+          + describe());
+      if (reply != null) {
+        reply.fail(typed);
+      }
+      NodeRuntime.LOG.warn("{} failed; {} join barrier(s) of this turn discarded", typed.getMessage(),
+          turn.joins.size(), failure);
+    }
+  }
+
+  private void unhandled(final Envelope.Msg msg, final HandlerTable.Entry handler) {
+    final String type = msg.payload().getClass().getName();
+    final String text = handler == null
+        ? describe() + " has no handler for " + type + "; register one in configure(on) with on.message or"
+            + " on.request"
+        : describe() + " handles " + type + " one-way; a request needs on.request(" + type + ".class, ...)";
+    if (msg.reply() != null) {
+      msg.reply().fail(new SpotkitException.TypeMismatch(text));
+    } else {
+      NodeRuntime.LOG.warn("message dropped: {}", text);
+    }
+  }
+
+  private void runTick(final CellTimers.Entry timer) {
+    if (!timers.accept(timer)) {
+      return;
+    }
+    runCallback("timer '" + timer.name + "' of " + describe(), true, () -> {
+      timer.tick.tick();
+      return null;
+    });
+  }
+
+  /**
+   * Runs an application callback as a turn of this cell; logs a failure.
+   *
+   * @return the callback's result, or null when it threw (then {@code failed[0]} is set if given).
+   */
+  final <T> T runCallback(final String what, final boolean handlerTurn, final Callable<T> callback) {
+    return runCallback(what, handlerTurn, callback, null);
+  }
+
+  final <T> T runCallback(final String what, final boolean handlerTurn, final Callable<T> callback,
+      final Throwable[] failed) {
+    final Turn turn = Turn.enter(this, handlerTurn);
+    try {
+      final T result = callback.call();
+      turn.exit();
+      afterTurn(turn);
+      return result;
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      turn.exit();
+      NodeRuntime.LOG.warn("{} threw", what, t);
+      if (failed != null) {
+        failed[0] = t;
+      }
+      return null;
+    }
+  }
+
+  /** Fails every request among {@code unrun} with {@code error}; runs markers. */
+  static void failUnrun(final List<Envelope> unrun, final SpotkitException error) {
+    for (Envelope envelope : unrun) {
+      failOne(envelope, error);
+    }
+  }
+
+  static void failOne(final Envelope envelope, final SpotkitException error) {
+    if (envelope instanceof Envelope.Msg msg && msg.reply() != null) {
+      msg.reply().fail(error);
+    } else if (envelope instanceof Envelope.Marker marker) {
+      marker.task().run();
+    }
+  }
+
+  /** A typed error for a failure: a SpotkitException as-is, anything else as InternalFailure. */
+  static SpotkitException typed(final Throwable failure, final String what) {
+    if (failure instanceof SpotkitException typed) {
+      return typed;
+    }
+    return new SpotkitException.InternalFailure(what + " threw " + failure, failure);
+  }
+}

@@ -1,0 +1,142 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.OnTick;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.mailbox.OfferResult;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Named periodic timers of one cell. The node's scheduler thread only offers a tick to the cell's mailbox; the
+ * tick runs as a turn of the cell. While a tick is queued, later ones are skipped (no pile-up). A second timer
+ * with the same name replaces the first. Thread-safe.
+ */
+public final class CellTimers {
+
+  /** One timer. */
+  static final class Entry {
+    final String name;
+    final OnTick tick;
+    /** Set while a tick of this timer sits in the mailbox. Scheduler sets, the cell's turn clears. */
+    final AtomicBoolean queued = new AtomicBoolean();
+    volatile boolean cancelled;
+    volatile ScheduledFuture<?> future;
+
+    Entry(final String name, final OnTick tick) {
+      this.name = name;
+      this.tick = tick;
+    }
+
+    void cancel() {
+      cancelled = true;
+      final ScheduledFuture<?> f = future;
+      if (f != null) {
+        f.cancel(false);
+      }
+    }
+  }
+
+  private static final long MIN_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final Cell cell;
+  private final ScheduledExecutorService scheduler;
+  private final ConcurrentHashMap<String, Entry> timers = new ConcurrentHashMap<>();
+
+  CellTimers(final Cell cell, final ScheduledExecutorService scheduler) {
+    this.cell = cell;
+    this.scheduler = scheduler;
+  }
+
+  /**
+   * Starts or replaces a timer.
+   *
+   * @param name 1..255 UTF-8 bytes.
+   * @param period at least 1 ms.
+   * @param tick the callback.
+   */
+  public void every(final String name, final Duration period, final OnTick tick) {
+    Ids.requireValid("timer name", name);
+    if (period == null || period.toNanos() < MIN_PERIOD_NANOS) {
+      throw new SpotkitException.InvalidOperation("timer '" + name + "' period " + period
+          + " is below the 1 ms minimum; use e.g. Duration.ofMillis(100)");
+    }
+    if (tick == null) {
+      throw new SpotkitException.InvalidOperation("timer '" + name + "' needs a tick callback");
+    }
+    if (cell.state == CellState.GONE || cell.state == CellState.CLOSING) {
+      throw new SpotkitException.InvalidOperation("timer '" + name + "' cannot start: " + cell.describe()
+          + " is closed");
+    }
+    final Entry entry = new Entry(name, tick);
+    final Entry old = timers.put(name, entry);
+    if (old != null) {
+      old.cancel();
+    }
+    final long nanos = period.toNanos();
+    try {
+      entry.future = scheduler.scheduleAtFixedRate(() -> fire(entry), nanos, nanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      timers.remove(name, entry);
+      throw new SpotkitException.ShuttingDown("timer '" + name + "' cannot start: the node is closing");
+    }
+    if (entry.cancelled) {
+      entry.cancel(); // a concurrent cancel saw the entry before its future was set
+    }
+  }
+
+  /**
+   * Cancels a timer.
+   *
+   * @param name the timer.
+   * @return true when it was running.
+   */
+  public boolean cancel(final String name) {
+    final Entry entry = timers.remove(name);
+    if (entry == null) {
+      return false;
+    }
+    entry.cancel();
+    return true;
+  }
+
+  /**
+   * Running timer names.
+   *
+   * @return a snapshot.
+   */
+  public Set<String> names() {
+    return Set.copyOf(timers.keySet());
+  }
+
+  void cancelAll() {
+    for (String name : timers.keySet()) {
+      cancel(name);
+    }
+  }
+
+  private void fire(final Entry entry) {
+    if (entry.cancelled || !entry.queued.compareAndSet(false, true)) {
+      return;
+    }
+    final OfferResult result = cell.mailbox.offer(new Envelope.Tick(entry));
+    if (result != OfferResult.ACCEPTED) {
+      entry.queued.set(false);
+      if (result == OfferResult.RELEASED) {
+        timers.remove(entry.name, entry);
+        entry.cancel();
+      }
+    }
+  }
+
+  /** Runs a delivered tick unless the timer was cancelled or replaced meanwhile. In the cell's turn. */
+  boolean accept(final Entry entry) {
+    entry.queued.set(false);
+    return !entry.cancelled && timers.get(entry.name) == entry;
+  }
+}

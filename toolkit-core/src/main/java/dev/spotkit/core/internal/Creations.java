@@ -1,0 +1,378 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.Actor;
+import dev.spotkit.core.ActorCreation;
+import dev.spotkit.core.ActorFactory;
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.CreateDecision;
+import dev.spotkit.core.CreateOutcome;
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.EntrySpot;
+import dev.spotkit.core.Spot;
+import dev.spotkit.core.SpotContext;
+import dev.spotkit.core.SpotFactory;
+import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.UserSpot;
+import dev.spotkit.store.RecordState;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Creation of actors, User Spots, Instance Spots and the Entry Spot (spec 000 section 2, spec 003 sections
+ * 4-6). One creator per id: a staged cell is put into the registry with putIfAbsent (and the Location Store
+ * record goes Missing to CREATING); the factory, configure and the creation callbacks run as a control task
+ * (actors: on the Entry Spot's gate; spots: on their own gate); only then the cell turns Ready and its mailbox
+ * opens. Other callers wait for that outcome and get Existing, or compete again after a decline.
+ */
+public final class Creations {
+
+  /** Limit of an encoded creation request (spec 000 section 2). */
+  static final int MAX_CREATION_REQUEST_BYTES = 1 << 20;
+  private static final int MAX_ATTEMPTS = 1000;
+
+  private final NodeRuntime rt;
+
+  Creations(final NodeRuntime rt) {
+    this.rt = rt;
+  }
+
+  /**
+   * GetOrCreate (or Create when {@code id} is null) of an actor; runs on a virtual thread.
+   *
+   * @return the outcome future.
+   */
+  public CompletableFuture<CreateOutcome<ActorRef>> actor(final String id, final String stableType,
+      final Object request, final Deadline deadline) {
+    rt.requireServer("actor creation");
+    rt.ensureRunning("create actor of type '" + stableType + "'");
+    final NodeConfig.ActorType type = rt.config().actorTypes().get(Ids.requireValid("stable type", stableType));
+    if (type == null) {
+      throw new SpotkitException.NotConfigured("no actor factory is registered for stable type '" + stableType
+          + "'; register it with objectServer(s -> s.actor(\"" + stableType + "\", ...))");
+    }
+    final String actorId = id == null ? Ids.newUuid() : Ids.requireValid("ActorId", id);
+    final Object copy = rt.copier().copy("creation request", request, MAX_CREATION_REQUEST_BYTES).value();
+    return rt.async(() -> getOrCreate(rt.actors, actorId, "actor", () -> new ActorCell(rt, actorId, type),
+        cell -> cell.type == type, cell -> startActor(cell, copy), cell -> cell.creation, ActorCell::ref,
+        deadline));
+  }
+
+  /**
+   * GetOrCreate (or Create when {@code id} is null) of a User Spot; runs on a virtual thread.
+   *
+   * @return the outcome future.
+   */
+  public CompletableFuture<CreateOutcome<SpotRef>> userSpot(final String id, final String stableType,
+      final Object request, final Deadline deadline) {
+    rt.requireServer("User Spot creation");
+    rt.ensureRunning("create spot of type '" + stableType + "'");
+    final NodeConfig.SpotType type = spotType(stableType, NodeConfig.SpotKind.USER);
+    final String spotId = id == null ? Ids.newUuid() : Ids.requireCallerSpotId(id);
+    final Object copy = rt.copier().copy("creation request", request, MAX_CREATION_REQUEST_BYTES).value();
+    return rt.async(() -> getOrCreate(rt.spots, spotId, "spot", () -> new SpotCell(rt, spotId, type),
+        cell -> cell.type == type, cell -> cell.control(() -> completeSpot(cell, copy)), cell -> cell.creation,
+        SpotCell::ref, deadline));
+  }
+
+  private <C extends Cell, R> CreateOutcome<R> getOrCreate(final Map<String, C> registry, final String id,
+      final String label, final Supplier<C> stage, final Function<C, Boolean> sameType,
+      final java.util.function.Consumer<C> start, final Function<C, CompletableFuture<CreateOutcome<R>>> creation,
+      final Function<C, R> refOf, final Deadline deadline) {
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      final C staged = stage.get();
+      final C existing = registry.putIfAbsent(id, staged);
+      if (existing == null) {
+        start.accept(staged);
+        return await(creation.apply(staged), deadline, label, id);
+      }
+      if (!sameType.apply(existing)) {
+        throw new SpotkitException.InvalidOperation(label + " '" + id + "' exists with stable type '"
+            + existing.stableType + "'; ask for that type or use another id");
+      }
+      if (existing.state == CellState.READY) {
+        return new CreateOutcome.Existing<>(refOf.apply(existing));
+      }
+      if (existing.state == CellState.STAGING) {
+        try {
+          final CreateOutcome<R> other = await(creation.apply(existing), deadline, label, id);
+          if (!(other instanceof CreateOutcome.Rejected<R>)) {
+            return new CreateOutcome.Existing<>(refOf.apply(existing));
+          }
+        } catch (SpotkitException.DeadlineExceeded e) {
+          throw e;
+        } catch (SpotkitException e) {
+          // that attempt failed and cleaned up: compete again with our own request
+        }
+      } else {
+        registry.remove(id, existing); // closing or gone: its registry entry is on its way out
+      }
+      rt.ensureRunning("create " + label + " '" + id + "'");
+      if (deadline.isExpired()) {
+        break;
+      }
+    }
+    throw new SpotkitException.DeadlineExceeded("creation of " + label + " '" + id + "' did not finish by its"
+        + " deadline (the attempt in progress may still complete)");
+  }
+
+  private static <T> T await(final CompletableFuture<T> future, final Deadline deadline, final String label,
+      final String id) {
+    try {
+      return future.get(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SpotkitException.DeadlineExceeded("creation of " + label + " '" + id + "' did not finish by its"
+          + " deadline (the attempt in progress may still complete)");
+    } catch (ExecutionException e) {
+      throw Cell.typed(e.getCause(), "creation of " + label + " '" + id + "'");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpotkitException.InternalFailure("interrupted while creating " + label + " '" + id + "'", e);
+    }
+  }
+
+  /**
+   * Stages an actor with a framework id for a session (no blocking; creation continues on the Entry Spot).
+   *
+   * @param type the stable type.
+   * @return the staged cell, already registered.
+   */
+  ActorCell stageFrameworkActor(final NodeConfig.ActorType type) {
+    final String id = Ids.newUuid();
+    final ActorCell cell = new ActorCell(rt, id, type);
+    rt.actors.put(id, cell);
+    return cell;
+  }
+
+  void startActor(final ActorCell cell, final Object request) {
+    rt.entry().control(() -> completeActor(cell, request));
+  }
+
+  /** On the Entry Spot's gate: store reserve, factory, configure, OnCreateActor, then Ready or abort. */
+  private void completeActor(final ActorCell cell, final Object request) {
+    final SpotCell entry = rt.entry();
+    try {
+      rt.ensureRunning("create " + cell.describe());
+      cell.generation = rt.store().issueGeneration();
+      rt.store().reserve(cell, null);
+      cell.context = rt.facades().actorContext(cell);
+      @SuppressWarnings("unchecked")
+      final ActorFactory<Actor> factory = (ActorFactory<Actor>) cell.type.factory();
+      final Actor actor = build(cell, () -> factory.create(cell.context), "actor factory of type '"
+          + cell.stableType + "'");
+      build(cell, () -> {
+        actor.configure(rt.facades().actorHandlers(cell.handlers));
+        return actor;
+      }, "configure() of " + cell.describe());
+      cell.handlers.freeze();
+      final ActorCreation creation = new ActorCreation(cell.ref(), cell.stableType, actor, request);
+      final CreateDecision decision = callback(entry, () -> ((EntrySpot) entry.spot).onCreateActor(creation),
+          "onCreateActor of " + entry.describe());
+      if (decision instanceof CreateDecision.Decline decline) {
+        rt.lifecycle().abortActor(cell, null);
+        cell.creation.complete(new CreateOutcome.Rejected<>(decline.reply()));
+        return;
+      }
+      cell.actor = actor;
+      rt.store().update(cell, cell.storeRecord.withState(RecordState.READY).withMembership(entry.id));
+      cell.membership = entry;
+      entry.members.add(cell);
+      cell.state = CellState.READY;
+      cell.mailbox.open();
+      cell.creation.complete(new CreateOutcome.Created<>(cell.ref(), decision.reply()));
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      final SpotkitException error = Cell.typed(t, "creation of " + cell.describe());
+      rt.lifecycle().abortActor(cell, error);
+      cell.creation.completeExceptionally(error);
+    }
+  }
+
+  /** On the spot's own gate: reserve, factory, configure, OnCreate, OnInitialize, then Ready or abort. */
+  private void completeSpot(final SpotCell cell, final Object request) {
+    try {
+      rt.ensureRunning("create " + cell.describe());
+      cell.generation = rt.store().issueGeneration();
+      rt.store().reserve(cell, null);
+      final Spot spot = buildSpot(cell);
+      final CreateDecision decision = callback(cell, () -> ((UserSpot<?>) spot).onCreate(request),
+          "onCreate of " + cell.describe());
+      if (decision instanceof CreateDecision.Decline decline) {
+        rt.lifecycle().abortSpot(cell, null);
+        cell.creation.complete(new CreateOutcome.Rejected<>(decline.reply()));
+        return;
+      }
+      callback(cell, () -> {
+        spot.onInitialize();
+        return Boolean.TRUE;
+      }, "onInitialize of " + cell.describe());
+      makeReady(cell, cell.storeRecord.withState(RecordState.READY));
+      cell.creation.complete(new CreateOutcome.Created<>(cell.ref(), decision.reply()));
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      final SpotkitException error = Cell.typed(t, "creation of " + cell.describe());
+      rt.lifecycle().abortSpot(cell, error);
+      cell.creation.completeExceptionally(error);
+    }
+  }
+
+  /**
+   * Starts the Entry Spot: factory, configure, OnInitialize, and only then the READY store record and the
+   * registry entry (SPOT-01: not published before initialization).
+   *
+   * @return the Ready Entry Spot.
+   */
+  SpotCell startEntry() {
+    final String id = Ids.newEntryId(rt.meshName().value());
+    final SpotCell cell = new SpotCell(rt, id, rt.config().entry());
+    cell.control(() -> {
+      try {
+        cell.generation = rt.store().issueGeneration();
+        final Spot spot = buildSpot(cell);
+        callback(cell, () -> {
+          spot.onInitialize();
+          return Boolean.TRUE;
+        }, "onInitialize of " + cell.describe());
+        makeReady(cell, rt.store().readyRecord(cell, null));
+        cell.creation.complete(new CreateOutcome.Created<>(cell.ref(), java.util.Optional.empty()));
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable t) {
+        final SpotkitException error = Cell.typed(t, "start of " + cell.describe());
+        rt.lifecycle().abortSpot(cell, error);
+        cell.creation.completeExceptionally(error);
+      }
+    });
+    await(cell.creation, Deadline.after(rt.config().closeTimeout()), "entry spot", id);
+    return cell;
+  }
+
+  private Spot buildSpot(final SpotCell cell) throws Exception {
+    final SpotContext context = rt.facades().spotContext(cell);
+    cell.context = context;
+    @SuppressWarnings("unchecked")
+    final SpotFactory<SpotContext, Spot> factory = (SpotFactory<SpotContext, Spot>) cell.type.factory();
+    final Spot spot = build(cell, () -> factory.create(context), "spot factory of type '" + cell.stableType + "'");
+    if (spot.context() != context) {
+      throw new SpotkitException.InternalFailure("the spot built by the factory of type '" + cell.stableType
+          + "' returns another context from context() than the one it was given; return the factory's context"
+          + " as-is (spec 003 section 7)");
+    }
+    build(cell, () -> {
+      spot.configure(rt.facades().spotHandlers(cell.handlers));
+      return spot;
+    }, "configure() of " + cell.describe());
+    cell.handlers.freeze();
+    cell.spot = spot;
+    return spot;
+  }
+
+  private void makeReady(final SpotCell cell, final dev.spotkit.store.LocationRecord record) {
+    rt.ensureRunning("create " + cell.describe());
+    rt.store().update(cell, record);
+    cell.state = CellState.READY;
+    rt.spots.put(cell.id, cell); // no-op for registered cells; publishes the Entry Spot
+    cell.mailbox.open();
+  }
+
+  /**
+   * Delivers a message with Instance intent: to the running Instance Spot, or activates one with this
+   * message as its first (spec 003 section 6). The first message is queued before the staged spot becomes
+   * visible, so it runs first.
+   */
+  void deliverWithIntent(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
+    rt.requireServer("Instance Spot activation");
+    final NodeConfig.SpotType type = spotType(address.stableType(), NodeConfig.SpotKind.INSTANCE);
+    final String id = Ids.requireCallerSpotId(address.id());
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      final SpotCell existing = rt.spots.get(id);
+      if (existing != null) {
+        if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
+          throw new SpotkitException.InvalidOperation("spot '" + id + "' exists as a " + existing.kind
+              .name().toLowerCase() + " spot of type '" + existing.stableType + "'; Instance intent of type '"
+              + type.stableType() + "' cannot address it");
+        }
+        if (existing.state == CellState.STAGING || existing.state == CellState.READY) {
+          Messaging.checkNotOwnGate(existing, awaiting);
+          Messaging.offer(existing, envelope);
+          return;
+        }
+        rt.spots.remove(id, existing);
+        continue;
+      }
+      final SpotCell staged = new SpotCell(rt, id, type);
+      Messaging.offer(staged, envelope); // kept by the closed mailbox: the first message
+      if (rt.spots.putIfAbsent(id, staged) == null) {
+        staged.control(() -> activateInstance(staged));
+        return;
+      }
+    }
+    throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  private void activateInstance(final SpotCell cell) {
+    try {
+      rt.ensureRunning("activate " + cell.describe());
+      cell.generation = rt.store().issueGeneration();
+      rt.store().reserve(cell, null);
+      final Spot spot = buildSpot(cell);
+      callback(cell, () -> {
+        spot.onInitialize();
+        return Boolean.TRUE;
+      }, "onInitialize of " + cell.describe());
+      makeReady(cell, cell.storeRecord.withState(RecordState.READY));
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      rt.lifecycle().abortSpot(cell, Cell.typed(t, "activation of " + cell.describe()));
+    }
+  }
+
+  NodeConfig.SpotType spotType(final String stableType, final NodeConfig.SpotKind kind) {
+    final NodeConfig.SpotType type = rt.config().spotTypes().get(Ids.requireValid("stable type", stableType));
+    if (type == null || type.kind() != kind) {
+      final String how = kind == NodeConfig.SpotKind.USER ? "userSpot" : "instanceSpot";
+      throw new SpotkitException.NotConfigured("no " + kind.name().toLowerCase() + " spot factory is"
+          + " registered for stable type '" + stableType + "'; register it with objectServer(s -> s." + how
+          + "(\"" + stableType + "\", ...))");
+    }
+    return type;
+  }
+
+  /** Runs factory/configure code inside a non-handler turn of the cell; failures propagate. */
+  private static <T> T build(final Cell cell, final java.util.concurrent.Callable<T> code, final String what)
+      throws Exception {
+    final Turn turn = Turn.enter(cell, false);
+    try {
+      final T result = code.call();
+      if (result == null) {
+        throw new SpotkitException.InternalFailure(what + " returned null");
+      }
+      return result;
+    } finally {
+      turn.exit();
+    }
+  }
+
+  /** Runs a creation callback inside a turn of {@code cell}; a throw or a null result propagates. */
+  private static <T> T callback(final Cell cell, final java.util.concurrent.Callable<T> code, final String what)
+      throws Exception {
+    final Throwable[] failed = new Throwable[1];
+    final T result = cell.runCallback(what, false, code, failed);
+    if (failed[0] != null) {
+      throw new SpotkitException.InternalFailure(what + " threw " + failed[0], failed[0]);
+    }
+    if (result == null) {
+      throw new SpotkitException.InternalFailure(what + " returned null; return a decision");
+    }
+    return result;
+  }
+
+}

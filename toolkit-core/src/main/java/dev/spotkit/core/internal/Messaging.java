@@ -1,0 +1,136 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.mailbox.OfferResult;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Send and request: resolve the address on every call, then offer to the target cell's mailbox. Routing only
+ * finds Ready cells, checks the generation of a ref (stale refs are refused, never misrouted), and creates
+ * nothing except an Instance Spot addressed with Instance intent.
+ */
+public final class Messaging {
+  private final NodeRuntime rt;
+
+  Messaging(final NodeRuntime rt) {
+    this.rt = rt;
+  }
+
+  /**
+   * One-way send.
+   *
+   * @param address the target.
+   * @param message the message.
+   */
+  public void send(final Address address, final Object message) {
+    requireMessage(message);
+    rt.ensureRunning("send " + message.getClass().getSimpleName());
+    deliver(address, new Envelope.Msg(message, null), false);
+  }
+
+  /**
+   * A request with an absolute deadline.
+   *
+   * @param address the target.
+   * @param message the request.
+   * @param replyType expected reply type.
+   * @param deadline absolute deadline.
+   * @param awaiting true when the caller will block on the result (enables the own-gate check, MEM-15).
+   * @param <R> reply type.
+   * @return the reply future; fails with a typed error.
+   */
+  @SuppressWarnings("unchecked")
+  public <R> CompletableFuture<R> request(final Address address, final Object message, final Class<R> replyType,
+      final Deadline deadline, final boolean awaiting) {
+    requireMessage(message);
+    if (replyType == null) {
+      throw new SpotkitException.InvalidOperation("replyType must not be null; pass e.g. Reply.class");
+    }
+    final ReplySink sink = new ReplySink(deadline, replyType, "request " + message.getClass().getSimpleName()
+        + " to " + address);
+    try {
+      rt.ensureRunning(sink.description);
+      deliver(address, new Envelope.Msg(message, sink), awaiting);
+    } catch (SpotkitException e) {
+      sink.fail(e);
+    }
+    rt.attachDeadline(sink.future, deadline, () -> sink.description + " got no reply by its deadline");
+    return (CompletableFuture<R>) sink.future;
+  }
+
+  private void deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
+    if (address instanceof Address.Instance instance) {
+      rt.creations().deliverWithIntent(instance, envelope, awaiting);
+      return;
+    }
+    final Cell cell = resolve(address);
+    checkNotOwnGate(cell, awaiting);
+    offer(cell, envelope);
+  }
+
+  /** The Ready cell the address names. */
+  Cell resolve(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> ready(rt.actors.get(byId.id()), "actor '" + byId.id() + "'");
+      case Address.SpotById byId -> ready(rt.spots.get(byId.id()), "spot '" + byId.id() + "'");
+      case Address.ActorByRef byRef -> checkGeneration(ready(rt.actors.get(byRef.ref().id().value()),
+          "actor '" + byRef.ref().id() + "'"), byRef.ref().generation().value());
+      case Address.SpotByRef byRef -> checkGeneration(ready(rt.spots.get(byRef.ref().id().value()),
+          "spot '" + byRef.ref().id() + "'"), byRef.ref().generation().value());
+      case Address.Instance instance ->
+          throw new IllegalArgumentException("instance intent is delivered, not resolved");
+    };
+  }
+
+  private static <C extends Cell> C ready(final C cell, final String what) {
+    if (cell == null || cell.state != CellState.READY) {
+      throw new SpotkitException.NotFound(what + " not found on this node (no Ready object with that id;"
+          + " messages never create one: use the manager's getOrCreate, or Instance intent for an Instance"
+          + " Spot)");
+    }
+    return cell;
+  }
+
+  static <C extends Cell> C checkGeneration(final C cell, final long generation) {
+    if (cell.generation != generation) {
+      throw new SpotkitException.StaleGeneration("ref of " + cell.id + " has generation " + generation
+          + " but the live incarnation has generation " + cell.generation + "; refused rather than misrouted."
+          + " Get a fresh ref with find(\"" + cell.id + "\")");
+    }
+    return cell;
+  }
+
+  static void checkNotOwnGate(final Cell cell, final boolean awaiting) {
+    if (!awaiting || !cell.mailbox.gate().isCurrentThreadInTurn()) {
+      return;
+    }
+    final Turn turn = Turn.current();
+    if (turn != null && turn.owner == cell && !turn.joins.isEmpty()) {
+      throw new SpotkitException.InvalidOperation("awaited request from " + cell.describe() + " to itself while"
+          + " its handler has " + turn.joins.size() + " join barrier(s) registered (spec 000 section 4): the"
+          + " request would wait for the handler that waits for it; use send, or request before defer()");
+    }
+    throw new SpotkitException.InvalidOperation("awaited request to " + cell.describe() + " from a turn on its"
+        + " own execution gate would wait for itself (a handler awaiting its own actor, or a SpotWide room and"
+        + " its members); use send, or toFuture() without awaiting it inside the turn");
+  }
+
+  static void offer(final Cell cell, final Envelope.Msg envelope) {
+    final OfferResult result = cell.mailbox.offer(envelope);
+    switch (result) {
+      case ACCEPTED -> {
+      }
+      case MAILBOX_FULL -> throw new SpotkitException.CapacityExceeded("mailbox of " + cell.describe()
+          + " is full: capacity " + cell.mailbox.capacity() + " messages; slow the sender down or raise"
+          + " mailboxCapacity(...) of its type");
+      case RELEASED -> throw new SpotkitException.NotFound(cell.describe() + " is gone (closed or destroyed)");
+    }
+  }
+
+  private static void requireMessage(final Object message) {
+    if (message == null) {
+      throw new SpotkitException.InvalidOperation("message must not be null; send a record value");
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.ActorFactory;
+import dev.spotkit.core.ActorRelocationAdapter;
+import dev.spotkit.core.MeshName;
+import dev.spotkit.core.ObjectRole;
+import dev.spotkit.core.SpotFactory;
+import dev.spotkit.core.SpotRelocationAdapter;
+import dev.spotkit.core.session.FrameCodec;
+import dev.spotkit.store.LocationStore;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Validated node settings, built by {@code MeshNode.Builder}.
+ *
+ * @param meshName the mesh.
+ * @param role object role.
+ * @param store the Location Store (null only for role NONE).
+ * @param entry the Entry Spot registration (null unless SERVER).
+ * @param actorTypes actor registrations by stable type.
+ * @param spotTypes User and Instance Spot registrations by stable type.
+ * @param sessions the session listener, or null.
+ * @param workers dispatcher core workers.
+ * @param requestTimeout default request timeout.
+ * @param closeTimeout bound of node close and of OnClosing deadlines.
+ */
+public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
+    Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
+    Duration requestTimeout, Duration closeTimeout) {
+
+  /** Relocation policy of a factory (spec 000 section 6). */
+  public enum Policy {
+    /** DisableRelocation. */
+    DISABLE,
+    /** RecreateOnRelocation. */
+    RECREATE,
+    /** PreserveStateWith(adapter). */
+    PRESERVE
+  }
+
+  /** Spot kinds. */
+  public enum SpotKind {
+    /** The node's Entry Spot. */
+    ENTRY,
+    /** A User Spot. */
+    USER,
+    /** An Instance Spot. */
+    INSTANCE
+  }
+
+  /**
+   * An actor registration.
+   *
+   * @param stableType the stable type.
+   * @param factory builds instances.
+   * @param policy relocation policy.
+   * @param adapter the adapter for PRESERVE, else null.
+   * @param mailboxCapacity 0 = unbounded.
+   */
+  public record ActorType(String stableType, ActorFactory<?> factory, Policy policy,
+      ActorRelocationAdapter<?> adapter, int mailboxCapacity) {
+  }
+
+  /**
+   * A spot registration.
+   *
+   * @param stableType the stable type ("entry" for the Entry Spot).
+   * @param kind the kind.
+   * @param factory builds instances.
+   * @param perActor true for a PerActor User Spot.
+   * @param policy relocation policy (null for the Entry Spot, which never moves).
+   * @param adapter the adapter for PRESERVE, else null.
+   */
+  public record SpotType(String stableType, SpotKind kind, SpotFactory<?, ?> factory, boolean perActor,
+      Policy policy, SpotRelocationAdapter<?> adapter) {
+  }
+
+  /**
+   * The session listener.
+   *
+   * @param host bind host.
+   * @param port bind port, 0 = free.
+   * @param codec frame codec.
+   * @param actorType stable type of the actor bound to each connection.
+   * @param maxOutboundBytes per-session outbound budget.
+   */
+  public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes) {
+  }
+}

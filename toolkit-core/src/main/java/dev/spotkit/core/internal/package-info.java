@@ -1,0 +1,40 @@
+/**
+ * The single-node runtime behind {@code dev.spotkit.core}. Not API: nothing outside toolkit-core may use it.
+ *
+ * <p>Shape (one object per concern, none locked from outside):
+ * <ul>
+ *   <li>{@link dev.spotkit.core.internal.NodeRuntime}: registries and parts; start and close.</li>
+ *   <li>{@link dev.spotkit.core.internal.Cell}, {@link dev.spotkit.core.internal.ActorCell},
+ *       {@link dev.spotkit.core.internal.SpotCell}: one object each, its mailbox, handlers, timers, turn loop.</li>
+ *   <li>{@link dev.spotkit.core.internal.Messaging}: resolve and offer; {@link dev.spotkit.core.internal.Creations}:
+ *       the creation paths; {@link dev.spotkit.core.internal.Joins}: the join chain;
+ *       {@link dev.spotkit.core.internal.Lifecycle}: close, destroy, node close; {@code SessionBinder}: the
+ *       session boundary; {@code StoreOps}: Location Store writes.</li>
+ * </ul>
+ *
+ * <p>Decisions written down here:
+ * <ul>
+ *   <li><b>Execution gates.</b> Every cell owns one {@code Mailbox}. Entry Spot actors and PerActor members run
+ *       on private gates; a SpotWide User Spot creates a shared gate ({@code Dispatcher.newGate()}) and a member's
+ *       mailbox moves onto it when its join commits and back onto a private gate when it leaves, inside a control
+ *       task of the old gate while the join barrier keeps the mailbox closed: the safe boundary.</li>
+ *   <li><b>Lifecycle lane.</b> Creation, admission, joined/leave/disconnect callbacks and closing run as
+ *       {@code ExecutionGate.execute} control tasks of the gate that owns the state they touch, so they are
+ *       serialized with that object's turns. A control task aimed at an actor follows its mailbox if it moved.</li>
+ *   <li><b>Creation.</b> One creator per id: a staged cell enters the registry with putIfAbsent and its store
+ *       record goes Missing to CREATING; factory, configure and the creation callbacks run (actors on the Entry
+ *       Spot's gate, spots on their own); the cell's mailbox stays closed until Ready, so messages (and session
+ *       frames) that arrive early wait. Routing by id sees only Ready cells. The Entry Spot writes its one READY
+ *       record only after OnInitialize (SPOT-01). An Instance Spot's first message is queued in the staged cell
+ *       before the cell becomes visible, so it runs first.</li>
+ *   <li><b>Join barrier.</b> A handler's deferred joins are kept on its {@link dev.spotkit.core.internal.Turn};
+ *       at a normal end the actor's mailbox closes and the chain runs: target admission and commit,
+ *       OnJoinedActor, source OnLeaveActor, gate move, completion callback, next join, reopen (MEM-34). A handler
+ *       that throws drops them (MEM-10). A join call belongs to the turn that made it (MEM-13).</li>
+ *   <li><b>Node close.</b> ShuttingDown for new work at once; sessions stop; timers stop; a marker message
+ *       behind every accepted message finishes the accepted turns; OnClosing(HostShutdown) on each spot; then
+ *       every mailbox is released (queued requests fail with ShuttingDown), store records deleted, the
+ *       dispatcher closed. Every wait is bounded by one deadline.</li>
+ * </ul>
+ */
+package dev.spotkit.core.internal;

@@ -1,0 +1,146 @@
+package dev.spotkit.core.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPromise;
+import java.net.SocketAddress;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Session} of one accepted Netty channel.
+ *
+ * <p>Outbound accounting: {@link #push} encodes on the calling thread, adds the encoded size to
+ * {@link #pendingBytes} and writes; the write's completion (success or failure) subtracts it. So
+ * {@code pendingBytes} is exactly the bytes pushed and not yet handed to the socket, and a push that
+ * would take it past {@code maxOutboundBytes} is refused without waiting for the event loop.
+ */
+final class NettySession implements Session {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NettySession.class);
+
+  /** Source of node-unique ids (JVM-wide, so unique across every listener of a node). */
+  private static final AtomicLong IDS = new AtomicLong();
+
+  private final long id;
+  private final Channel channel;
+  private final FrameCodec codec;
+  private final int maxOutboundBytes;
+
+  /**
+   * Bytes encoded and queued but not yet written to the socket.
+   * Written by: pushing threads (add before the write) and the event loop (subtract when a write
+   * completes). Read by: {@link #push}. Ordering: atomic read-modify-write only.
+   */
+  private final AtomicLong pendingBytes = new AtomicLong();
+
+  /**
+   * True once close was requested (by {@link #close}, a refused push, a bad frame under
+   * closeOnBadFrame, or channel inactive). Written by: any thread. Read by: any thread. Ordering: volatile.
+   */
+  private volatile boolean closing;
+
+  /** Completed by the event loop after {@code onClosed} ran (or when no inbound exists). */
+  private final CompletableFuture<Void> closedDelivered = new CompletableFuture<>();
+
+  NettySession(final Channel channel, final FrameCodec codec, final int maxOutboundBytes) {
+    this.id = IDS.incrementAndGet();
+    this.channel = channel;
+    this.codec = codec;
+    this.maxOutboundBytes = maxOutboundBytes;
+  }
+
+  @Override
+  public long id() {
+    return id;
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  @Override
+  public boolean isOpen() {
+    return !closing && channel.isActive();
+  }
+
+  @Override
+  public boolean push(final Object message) {
+    Objects.requireNonNull(message, "message");
+    if (!isOpen()) {
+      return false;
+    }
+    final ByteBuf encoded = codec.encode(channel.alloc(), message);
+    final int size = encoded.readableBytes();
+    final long pending = pendingBytes.addAndGet(size);
+    if (pending > maxOutboundBytes) {
+      pendingBytes.addAndGet(-size);
+      encoded.release(); // never written: still ours
+      LOG.warn("session {} ({}) closed: {} pending outbound bytes would exceed maxOutboundBytes {} (slow reader);"
+          + " raise SessionServerConfig.maxOutboundBytes if it must wait longer",
+          id, channel.remoteAddress(), pending, maxOutboundBytes);
+      close();
+      return false;
+    }
+    final ChannelPromise written = channel.newPromise();
+    written.addListener(future -> pendingBytes.addAndGet(-size));
+    // Hand-off: the channel owns `encoded` from here and releases it after the write, or on failure.
+    channel.writeAndFlush(encoded, written);
+    return true;
+  }
+
+  /**
+   * Writes the codec's error reply, then closes once it is flushed. Any thread.
+   *
+   * @param reply message for the codec; null closes at once.
+   */
+  void pushThenClose(final Object reply) {
+    if (reply == null || !push(reply)) {
+      close();
+      return;
+    }
+    closing = true;
+    // The empty buffer's write completes after the reply's (writes are ordered), then the channel closes.
+    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void close() {
+    closing = true;
+    channel.close();
+  }
+
+  /** Event loop only: the channel went inactive. */
+  void markClosed() {
+    closing = true;
+  }
+
+  /**
+   * Completes when this session's {@code onClosed} has run.
+   *
+   * @return the future; completed on the event loop.
+   */
+  CompletableFuture<Void> closedDelivered() {
+    return closedDelivered;
+  }
+
+  /** Pending outbound bytes, for tests. */
+  long pendingBytes() {
+    return pendingBytes.get();
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  @Override
+  public String toString() {
+    return "Session[id=" + id + ", remote=" + channel.remoteAddress() + ", open=" + isOpen() + "]";
+  }
+}

@@ -1,0 +1,62 @@
+package dev.spotkit.core.session;
+
+import java.net.SocketAddress;
+
+/**
+ * One client connection accepted by a {@link SessionServer}.
+ *
+ * <p>The Session owner is the node that holds the socket; the session stays there when the bound actor
+ * moves (DESIGN.md "Nodes, transport and sessions"). Every method is safe to call from any thread and
+ * none of them blocks.
+ *
+ * <p><b>Note:</b> this interface is not sealed so that runtime tests can use a fake; production sessions
+ * come only from {@link SessionServer}.
+ */
+public interface Session {
+
+  /**
+   * Node-unique id of this session.
+   *
+   * @return the id, always greater than zero. Any thread.
+   */
+  long id();
+
+  /**
+   * Address of the peer.
+   *
+   * @return the remote socket address as accepted. Any thread.
+   */
+  SocketAddress remoteAddress();
+
+  /**
+   * Whether the connection is still open and accepts pushes.
+   *
+   * @return false once {@link #close()} was called, the peer went away, or a push was refused. Any thread.
+   */
+  boolean isOpen();
+
+  /**
+   * Encodes {@code message} with the listener's {@link FrameCodec} and writes it to the peer.
+   *
+   * <p>Any thread; never blocks: the bytes are queued on the connection's event loop. Messages pushed by
+   * one thread are written in push order; pushes from different threads interleave whole messages, never
+   * bytes. Delivery is best effort: a message queued before the connection closes may still be lost.
+   *
+   * <p>Each session has an outbound budget ({@link SessionServerConfig#maxOutboundBytes()}): bytes
+   * encoded but not yet handed to the socket. A push that would take the session past its budget is
+   * refused and the session is closed, so a slow reader is cut instead of being buffered forever.
+   *
+   * @param message to encode; for {@link LineCodec} any object, written as {@code String.valueOf(message)}
+   *     followed by LF. Null is a programmer error.
+   * @return true when the encoded message was queued for writing; false when the session was already
+   *     closed or the push would exceed the outbound budget (the session is then closed).
+   * @throws NullPointerException if {@code message} is null.
+   */
+  boolean push(Object message);
+
+  /**
+   * Closes the connection. Idempotent; any thread; does not block. The {@link SessionInbound} of this
+   * session gets {@link SessionInbound#onClosed()} once, after its last frame.
+   */
+  void close();
+}

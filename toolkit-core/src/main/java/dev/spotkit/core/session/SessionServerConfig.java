@@ -1,0 +1,250 @@
+package dev.spotkit.core.session;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of one client-session listener. Immutable; build with {@link #builder()}.
+ *
+ * <pre>{@code
+ * SessionServerConfig config = SessionServerConfig.builder()
+ *     .port(7000)                      // 0 (default): a free port chosen at bind time
+ *     .codec(LineCodec.utf8())         // default
+ *     .maxOutboundBytes(1 << 20)       // default 4 MiB per session
+ *     .build();
+ * }</pre>
+ */
+public final class SessionServerConfig {
+
+  /** Default bind host: loopback only. Listening on all interfaces is an explicit choice ("0.0.0.0"). */
+  public static final String DEFAULT_HOST = "127.0.0.1";
+
+  /** Default per-session outbound budget: 4 MiB encoded but not yet written to the socket. */
+  public static final int DEFAULT_MAX_OUTBOUND_BYTES = 4 * 1024 * 1024;
+
+  /** Default number of Netty event loop threads of a listener. */
+  public static final int DEFAULT_IO_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+
+  /** Default bound on {@link SessionServer#close()}. */
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+  private final String host;
+  private final int port;
+  private final FrameCodec codec;
+  private final int maxOutboundBytes;
+  private final boolean closeOnBadFrame;
+  private final int ioThreads;
+  private final Duration closeTimeout;
+
+  private SessionServerConfig(final Builder b) {
+    this.host = b.host;
+    this.port = b.port;
+    this.codec = b.codec;
+    this.maxOutboundBytes = b.maxOutboundBytes;
+    this.closeOnBadFrame = b.closeOnBadFrame;
+    this.ioThreads = b.ioThreads;
+    this.closeTimeout = b.closeTimeout;
+  }
+
+  /**
+   * A builder with the defaults: 127.0.0.1, port 0, {@link LineCodec#utf8()}, 4 MiB outbound budget,
+   * bad frames answered and skipped.
+   *
+   * @return a new builder.
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Host name or address to bind.
+   *
+   * @return the host; default {@value #DEFAULT_HOST}.
+   */
+  public String host() {
+    return host;
+  }
+
+  /**
+   * TCP port to bind.
+   *
+   * @return 0..65535; 0 means a free port chosen at bind time (see {@link SessionServer#localAddress()}).
+   */
+  public int port() {
+    return port;
+  }
+
+  /**
+   * Codec of every session of this listener.
+   *
+   * @return the codec; default {@link LineCodec#utf8()}.
+   */
+  public FrameCodec codec() {
+    return codec;
+  }
+
+  /**
+   * Per-session outbound budget: bytes pushed but not yet handed to the socket. A push that would exceed
+   * it is refused and the session closed (a slow reader is cut).
+   *
+   * @return bytes; default {@value #DEFAULT_MAX_OUTBOUND_BYTES}.
+   */
+  public int maxOutboundBytes() {
+    return maxOutboundBytes;
+  }
+
+  /**
+   * What happens after a peer sends a frame the codec rejects. Either way the peer first gets the codec's
+   * {@link FrameCodec#errorReply error reply}.
+   *
+   * @return false (default): the frame is skipped and the session stays open; true: the session is closed
+   *     after the reply is written.
+   */
+  public boolean closeOnBadFrame() {
+    return closeOnBadFrame;
+  }
+
+  /**
+   * Netty event loop threads (NIO) of the listener; they accept, read, decode and write, and never run
+   * actor code.
+   *
+   * @return threads, at least 1.
+   */
+  public int ioThreads() {
+    return ioThreads;
+  }
+
+  /**
+   * Bound on {@link SessionServer#close()} waiting for every session's {@code onClosed} and the event
+   * loops to stop.
+   *
+   * @return a positive duration; default 5 s.
+   */
+  public Duration closeTimeout() {
+    return closeTimeout;
+  }
+
+  @Override
+  public String toString() {
+    return "SessionServerConfig[host=" + host + ", port=" + port + ", codec=" + codec + ", maxOutboundBytes="
+        + maxOutboundBytes + ", closeOnBadFrame=" + closeOnBadFrame + ", ioThreads=" + ioThreads
+        + ", closeTimeout=" + closeTimeout + "]";
+  }
+
+  /** Builder of {@link SessionServerConfig}; not thread-safe. Setters validate and name the bad value. */
+  public static final class Builder {
+    private String host = DEFAULT_HOST;
+    private int port;
+    private FrameCodec codec = LineCodec.utf8();
+    private int maxOutboundBytes = DEFAULT_MAX_OUTBOUND_BYTES;
+    private boolean closeOnBadFrame;
+    private int ioThreads = DEFAULT_IO_THREADS;
+    private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+
+    private Builder() {
+    }
+
+    /**
+     * Host to bind.
+     *
+     * @param host name or address; "0.0.0.0" listens on every interface.
+     * @return this builder.
+     */
+    public Builder host(final String host) {
+      Objects.requireNonNull(host, "host");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("host must not be blank; use \"127.0.0.1\" or \"0.0.0.0\"");
+      }
+      this.host = host;
+      return this;
+    }
+
+    /**
+     * Port to bind.
+     *
+     * @param port 0..65535; 0 picks a free port at bind time.
+     * @return this builder.
+     */
+    public Builder port(final int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port " + port + " must be between 0 and 65535 (0 = free port)");
+      }
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * Codec of every session.
+     *
+     * @param codec for example {@link LineCodec#utf8()}.
+     * @return this builder.
+     */
+    public Builder codec(final FrameCodec codec) {
+      this.codec = Objects.requireNonNull(codec, "codec");
+      return this;
+    }
+
+    /**
+     * Per-session outbound budget.
+     *
+     * @param maxOutboundBytes at least 1; a slow reader is cut past this many unwritten bytes.
+     * @return this builder.
+     */
+    public Builder maxOutboundBytes(final int maxOutboundBytes) {
+      if (maxOutboundBytes < 1) {
+        throw new IllegalArgumentException("maxOutboundBytes " + maxOutboundBytes + " must be at least 1");
+      }
+      this.maxOutboundBytes = maxOutboundBytes;
+      return this;
+    }
+
+    /**
+     * Whether a rejected frame closes its session (after the error reply).
+     *
+     * @param closeOnBadFrame true to close, false (default) to skip the frame and keep the session.
+     * @return this builder.
+     */
+    public Builder closeOnBadFrame(final boolean closeOnBadFrame) {
+      this.closeOnBadFrame = closeOnBadFrame;
+      return this;
+    }
+
+    /**
+     * Event loop threads.
+     *
+     * @param ioThreads 1..256.
+     * @return this builder.
+     */
+    public Builder ioThreads(final int ioThreads) {
+      if (ioThreads < 1 || ioThreads > 256) {
+        throw new IllegalArgumentException("ioThreads " + ioThreads + " must be between 1 and 256");
+      }
+      this.ioThreads = ioThreads;
+      return this;
+    }
+
+    /**
+     * Bound on {@link SessionServer#close()}.
+     *
+     * @param closeTimeout positive.
+     * @return this builder.
+     */
+    public Builder closeTimeout(final Duration closeTimeout) {
+      Objects.requireNonNull(closeTimeout, "closeTimeout");
+      if (closeTimeout.isNegative() || closeTimeout.isZero()) {
+        throw new IllegalArgumentException("closeTimeout " + closeTimeout + " must be positive");
+      }
+      this.closeTimeout = closeTimeout;
+      return this;
+    }
+
+    /**
+     * Builds the immutable config.
+     *
+     * @return the config.
+     */
+    public SessionServerConfig build() {
+      return new SessionServerConfig(this);
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.ObjectKey;
+import dev.spotkit.store.RecordState;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Node start: object roles and stores, the Entry Spot, registration validation, id rules. */
+class NodeStartTest {
+
+  static final class Noop implements Actor {
+    Noop(final ActorContext ctx) {
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+    }
+  }
+
+  @Test
+  @Spec("MEM-01")
+  void objectServerWithoutStoreRefusesToStart() {
+    assertThatThrownBy(() -> MeshNode.builder().objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)).start())
+        .isInstanceOf(SpotkitException.NotConfigured.class)
+        .hasMessage("object role SERVER needs a Location Store and none is configured; nothing creates a hidden"
+            + " one (spec 000 section 1). Call locationStore(new InMemoryLocationStore()) or pass a shared store");
+    assertThatThrownBy(() -> MeshNode.builder().objectClient().start())
+        .isInstanceOf(SpotkitException.NotConfigured.class).hasMessageContaining("object role CLIENT");
+  }
+
+  @Test
+  @Spec("MEM-01")
+  void roleNoneHasNoHiddenObjectManager() {
+    try (MeshNode node = MeshNode.builder().start()) {
+      assertThat(node.role()).isEqualTo(ObjectRole.NONE);
+      assertThatThrownBy(() -> node.spots().getOrCreate("room", "room").await())
+          .isInstanceOf(SpotkitException.NotConfigured.class).hasMessageContaining("object server role");
+      assertThatThrownBy(() -> node.actors().create("player").await())
+          .isInstanceOf(SpotkitException.NotConfigured.class);
+      assertThatThrownBy(node::entrySpot).isInstanceOf(SpotkitException.NotConfigured.class);
+    }
+  }
+
+  @Test
+  void objectServerWithoutEntrySpotRefusesToStart() {
+    assertThatThrownBy(() -> MeshNode.builder().locationStore(new InMemoryLocationStore()).objectServer(s -> { })
+        .start()).isInstanceOf(SpotkitException.NotConfigured.class).hasMessageContaining("entrySpot(");
+  }
+
+  /** Records what it can see of itself while initializing. */
+  static final class ObservingEntry implements EntrySpot {
+    static final AtomicReference<Optional<LocationStore.Stored>> RECORD_DURING_INIT = new AtomicReference<>();
+    static volatile LocationStore store;
+    private final EntrySpotContext ctx;
+
+    ObservingEntry(final EntrySpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public EntrySpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+    }
+
+    @Override
+    public void onInitialize() {
+      RECORD_DURING_INIT.set(store.read(ObjectKey.spot(ctx.self().id().value())));
+    }
+  }
+
+  @Test
+  @Spec("SPOT-01")
+  void entrySpotIdIsIssuedAtStartAndPublishedOnlyAfterInitialization() {
+    final InMemoryLocationStore store = new InMemoryLocationStore();
+    ObservingEntry.store = store;
+    try (MeshNode node = TestNodes.bare(store, s -> s.entrySpot(ObservingEntry::new))) {
+      final SpotRef entry = node.entrySpot();
+      assertThat(entry.id().value())
+          .matches("test-entry-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+      assertThat(ObservingEntry.RECORD_DURING_INIT.get()).isEmpty();
+      final LocationStore.Stored stored = store.read(ObjectKey.spot(entry.id().value())).orElseThrow();
+      assertThat(stored.record().state()).isEqualTo(RecordState.READY);
+      assertThat(stored.record().objectGeneration()).isEqualTo(entry.generation().value());
+      assertThat(node.spots().find(entry.id().value())).contains(entry);
+    }
+  }
+
+  static final class FailingEntry implements EntrySpot {
+    private final EntrySpotContext ctx;
+
+    FailingEntry(final EntrySpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public EntrySpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+    }
+
+    @Override
+    public void onInitialize() {
+      throw new IllegalStateException("no config");
+    }
+  }
+
+  @Test
+  @Spec("SPOT-01")
+  void entrySpotThatFailsToInitializeIsNeverPublished() {
+    final InMemoryLocationStore store = new InMemoryLocationStore();
+    assertThatThrownBy(() -> TestNodes.bare(store, s -> s.entrySpot(FailingEntry::new)))
+        .isInstanceOf(SpotkitException.InternalFailure.class).hasMessageContaining("no config");
+    assertThat(store.size()).isZero();
+  }
+
+  @Test
+  void factoryWithoutRelocationPolicyIsAStartupError() {
+    assertThatThrownBy(() -> TestNodes.server(s -> s.actor("player", Noop::new, a -> { })))
+        .isInstanceOf(SpotkitException.NotConfigured.class)
+        .hasMessage("actor type 'player' chose no relocation policy; call exactly one of disableRelocation(),"
+            + " recreateOnRelocation() or preserveStateWith(adapter) in its configure callback (spec 000 section 6)");
+  }
+
+  @Test
+  void factoryWithTwoRelocationPoliciesIsAStartupError() {
+    assertThatThrownBy(() -> TestNodes.server(s -> s.actor("player", Noop::new,
+        a -> a.disableRelocation().recreateOnRelocation())))
+        .isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessageContaining("chose 2 relocation policies [DISABLE, RECREATE]; choose exactly one");
+  }
+
+  static final class Room implements UserSpot<Noop> {
+    private final UserSpotContext ctx;
+
+    Room(final UserSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public UserSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+    }
+  }
+
+  @Test
+  void perActorSpotWithSpotAdapterIsAStartupError() {
+    final SpotRelocationAdapter<Room> adapter = new SpotRelocationAdapter<>() {
+      @Override
+      public byte[] capture(final Room spot) {
+        return new byte[0];
+      }
+
+      @Override
+      public void restore(final Room spot, final byte[] state) {
+      }
+    };
+    assertThatThrownBy(() -> TestNodes.server(s -> s.userSpot("room", Room::new,
+        o -> o.perActor().preserveStateWith(adapter))))
+        .isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessage("user spot type 'room' is PerActor and chose PRESERVE with a SpotRelocationAdapter: a PerActor"
+            + " spot shell moves no state, so only recreateOnRelocation() is allowed (spec 000 section 6)");
+    try (MeshNode ok = TestNodes.server(s -> s.userSpot("room", Room::new, o -> o.perActor().recreateOnRelocation())
+        .userSpot("wide", Room::new, o -> o.preserveStateWith(adapter)))) {
+      assertThat(ok.spots().create("room").await().id().value()).isNotEmpty();
+    }
+  }
+
+  @Test
+  void idsAreOneTo255Utf8BytesWithoutNul() {
+    assertThat(new ActorId("a".repeat(255)).value()).hasSize(255);
+    assertThat(new ActorId("é".repeat(127)).value()).hasSize(127); // 254 bytes
+    assertThatThrownBy(() -> new ActorId("é".repeat(128)))
+        .isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessage("ActorId '" + "é".repeat(40) + "...' is 256 UTF-8 bytes; it must be 1..255 bytes");
+    assertThatThrownBy(() -> new SpotId("")).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessage("SpotId '' is 0 UTF-8 bytes; it must be 1..255 bytes");
+    assertThatThrownBy(() -> new SpotId("a\0b")).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessage("SpotId 'a?b' contains a NUL byte at index 1; ids must not contain NUL");
+    assertThatThrownBy(() -> new ActorId(null)).isInstanceOf(SpotkitException.InvalidOperation.class);
+  }
+
+  @Test
+  void callerSuppliedEntryShapedSpotIdIsInvalid() {
+    try (MeshNode node = TestNodes.server(s -> s.userSpot("room", Room::new, o -> o.recreateOnRelocation()))) {
+      final String entryShaped = "x-entry-123e4567-e89b-42d3-a456-426614174000";
+      assertThatThrownBy(() -> node.spots().getOrCreate(entryShaped, "room").await())
+          .isInstanceOf(SpotkitException.InvalidOperation.class)
+          .hasMessageContaining("has the shape of an Entry Spot id");
+    }
+  }
+}

@@ -1,0 +1,333 @@
+package dev.spotkit.core.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link SessionServer} over loopback TCP (127.0.0.1, a free port) with a fake {@link SessionHandler}
+ * and plain socket clients. Every wait is bounded (latches, Awaitility, socket read timeouts).
+ */
+class SessionServerTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+  private final Recorder recorder = new Recorder();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+  }
+
+  private SessionServer start(final SessionServerConfig.Builder config) throws IOException {
+    final SessionServer server = SessionServer.start(config.build(), recorder);
+    toClose.add(server);
+    return server;
+  }
+
+  private SessionServer start() throws IOException {
+    return start(SessionServerConfig.builder());
+  }
+
+  private Client connect(final SessionServer server) throws IOException {
+    final Client client = new Client(server.localAddress());
+    toClose.add(client);
+    return client;
+  }
+
+  @Test
+  void bindsLoopbackOnAFreePort() throws IOException {
+    final SessionServer server = start();
+    assertThat(server.localAddress().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
+    assertThat(server.localAddress().getPort()).isPositive();
+  }
+
+  @Test
+  void framesArriveInOrderPushWorksAndClientDisconnectClosesOnce() throws Exception {
+    final SessionServer server = start();
+    final Client client = connect(server);
+    final Session session = recorder.nextOpened();
+    assertThat(session.id()).isPositive();
+    assertThat(session.remoteAddress()).isNotNull();
+    assertThat(session.isOpen()).isTrue();
+
+    final StringBuilder lines = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      lines.append("line ").append(i).append(i % 3 == 0 ? "\r\n" : "\n");
+    }
+    client.send(lines.toString());
+    final Recording rec = recorder.of(session);
+    await().atMost(WAIT).until(() -> rec.frames.size() == 1000);
+    for (int i = 0; i < 1000; i++) {
+      assertThat(rec.frames.get(i)).isEqualTo("line " + i);
+    }
+
+    assertThat(session.push("héllo")).isTrue();
+    assertThat(session.push(42)).isTrue();
+    assertThat(client.readLine()).isEqualTo("héllo");
+    assertThat(client.readLine()).isEqualTo("42");
+
+    client.close();
+    assertThat(rec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    await().atMost(WAIT).until(() -> !session.isOpen() && server.sessionCount() == 0);
+    assertThat(session.push("late")).isFalse();
+    server.close(); // must not tell the session a second time
+    assertThat(rec.closedCount.get()).isEqualTo(1);
+    assertThat(rec.frameAfterClose).isFalse();
+  }
+
+  @Test
+  void serverCloseClosesEverySessionExactlyOnce() throws Exception {
+    final SessionServer server = start();
+    final List<Client> clients = new ArrayList<>();
+    final List<Recording> recs = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      clients.add(connect(server));
+      recs.add(recorder.of(recorder.nextOpened()));
+    }
+    server.close();
+    server.close(); // idempotent
+    assertThat(recs).allSatisfy(r -> assertThat(r.closedCount.get()).isEqualTo(1));
+    for (Client c : clients) {
+      assertThat(c.readLine()).as("EOF after server close").isNull();
+    }
+    assertThat(server.isClosed()).isTrue();
+  }
+
+  @Test
+  void badInputGetsAnErrorLineAndTheSessionKeepsServing() throws Exception {
+    recorder.onFrame = (session, frame) -> session.push("echo " + frame);
+    final SessionServer server = start();
+    final Client client = connect(server);
+    final Recording rec = recorder.of(recorder.nextOpened());
+
+    client.send("x".repeat(1024 * 1024) + "\n");
+    client.sendBytes(new byte[] {'a', (byte) 0xFF, '\n'});
+    client.send("unknown-but-fine\n");
+    assertThat(client.readLine()).isEqualTo("error: line of 1048576 bytes exceeds maxLineBytes 8192");
+    assertThat(client.readLine()).isEqualTo("error: invalid UTF-8 at byte 1 of a 2-byte line");
+    assertThat(client.readLine()).isEqualTo("echo unknown-but-fine");
+    assertThat(rec.frames).containsExactly("unknown-but-fine");
+
+    final Client other = connect(server);
+    recorder.nextOpened();
+    other.send("still here\n");
+    assertThat(other.readLine()).isEqualTo("echo still here");
+  }
+
+  @Test
+  void closeOnBadFrameWritesTheErrorLineThenCloses() throws Exception {
+    final SessionServer server = start(SessionServerConfig.builder().codec(LineCodec.utf8(8)).closeOnBadFrame(true));
+    final Client client = connect(server);
+    final Recording rec = recorder.of(recorder.nextOpened());
+    client.send("ok\n123456789\nnever\n");
+    assertThat(client.readLine()).isEqualTo("error: line of 9 bytes exceeds maxLineBytes 8");
+    assertThat(client.readLine()).isNull();
+    assertThat(rec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    assertThat(rec.frames).containsExactly("ok");
+    assertThat(rec.closedCount.get()).isEqualTo(1);
+  }
+
+  @Test
+  void slowReaderIsCutWhenItsOutboundBudgetIsExceeded() throws Exception {
+    final SessionServer server = start(SessionServerConfig.builder().maxOutboundBytes(64 * 1024));
+    connect(server); // never reads
+    final Session session = recorder.nextOpened();
+    final Recording rec = recorder.of(session);
+    final String kib = "k".repeat(1023);
+    int pushed = 0;
+    while (pushed < 1_000_000 && session.push(kib)) { // bounded: 1 GB would be far past any socket buffer
+      pushed++;
+    }
+    assertThat(pushed).as("a refused push ended the loop").isLessThan(1_000_000);
+    assertThat(session.isOpen()).isFalse();
+    assertThat(session.push("after")).isFalse();
+    assertThat(rec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    await().atMost(WAIT).until(() -> ((NettySession) session).pendingBytes() == 0);
+  }
+
+  @Test
+  void concurrentPushersKeepEachThreadsOrderAndWholeLines() throws Exception {
+    final SessionServer server = start();
+    final Client client = connect(server);
+    final Session session = recorder.nextOpened();
+    final int threads = 4;
+    final int perThread = 500;
+    final List<Thread> pushers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      pushers.add(Thread.ofVirtual().start(() -> {
+        for (int seq = 0; seq < perThread; seq++) {
+          assertThat(session.push("t" + id + " " + seq)).isTrue();
+        }
+      }));
+    }
+    final int[] next = new int[threads];
+    for (int i = 0; i < threads * perThread; i++) {
+      final String[] parts = client.readLine().split(" ");
+      final int t = Integer.parseInt(parts[0].substring(1));
+      assertThat(Integer.parseInt(parts[1])).as("thread %d order", t).isEqualTo(next[t]++);
+    }
+    for (Thread p : pushers) {
+      assertThat(p.join(WAIT)).isTrue();
+    }
+  }
+
+  @Test
+  void failingInboundClosesOnlyItsSession() throws Exception {
+    recorder.onFrame = (session, frame) -> {
+      if ("boom".equals(frame)) {
+        throw new IllegalStateException("test handler failed");
+      }
+      session.push("echo " + frame);
+    };
+    final SessionServer server = start();
+    final Client bad = connect(server);
+    final Recording badRec = recorder.of(recorder.nextOpened());
+    bad.send("boom\n");
+    assertThat(bad.readLine()).isNull();
+    assertThat(badRec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+    final Client good = connect(server);
+    recorder.nextOpened();
+    good.send("hi\n");
+    assertThat(good.readLine()).isEqualTo("echo hi");
+  }
+
+  @Test
+  void bindingAPortInUseIsAnIoExceptionNamingTheAddress() throws IOException {
+    final SessionServer first = start();
+    final int port = first.localAddress().getPort();
+    assertThatThrownBy(() -> start(SessionServerConfig.builder().port(port)))
+        .isInstanceOf(IOException.class)
+        .hasMessageStartingWith("cannot bind session listener to 127.0.0.1:" + port + ": ");
+  }
+
+  @Test
+  void pushOfNullIsAProgrammerError() throws Exception {
+    final SessionServer server = start();
+    connect(server);
+    final Session session = recorder.nextOpened();
+    assertThatThrownBy(() -> session.push(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void configRejectsBadValuesNamingThem() {
+    assertThatThrownBy(() -> SessionServerConfig.builder().port(70000))
+        .hasMessage("port 70000 must be between 0 and 65535 (0 = free port)");
+    assertThatThrownBy(() -> SessionServerConfig.builder().maxOutboundBytes(0))
+        .hasMessage("maxOutboundBytes 0 must be at least 1");
+  }
+
+  /** Fake runtime: records every session's frames and closes. */
+  private static final class Recorder implements SessionHandler {
+    final BlockingQueue<Session> opened = new LinkedBlockingQueue<>();
+    final Map<Long, Recording> recordings = new ConcurrentHashMap<>();
+    volatile BiConsumer<Session, Object> onFrame = (s, f) -> { };
+
+    @Override
+    public SessionInbound onOpen(final Session session) {
+      final Recording rec = new Recording(session, this);
+      recordings.put(session.id(), rec);
+      opened.add(session);
+      return rec;
+    }
+
+    Session nextOpened() throws InterruptedException {
+      final Session s = opened.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(s).as("a session opened").isNotNull();
+      return s;
+    }
+
+    Recording of(final Session session) {
+      return recordings.get(session.id());
+    }
+  }
+
+  private static final class Recording implements SessionInbound {
+    final Session session;
+    final Recorder recorder;
+    final List<Object> frames = new CopyOnWriteArrayList<>();
+    final AtomicInteger closedCount = new AtomicInteger();
+    final CountDownLatch closed = new CountDownLatch(1);
+    volatile boolean frameAfterClose;
+
+    Recording(final Session session, final Recorder recorder) {
+      this.session = session;
+      this.recorder = recorder;
+    }
+
+    @Override
+    public void onFrame(final Object frame) {
+      if (closedCount.get() > 0) {
+        frameAfterClose = true;
+      }
+      frames.add(frame);
+      recorder.onFrame.accept(session, frame);
+    }
+
+    @Override
+    public void onClosed() {
+      closedCount.incrementAndGet();
+      closed.countDown();
+    }
+  }
+
+  /** A blocking line client with a read timeout, so no read can hang a test. */
+  private static final class Client implements AutoCloseable {
+    private final Socket socket;
+    private final BufferedReader in;
+    private final OutputStream out;
+
+    Client(final InetSocketAddress address) throws IOException {
+      socket = new Socket();
+      socket.connect(address, (int) WAIT.toMillis());
+      socket.setSoTimeout((int) WAIT.toMillis());
+      in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      out = socket.getOutputStream();
+    }
+
+    void send(final String text) throws IOException {
+      sendBytes(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    void sendBytes(final byte[] bytes) throws IOException {
+      out.write(bytes);
+      out.flush();
+    }
+
+    String readLine() throws IOException {
+      return in.readLine();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}
