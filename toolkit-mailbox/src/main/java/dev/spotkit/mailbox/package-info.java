@@ -5,8 +5,9 @@
  * <ul>
  *   <li>One {@link dev.spotkit.mailbox.Mailbox} per Spot and per Actor: an Agrona MPSC queue
  *       ({@code ManyToOneConcurrentLinkedQueue}, or {@code ManyToOneConcurrentArrayQueue} when bounded) plus a
- *       dispatch state. Idle re-checks use {@code isEmpty()}, never {@code poll()}: an Agrona offer claims the tail
- *       before it publishes the element, so {@code poll()} can miss an offer in flight while {@code isEmpty()} cannot.</li>
+ *       dispatch state. Idle re-checks use {@code isEmpty()}, never {@code poll()}: an Agrona offer claims the
+ *       tail before it publishes the element, so {@code poll()} can miss an offer in flight while
+ *       {@code isEmpty()} cannot.</li>
  *   <li>The scheduled unit is the {@link dev.spotkit.mailbox.ExecutionGate}, with one atomic IDLE/SCHEDULED token.
  *       A private gate runs one mailbox; a shared gate (a SpotWide room) keeps a ready queue of its mailboxes.</li>
  *   <li>A few virtual worker threads ({@link dev.spotkit.mailbox.Dispatcher}) drain scheduled gates, with a

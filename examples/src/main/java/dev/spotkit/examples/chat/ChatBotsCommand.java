@@ -26,7 +26,8 @@ public final class ChatBotsCommand implements Callable<Integer> {
   @Option(names = "--clients", defaultValue = "50", description = "Bots (default: ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--rooms", defaultValue = "5", description = "Rooms; bot i joins room i % R (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--rooms", defaultValue = "5",
+      description = "Rooms; bot i joins room i % R (default: ${DEFAULT-VALUE}).")
   int rooms;
 
   @Option(names = "--messages", defaultValue = "200", description = "Lines per bot (default: ${DEFAULT-VALUE}).")

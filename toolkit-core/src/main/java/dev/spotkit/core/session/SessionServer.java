@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each accepted connection gets a {@link Session} and a pipeline of one-job handlers:
  * {@code flush-consolidation} (outbound: one flush per batch of queued pushes), the codec's decoders
- * ({@link FrameCodec#install}), then {@code session} (dispatch to the {@link SessionHandler}). The {@link SessionHandler} sees, per connection and all on that connection's
- * event loop: {@code onOpen} once, then {@code onFrame} per decoded frame in arrival order, then
+ * ({@link FrameCodec#install}), then {@code session} (dispatch to the {@link SessionHandler}). The
+ * {@link SessionHandler} sees, per connection and all on that connection's event loop: {@code onOpen} once,
+ * then {@code onFrame} per decoded frame in arrival order, then
  * {@code onClosed} exactly once (peer gone, session closed, push refused, I/O error, or this server
  * closed). A frame the codec rejects gets an error reply and never stops the server.
  *
