@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Reads JMH JSON (results.json) and prints markdown: per benchmark and variant the median of the per-fork scores,
+JMH's score and error, and the ratios Spotkit/Pekko and Spotkit/raw computed from the fork medians."""
+import json
+import statistics
+import sys
+
+SPOTKIT = ("spotkit", "spotkit-mailbox")
+
+
+def key(r):
+    params = dict(r.get("params", {}))
+    impl = params.pop("impl")
+    bench = r["benchmark"].rsplit(".", 2)[-2].replace("Benchmark", "")
+    extra = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return (bench + (f" ({extra})" if extra else ""), impl)
+
+
+def main(path):
+    rows = {}
+    for r in json.load(open(path)):
+        m = r["primaryMetric"]
+        forks = [statistics.mean(f) for f in m["rawData"]]
+        rows[key(r)] = (statistics.median(forks), forks, m["score"], m["scoreError"], m["scoreUnit"])
+    print("| benchmark | variant | median of forks (ops/s) | per fork (M ops/s) | JMH score | error (99.9%) | unit |")
+    print("|---|---|---:|---|---:|---:|---|")
+    for (b, impl), (med, forks, score, err, unit) in rows.items():
+        per = " / ".join(f"{f / 1e6:.2f}" for f in forks)
+        err_s = f"{float(err):,.0f}" if str(err) not in ("NaN", "nan") else "n/a"
+        print(f"| {b} | {impl} | {med / 1e6:.2f} M | {per} | {score:,.0f} | {err_s} | {unit} |")
+    print()
+    print("| benchmark | Spotkit variant | / pekko (defaults) | / pekko-tuned | / raw |")
+    print("|---|---|---:|---:|---:|")
+    benches = list(dict.fromkeys(b for b, _ in rows))
+    for b in benches:
+        for s in SPOTKIT:
+            if (b, s) not in rows:
+                continue
+            mine = rows[(b, s)][0]
+            cells = []
+            for other in ("pekko", "pekko-tuned", "raw"):
+                o = rows.get((b, other))
+                cells.append(f"{mine / o[0]:.2f}x" if o else "n/a")
+            print(f"| {b} | {s} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "results.json")
