@@ -181,7 +181,7 @@ public final class Dispatcher implements AutoCloseable {
         wakeIfNeeded();
     }
 
-    private void wakeIfNeeded() {
+    void wakeIfNeeded() {
         // Pairs with Worker.idle(): push to idle, leave the spinning count, re-check the shared queue.
         if (spinning.get() == 0) {
             final Worker parked = idle.poll();
@@ -230,9 +230,15 @@ public final class Dispatcher implements AutoCloseable {
                 }
                 w.lastSeenProgress = seen;
             }
+            if (shared.isEmpty()) {
+                continue;
+            }
+            if (!idle.isEmpty()) {
+                wakeIfNeeded(); // safety net: work waits while a worker sleeps (e.g. its waker's turn blocked)
+                continue;
+            }
             final int free = workers.size() - stalled;
-            if (stalled > 0 && free < coreWorkers && !shared.isEmpty() && idle.isEmpty()
-                && workers.size() < maxWorkers) {
+            if (stalled > 0 && free < coreWorkers && workers.size() < maxWorkers) {
                 startWorker(false);
             }
         }

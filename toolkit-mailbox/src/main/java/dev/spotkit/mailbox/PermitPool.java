@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The shared live-job permit pool: the spec's Application Job Queue limit (spec 001 section 6). A gate turn that
- * runs handlers holds one permit; a gate that is ready but finds no permit waits in this pool's wait list while
+ * runs handlers holds one permit (a worker keeps it across back-to-back turns while nobody waits, and returns it
+ * before it idles); a gate that is ready but finds no permit waits in this pool's wait list while
  * holding none, and is handed the next released permit directly. Messages waiting in a mailbox or a backlog never
  * hold permits, so a backlog larger than the limit still runs in order (REL-23).
  */
@@ -48,6 +49,10 @@ public final class PermitPool {
      */
     public int available() {
         return available.get();
+    }
+
+    boolean hasWaiters() {
+        return !waiters.isEmpty();
     }
 
     boolean unlimited() {

@@ -59,6 +59,13 @@ final class Worker implements Runnable {
 
     private int picks;
 
+    /**
+     * Whether this worker holds a live-job permit. Worker-confined. A worker keeps its permit across back-to-back
+     * turns (one CAS pair per busy period instead of per turn) and gives it back when it goes idle or when a gate
+     * waits for one, so only running or about-to-run turns ever hold permits.
+     */
+    private boolean holdsPermit;
+
     Worker(final Dispatcher dispatcher, final boolean core) {
         this.dispatcher = dispatcher;
         this.core = core;
@@ -85,6 +92,7 @@ final class Worker implements Runnable {
                 }
             }
         } finally {
+            releasePermit();
             dispatcher.workerExited(this);
         }
     }
@@ -92,7 +100,7 @@ final class Worker implements Runnable {
     private ExecutionGate pick() {
         if (++picks == SHARED_FIRST_EVERY) {
             picks = 0;
-            final ExecutionGate fromShared = dispatcher.shared.poll();
+            final ExecutionGate fromShared = takeShared();
             if (fromShared != null) {
                 return fromShared;
             }
@@ -103,32 +111,69 @@ final class Worker implements Runnable {
                 return next;
             }
         }
-        return dispatcher.shared.poll();
+        return takeShared();
+    }
+
+    /**
+     * Polls the shared queue; when more work remains behind the taken gate, makes sure some other worker looks
+     * for it (Go's rule: whoever takes work and leaves work behind wakes a peer unless one is spinning). Without
+     * this, a burst that a spinning worker starts on would wait behind that worker's turn, even if it blocks.
+     */
+    private ExecutionGate takeShared() {
+        final ExecutionGate gate = dispatcher.shared.poll();
+        if (gate != null && !dispatcher.shared.isEmpty()) {
+            dispatcher.wakeIfNeeded();
+        }
+        return gate;
     }
 
     private void runGate(final ExecutionGate gate) {
         final PermitPool permits = dispatcher.permits;
         final boolean limited = !permits.unlimited();
-        if (limited && !gate.permitHeld && !permits.tryAcquire()) {
-            final ExecutionGate handedOff = permits.await(gate); // the gate keeps its SCHEDULED token
-            if (handedOff != null) {
-                dispatcher.pushShared(handedOff);
-            }
-            return;
+        if (limited && !takePermit(gate, permits)) {
+            return; // the gate waits in the pool, keeping its SCHEDULED token and holding no permit
         }
-        gate.permitHeld = false;
         inTurn = true;
         try {
             gate.runTurn(this, dispatcher.turnBatch);
         } finally {
             inTurn = false;
-            if (limited) {
-                final ExecutionGate handedOff = permits.release();
-                if (handedOff != null) {
-                    dispatcher.pushShared(handedOff);
-                }
+            if (limited && permits.hasWaiters()) {
+                releasePermit(); // someone waits: do not sit on a permit between turns
             }
             gate.finishTurn(this);
+        }
+    }
+
+    /** Makes this worker hold exactly one permit for the gate's turn; false when the gate had to wait. */
+    private boolean takePermit(final ExecutionGate gate, final PermitPool permits) {
+        if (gate.permitHeld) {
+            gate.permitHeld = false; // the permit was handed to this gate: the worker carries it now
+            if (holdsPermit) {
+                releasePermit();
+            }
+            holdsPermit = true;
+            return true;
+        }
+        if (holdsPermit || permits.tryAcquire()) {
+            holdsPermit = true;
+            return true;
+        }
+        final ExecutionGate handedOff = permits.await(gate);
+        if (handedOff != null) {
+            dispatcher.pushShared(handedOff);
+        }
+        return false;
+    }
+
+    private void releasePermit() {
+        if (!holdsPermit) {
+            return;
+        }
+        holdsPermit = false;
+        final ExecutionGate handedOff = dispatcher.permits.release();
+        if (handedOff != null) {
+            dispatcher.pushShared(handedOff);
         }
     }
 
@@ -138,6 +183,7 @@ final class Worker implements Runnable {
      */
     private boolean idle() {
         final Dispatcher d = dispatcher;
+        releasePermit();
         d.spinning.incrementAndGet();
         final long spinUntil = System.nanoTime() + d.spinNanos;
         // Bounded by time: spinNanos (default 5 us).

@@ -129,6 +129,22 @@ class PermitsAndBoundsTest {
     }
 
     @Test
+    void aBurstThatStartsOnASpinningWorkerIsNotHeldBehindABlockingTurn() throws Exception {
+        // Two gates become ready while a worker spins; the first one's handler blocks. The second must be
+        // taken by another worker at once, not after the block (lost wake-up regression, seen 6 in 120 probes).
+        dispatcher = Dispatcher.builder().workers(2).build();
+        for (int trial = 0; trial < 500; trial++) {
+            final CountDownLatch otherRan = new CountDownLatch(1);
+            final Mailbox<Integer> blocker = dispatcher.newMailbox(n -> otherRan.await(2, TimeUnit.SECONDS));
+            final Mailbox<Integer> other = dispatcher.newMailbox(n -> otherRan.countDown());
+            blocker.offer(1);
+            other.offer(1);
+            assertThat(otherRan.await(1, TimeUnit.SECONDS)).as("trial %d: the second gate ran while the first blocked",
+                trial).isTrue();
+        }
+    }
+
+    @Test
     void aThrowingHandlerIsReportedAndTheNextMessageRuns() throws Exception {
         final List<Throwable> reported = java.util.Collections.synchronizedList(new ArrayList<>());
         dispatcher = Dispatcher.builder().workers(1).uncaughtHandler((m, t) -> reported.add(t)).build();
