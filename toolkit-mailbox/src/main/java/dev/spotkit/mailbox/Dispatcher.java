@@ -166,7 +166,7 @@ public final class Dispatcher implements AutoCloseable {
 
     void submit(final ExecutionGate gate) {
         final Worker current = CURRENT.get();
-        if (current != null && current.dispatcher == this && current.inTurn) {
+        if (current != null && current.dispatcher == this && current.inTurn()) {
             final ExecutionGate displaced = current.runNext.getAndSet(gate);
             if (displaced != null) {
                 pushShared(displaced);
@@ -221,7 +221,7 @@ public final class Dispatcher implements AutoCloseable {
             int stalled = 0;
             for (Worker w : workers) {
                 final long seen = w.progressOpaque();
-                if (w.inTurn && seen == w.lastSeenProgress) {
+                if (w.inTurn() && seen == w.lastSeenProgress) {
                     stalled++;
                     final ExecutionGate stranded = w.runNext.getAndSet(null);
                     if (stranded != null) {

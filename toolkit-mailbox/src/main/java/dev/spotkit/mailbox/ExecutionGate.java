@@ -22,10 +22,12 @@ public final class ExecutionGate {
     private static final int IDLE = 0;
     private static final int SCHEDULED = 1;
     private static final VarHandle STATE;
+    private static final VarHandle RUNNER;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(ExecutionGate.class, "state", int.class);
+            RUNNER = MethodHandles.lookup().findVarHandle(ExecutionGate.class, "runner", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -62,10 +64,13 @@ public final class ExecutionGate {
 
     /**
      * Thread running a turn of this gate, or {@code null}.
-     * Written by: the worker at the start and end of a turn. Read by: {@link #isCurrentThreadInTurn()} (any thread).
-     * Ordering: volatile; only the comparison with the caller's own thread matters.
+     * Written by: the worker at the start and end of a turn (setOpaque). Read by: {@link #isCurrentThreadInTurn()}
+     * (any thread, getOpaque). Ordering: opaque/opaque; only the comparison with the caller's own thread matters,
+     * and per-variable coherence means a thread always sees its own last write (null after its turn) or a later one,
+     * so no fence is paid per turn.
      */
-    private volatile Thread runner;
+    @SuppressWarnings("unused")
+    private Thread runner;
 
     ExecutionGate(final Dispatcher dispatcher, final boolean shared) {
         this.dispatcher = dispatcher;
@@ -92,7 +97,7 @@ public final class ExecutionGate {
      * @return {@code true} only inside such a turn.
      */
     public boolean isCurrentThreadInTurn() {
-        return runner == Thread.currentThread();
+        return RUNNER.getOpaque(this) == Thread.currentThread();
     }
 
     /** Called by a mailbox after an accepted offer or a reopen. */
@@ -111,7 +116,7 @@ public final class ExecutionGate {
 
     /** Runs one turn on the calling worker. Only the holder of the SCHEDULED token calls this. */
     void runTurn(final Worker worker, final int batch) {
-        runner = Thread.currentThread();
+        RUNNER.setOpaque(this, Thread.currentThread());
         try {
             for (int i = 0; i < CONTROL_BURST; i++) {
                 final Runnable task = control.poll();
@@ -129,7 +134,7 @@ public final class ExecutionGate {
                 runShared(worker, batch);
             }
         } finally {
-            runner = null;
+            RUNNER.setOpaque(this, (Thread) null);
         }
     }
 

@@ -17,10 +17,12 @@ final class Worker implements Runnable {
     static final int SHARED_FIRST_EVERY = 64;
 
     private static final VarHandle PROGRESS;
+    private static final VarHandle IN_TURN;
 
     static {
         try {
             PROGRESS = MethodHandles.lookup().findVarHandle(Worker.class, "progress", long.class);
+            IN_TURN = MethodHandles.lookup().findVarHandle(Worker.class, "inTurn", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -49,10 +51,12 @@ final class Worker implements Runnable {
 
     /**
      * Whether this worker is inside a gate turn.
-     * Written by: this worker around each turn. Read by: the watchdog and {@link Dispatcher#submit}.
-     * Ordering: volatile; the watchdog tolerates a stale read for one tick.
+     * Written by: this worker around each turn (setOpaque). Read by: the watchdog and, on this worker's own thread,
+     * {@link Dispatcher#submit} (getOpaque). Ordering: opaque/opaque; the watchdog tolerates a stale read for one
+     * tick, and the worker always sees its own writes, so no fence is paid per turn.
      */
-    volatile boolean inTurn;
+    @SuppressWarnings("unused")
+    private boolean inTurn;
 
     /** Watchdog bookkeeping: progress seen at its last tick. Watchdog thread only. */
     long lastSeenProgress = -1;
@@ -69,6 +73,10 @@ final class Worker implements Runnable {
     Worker(final Dispatcher dispatcher, final boolean core) {
         this.dispatcher = dispatcher;
         this.core = core;
+    }
+
+    boolean inTurn() {
+        return (boolean) IN_TURN.getOpaque(this);
     }
 
     void progressed() {
@@ -133,11 +141,11 @@ final class Worker implements Runnable {
         if (limited && !takePermit(gate, permits)) {
             return; // the gate waits in the pool, keeping its SCHEDULED token and holding no permit
         }
-        inTurn = true;
+        IN_TURN.setOpaque(this, true);
         try {
             gate.runTurn(this, dispatcher.turnBatch);
         } finally {
-            inTurn = false;
+            IN_TURN.setOpaque(this, false);
             if (limited && permits.hasWaiters()) {
                 releasePermit(); // someone waits: do not sit on a permit between turns
             }
