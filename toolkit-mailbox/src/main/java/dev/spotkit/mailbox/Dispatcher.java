@@ -140,12 +140,25 @@ public final class Dispatcher implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        close(java.time.Duration.ofSeconds(5));
+    }
+
+    /**
+     * Stops the workers and the watchdog like {@link #close()}, waiting at most {@code timeout} for the workers to
+     * end (a worker stuck in a handler keeps running that handler; it just is not waited for). Idempotent: a later
+     * call only waits. Any thread; from a worker of this dispatcher it returns without waiting.
+     *
+     * @param timeout how long to wait for workers, 0 or more.
+     * @return {@code true} when every worker ended within the timeout.
+     * @throws IllegalArgumentException when {@code timeout} is negative.
+     */
+    public boolean close(final java.time.Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be 0 or more: " + timeout);
         }
         closed = true;
         watchdog.interrupt();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        final long deadline = System.nanoTime() + timeout.toNanos();
         final boolean self = CURRENT.get() != null && CURRENT.get().dispatcher == this;
         for (Worker w : List.copyOf(workers)) {
             LockSupport.unpark(w.thread);
@@ -153,15 +166,16 @@ public final class Dispatcher implements AutoCloseable {
         for (Worker w : List.copyOf(workers)) {
             final long left = deadline - System.nanoTime();
             if (self || left <= 0) {
-                break;
+                return workers.isEmpty();
             }
             try {
                 w.thread.join(java.time.Duration.ofNanos(left));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                return false;
             }
         }
+        return workers.isEmpty();
     }
 
     void submit(final ExecutionGate gate) {
