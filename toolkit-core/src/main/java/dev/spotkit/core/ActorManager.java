@@ -33,6 +33,8 @@ public sealed interface ActorManager permits ActorManagerImpl {
    * @param actorId 1..255 UTF-8 bytes.
    * @param stableType a registered actor type; an existing actor of another type is InvalidOperation.
    * @return the call.
+   * @throws SpotkitException.InvalidOperation when {@code actorId} is null (at once; other bad input fails
+   *     the call).
    */
   CreateCall<ActorRef> getOrCreate(String actorId, String stableType);
 
@@ -43,6 +45,8 @@ public sealed interface ActorManager permits ActorManagerImpl {
    * @param stableType the type.
    * @param request copied through the message codec.
    * @return the call.
+   * @throws SpotkitException.InvalidOperation when {@code actorId} is null (at once; other bad input fails
+   *     the call).
    */
   CreateCall<ActorRef> getOrCreate(String actorId, String stableType, Object request);
 

@@ -2,7 +2,6 @@ package dev.spotkit.core;
 
 import dev.spotkit.core.internal.ActorCell;
 import dev.spotkit.core.internal.NodeRuntime;
-import java.util.Objects;
 import java.util.Optional;
 
 /** {@link ActorManager} over the runtime. */
@@ -30,7 +29,7 @@ final class ActorManagerImpl implements ActorManager {
 
   @Override
   public CreateCall<ActorRef> getOrCreate(final String actorId, final String stableType, final Object request) {
-    return call(Objects.requireNonNull(actorId, "actorId"), stableType, request);
+    return call(SpotManagerImpl.requireId("actorId", actorId), stableType, request);
   }
 
   private CreateCall<ActorRef> call(final String id, final String stableType, final Object request) {
@@ -48,7 +47,7 @@ final class ActorManagerImpl implements ActorManager {
 
   @Override
   public Call<Boolean> destroy(final ActorRef actor) {
-    Objects.requireNonNull(actor, "actor");
+    SpotManagerImpl.requireRef("actor", actor);
     return new CallImpl<>(rt, "destroy of actor '" + actor.id() + "'",
         (deadline, awaiting) -> rt.lifecycle().destroyActor(actor));
   }

@@ -11,16 +11,23 @@ import java.time.Duration;
 public record Deadline(long nanoTime) {
 
   /**
+   * The longest timeout accepted anywhere a timeout is set: 365 days. Far beyond any real operation, and far
+   * below the roughly 292 years a {@code long} of nanoseconds can hold, so deadline arithmetic never overflows.
+   */
+  public static final Duration MAX_TIMEOUT = Duration.ofDays(365);
+
+  /**
    * The deadline {@code timeout} from now.
    *
-   * @param timeout positive.
+   * @param timeout positive, at most {@link #MAX_TIMEOUT} (365 days).
    * @return the deadline.
-   * @throws SpotkitException.InvalidOperation when not positive.
+   * @throws SpotkitException.InvalidOperation when null, not positive, or over {@link #MAX_TIMEOUT}; the
+   *     message names the value and the allowed range.
    */
   public static Deadline after(final Duration timeout) {
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new SpotkitException.InvalidOperation("timeout " + timeout
-          + " must be positive, e.g. Duration.ofSeconds(5)");
+    if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+      throw new SpotkitException.InvalidOperation("timeout " + timeout + " is outside the allowed range: more"
+          + " than 0 and at most " + MAX_TIMEOUT + " (365 days), e.g. Duration.ofSeconds(5)");
     }
     return new Deadline(System.nanoTime() + timeout.toNanos());
   }

@@ -34,6 +34,12 @@ import java.util.function.Consumer;
  * <p>Not yet: node-to-node transport, cross-node relocation, the relocation store (later releases).
  */
 public final class MeshNode implements AutoCloseable {
+  /**
+   * How much longer than its close timeout {@link #close()} may take: 250 ms for the bookkeeping after the
+   * last bounded wait.
+   */
+  public static final Duration CLOSE_MARGIN = NodeRuntime.CLOSE_MARGIN;
+
   private final NodeRuntime rt;
   private final ObjectRole role;
 
@@ -43,7 +49,8 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
-   * A new builder: mesh "spotkit", role NONE, request timeout 5 s, close timeout 10 s.
+   * A new builder: mesh "spotkit", role NONE, request timeout 5 s, close timeout 10 s, Application Job Queue
+   * limit {@value Builder#DEFAULT_APPLICATION_JOB_LIMIT}.
    *
    * @return the builder.
    */
@@ -161,11 +168,26 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
-   * Graceful close (spec 003 section 3.4, spec 000 section 5): new work gets ShuttingDown at once; the session
-   * listener stops; accepted turns finish; OnClosing(HostShutdown) runs on every spot with a ClosingContext
-   * (reason and absolute deadline = now + close timeout); then mailboxes, timers, store records and the
-   * dispatcher are released. Blocks until done (each step bounded by the deadline). A second call is a no-op.
-   * From inside a handler it starts the close and returns at once.
+   * Graceful close (spec 003 section 3.4, spec 000 section 5). New work gets ShuttingDown at once; then, each
+   * step bounded by its own checkpoint of the close timeout (counted from the start of close, so time one step
+   * leaves unused goes to the next):
+   * <ol>
+   *   <li>the session listener stops (by 15 %);</li>
+   *   <li>accepted handler and timer turns finish (by 45 %);</li>
+   *   <li>OnClosing(HostShutdown) runs on every spot, with a ClosingContext whose absolute deadline is the 75 %
+   *       checkpoint (by 75 %);</li>
+   *   <li>actors and spots are released: mailboxes, timers, store records; requests they had not started fail
+   *       with {@link SpotkitException.ShuttingDown} (by 95 %);</li>
+   *   <li>every request and manager-call future still pending (including one whose handler is stuck) fails
+   *       with {@link SpotkitException.ShuttingDown}, and the worker threads stop.</li>
+   * </ol>
+   * A handler stuck past its step's checkpoint holds only its own execution gate: every other spot still
+   * gets OnClosing. The stuck handler's thread is abandoned, not interrupted.
+   *
+   * <p>Blocks the caller until done: at most the close timeout plus {@link #CLOSE_MARGIN}
+   * (250 ms). From inside a handler turn it starts the close on another thread and returns at once. A call
+   * made while another thread's close is running blocks until that close finished (same bound; from inside a
+   * handler turn it returns at once); after that, close is a no-op. Any thread.
    */
   @Override
   public void close() {
@@ -187,6 +209,10 @@ public final class MeshNode implements AutoCloseable {
     private int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Duration closeTimeout = Duration.ofSeconds(10);
+    private int applicationJobLimit = DEFAULT_APPLICATION_JOB_LIMIT;
+
+    /** Default Application Job Queue limit: handler turns running at once across the node. */
+    public static final int DEFAULT_APPLICATION_JOB_LIMIT = 10_000;
 
     private Builder() {
     }
@@ -278,14 +304,36 @@ public final class MeshNode implements AutoCloseable {
     }
 
     /**
-     * Bound of {@link MeshNode#close()} and the deadline given to OnClosing.
+     * Bound of {@link MeshNode#close()} (which may take up to {@link MeshNode#CLOSE_MARGIN} longer); the
+     * OnClosing deadline is 75 % of it after close started.
      *
-     * @param timeout positive; default 10 s.
+     * @param timeout positive, at most {@link Deadline#MAX_TIMEOUT}; default 10 s.
      * @return this builder.
      */
     public Builder closeTimeout(final Duration timeout) {
       Deadline.after(timeout);
       this.closeTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * The Application Job Queue limit (DESIGN.md "Execution model", spec 001 section 6): how many handler
+     * turns may run at once across the node; a ready actor or spot beyond it waits, holding no permit, and
+     * runs in order when one frees up. Turns are also bounded by the dispatcher's worker threads (at most 256,
+     * counting the extra ones started while handlers block), so a limit above that does not bind: the default
+     * leaves the worker count as the bound, and a lower value caps concurrent (for example blocking) turns.
+     *
+     * @param limit 1..{@link Integer#MAX_VALUE} ({@link Integer#MAX_VALUE} = unlimited); default
+     *     {@value #DEFAULT_APPLICATION_JOB_LIMIT}.
+     * @return this builder.
+     * @throws SpotkitException.InvalidOperation when not positive.
+     */
+    public Builder applicationJobLimit(final int limit) {
+      if (limit < 1) {
+        throw new SpotkitException.InvalidOperation("applicationJobLimit " + limit + " must be 1.."
+            + Integer.MAX_VALUE + " (" + Integer.MAX_VALUE + " = unlimited)");
+      }
+      this.applicationJobLimit = limit;
       return this;
     }
 
@@ -304,7 +352,7 @@ public final class MeshNode implements AutoCloseable {
           server == null ? null : server.entryType(),
           server == null ? Map.of() : server.actorTypes(),
           server == null ? Map.of() : server.spotTypes(),
-          sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout);
+          sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit);
       return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role);
     }
   }

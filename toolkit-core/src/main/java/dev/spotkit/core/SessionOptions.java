@@ -9,8 +9,10 @@ import dev.spotkit.core.session.SessionServerConfig;
  * The client-session listener: {@code sessions(s -> s.listen(7000).codec(LineCodec.utf8()).bindTo("player"))}.
  * Each accepted connection gets a new actor of the bound stable type (created through the Entry Spot's
  * OnCreateActor); its frames arrive as ordinary messages (a String per line for {@link LineCodec}); the
- * actor pushes with {@code ctx.session().ifPresent(s -> s.push(msg))}; on disconnect its spot's
- * OnDisconnectActor runs once. Not thread-safe; only inside the callback.
+ * actor pushes with {@code ctx.session().ifPresent(s -> s.push(msg))}. A disconnect runs OnDisconnectActor once,
+ * after every frame of the session was handled and any join those frames started completed, on the spot the
+ * actor then belongs to (spec 000 section 3). A client that sends faster than its actor handles is slowed down
+ * by TCP ({@link #inboundWaterMarks}). Not thread-safe; only inside the callback.
  */
 public final class SessionOptions {
   String host = SessionServerConfig.DEFAULT_HOST;
@@ -18,6 +20,8 @@ public final class SessionOptions {
   FrameCodec codec = LineCodec.utf8();
   String actorType;
   int maxOutboundBytes = SessionServerConfig.DEFAULT_MAX_OUTBOUND_BYTES;
+  int inboundLowWaterFrames = SessionServerConfig.DEFAULT_INBOUND_LOW_WATER_FRAMES;
+  int inboundHighWaterFrames = SessionServerConfig.DEFAULT_INBOUND_HIGH_WATER_FRAMES;
 
   SessionOptions() {
   }
@@ -84,6 +88,30 @@ public final class SessionOptions {
     return this;
   }
 
+  /**
+   * Inbound backpressure per session, counted in frames delivered to the bound actor whose handler has not run
+   * yet: at {@code highFrames} the session stops reading from its socket (the client waits in TCP), at
+   * {@code lowFrames} it reads again. Frames are never dropped. Keep {@code highFrames} below the mailbox
+   * capacity of a bounded actor type, whose full mailbox closes the session.
+   *
+   * @param lowFrames 0..{@code highFrames} - 1; default
+   *     {@value SessionServerConfig#DEFAULT_INBOUND_LOW_WATER_FRAMES}.
+   * @param highFrames 1..{@value SessionServerConfig#MAX_INBOUND_HIGH_WATER_FRAMES}; default
+   *     {@value SessionServerConfig#DEFAULT_INBOUND_HIGH_WATER_FRAMES}.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when a mark is out of range.
+   */
+  public SessionOptions inboundWaterMarks(final int lowFrames, final int highFrames) {
+    try {
+      SessionServerConfig.builder().inboundWaterMarks(lowFrames, highFrames);
+    } catch (IllegalArgumentException e) {
+      throw new SpotkitException.InvalidOperation(e.getMessage());
+    }
+    this.inboundLowWaterFrames = lowFrames;
+    this.inboundHighWaterFrames = highFrames;
+    return this;
+  }
+
   NodeConfig.SessionSpec toSpec() {
     if (actorType == null) {
       throw new SpotkitException.NotConfigured("sessions need bindTo(\"<actor type>\"): the actor created for"
@@ -92,6 +120,7 @@ public final class SessionOptions {
     if (codec == null) {
       throw new SpotkitException.NotConfigured("sessions need a codec, e.g. codec(LineCodec.utf8())");
     }
-    return new NodeConfig.SessionSpec(host, port, codec, actorType, maxOutboundBytes);
+    return new NodeConfig.SessionSpec(host, port, codec, actorType, maxOutboundBytes, inboundLowWaterFrames,
+        inboundHighWaterFrames);
   }
 }

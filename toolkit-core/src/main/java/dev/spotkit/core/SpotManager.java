@@ -32,6 +32,8 @@ public sealed interface SpotManager permits SpotManagerImpl {
    * @param spotId 1..255 UTF-8 bytes; an id shaped like an Entry Spot id is InvalidOperation.
    * @param stableType a registered User Spot type; an existing spot of another type is InvalidOperation.
    * @return the call.
+   * @throws SpotkitException.InvalidOperation when {@code spotId} is null (at once; other bad input fails
+   *     the call).
    */
   CreateCall<SpotRef> getOrCreate(String spotId, String stableType);
 
@@ -42,6 +44,8 @@ public sealed interface SpotManager permits SpotManagerImpl {
    * @param stableType the type.
    * @param request copied through the message codec.
    * @return the call.
+   * @throws SpotkitException.InvalidOperation when {@code spotId} is null (at once; other bad input fails
+   *     the call).
    */
   CreateCall<SpotRef> getOrCreate(String spotId, String stableType, Object request);
 

@@ -2,7 +2,6 @@ package dev.spotkit.core;
 
 import dev.spotkit.core.internal.NodeRuntime;
 import dev.spotkit.core.internal.SpotCell;
-import java.util.Objects;
 import java.util.Optional;
 
 /** {@link SpotManager} over the runtime. */
@@ -30,7 +29,25 @@ final class SpotManagerImpl implements SpotManager {
 
   @Override
   public CreateCall<SpotRef> getOrCreate(final String spotId, final String stableType, final Object request) {
-    return call(Objects.requireNonNull(spotId, "spotId"), stableType, request);
+    return call(requireId("spotId", spotId), stableType, request);
+  }
+
+  /** A null id is caller misuse: InvalidOperation naming the remedy, never a bare NullPointerException. */
+  static String requireId(final String what, final String id) {
+    if (id == null) {
+      throw new SpotkitException.InvalidOperation(what + " must not be null for getOrCreate; pass an id of 1..255"
+          + " UTF-8 bytes, or call create(stableType) for a framework-issued id");
+    }
+    return id;
+  }
+
+  /** A null ref is caller misuse: InvalidOperation. */
+  static <T> T requireRef(final String what, final T ref) {
+    if (ref == null) {
+      throw new SpotkitException.InvalidOperation(what + " ref must not be null; get one from the creation call"
+          + " or from find(id)");
+    }
+    return ref;
   }
 
   private CreateCall<SpotRef> call(final String id, final String stableType, final Object request) {
@@ -46,7 +63,7 @@ final class SpotManagerImpl implements SpotManager {
 
   @Override
   public Call<Boolean> close(final SpotRef spot) {
-    Objects.requireNonNull(spot, "spot");
+    requireRef("spot", spot);
     return new CallImpl<>(rt, "close of spot '" + spot.id() + "'",
         (deadline, awaiting) -> rt.lifecycle().closeSpot(spot));
   }

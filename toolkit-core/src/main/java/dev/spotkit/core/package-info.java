@@ -43,9 +43,16 @@
  *   <li><b>Timers</b> are named per owner; a second {@code every} with the same name replaces the first (Akka's
  *       key semantics). A tick is a turn through the owner's mailbox; ticks never pile up.</li>
  *   <li><b>Endings.</b> Actor destroy runs no OnLeaveActor and closes a bound session. A session disconnect is
- *       not a destroy: OnDisconnectActor runs once and the application decides. A spot close returns false
- *       while members remain; {@code close()} from a spot's own turn takes effect after that turn. Node close
- *       called from a handler starts the close on another thread and returns.</li>
+ *       not a destroy: OnDisconnectActor runs once and the application decides; it runs after every frame of
+ *       the session was handled and any join they started completed, on the spot the actor then belongs to
+ *       (spec 000 section 3). A spot close returns false while members remain; {@code close()} from a spot's
+ *       own turn takes effect after that turn. Node close ends within its timeout plus
+ *       {@link dev.spotkit.core.MeshNode#CLOSE_MARGIN}, every pending request with it; called from a handler
+ *       it starts the close on another thread and returns.</li>
+ *   <li><b>Limits.</b> Timeouts are more than 0 and at most {@link dev.spotkit.core.Deadline#MAX_TIMEOUT}
+ *       (365 days); ids must be well-formed Unicode (a lone surrogate is InvalidOperation); handler turns
+ *       running at once are capped by the node's Application Job Queue limit (default 10,000); a session
+ *       stops reading at 256 unhandled frames and resumes at 64.</li>
  *   <li><b>Not yet</b>: node-to-node transport, cross-node joins and relocation (policies and adapters are
  *       registered and validated now), Logical Multicast, Instance Spot idle eviction, the Relocation Store.</li>
  * </ul>

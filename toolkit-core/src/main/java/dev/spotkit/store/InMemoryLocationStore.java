@@ -1,146 +1,300 @@
 package dev.spotkit.store;
 
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionStage;
 
 /**
- * An explicit Location Store for one process: the embedded store of demos and most tests (DESIGN.md
- * "Location and stores"). Nothing creates it for you: an object role without a store refuses to start
- * (MEM-01).
+ * An explicit Location Store for one process: the embedded store of demos and most tests (DESIGN.md "Location
+ * and stores"). Nothing creates it for you: an object role without a store refuses to start (MEM-01). Give the
+ * same instance to every MeshNode of the JVM and they share one store, as nodes share Redis.
  *
- * <p>One lock guards the records, the version counter and the generation sequence, so every
- * {@link #write(List, List)} is all-or-nothing and linearizable. Thread-safety: any thread; calls never
- * block beyond that short lock.
+ * <p>Semantics are those of {@link LocationStore}, pinned by the shared conformance suite. Details of this
+ * provider: versions are decimal strings from one store-wide counter; StoreNow comes from the injected clock;
+ * expired values are treated as absent from the moment the clock passes their expiry; a scan copies the matching
+ * keys when its first page is read and serves every later page from that copy until the last page, until it is
+ * idle longer than the scan TTL (default 60 s of store time), or until more than 1,024 scans are open (the
+ * oldest is dropped); a dropped or unknown cursor is ScanExpired.
+ *
+ * <p>Calls complete before they return (already-completed stages) unless a {@link #faults()} rule holds them.
+ * One lock guards the data, so every write batch is all-or-nothing and linearizable. Thread-safety: any thread.
  *
  * <pre>{@code
- * LocationStore store = new InMemoryLocationStore();
- * MeshNode node = MeshNode.builder().locationStore(store)...start();
+ * InMemoryLocationStore store = new InMemoryLocationStore();
+ * MeshNode a = MeshNode.builder().locationStore(store)...start();
+ * MeshNode b = MeshNode.builder().locationStore(store)...start();   // the same mesh view
  * }</pre>
  */
 public final class InMemoryLocationStore implements LocationStore {
 
-  private static final long MAX_GENERATION = Long.MAX_VALUE;
+  /** UTF-8 byte order equals code point order. */
+  static final Comparator<String> KEY_ORDER = InMemoryLocationStore::compareCodePoints;
+  private static final int MAX_OPEN_SCANS = 1024;
+  private static final String CURSOR_TAG = "inmem-scan-v1:";
 
-  private final Object lock = new Object();
-  private final Map<ObjectKey, Stored> records = new HashMap<>();
-  private long lastGeneration;
-  private long lastVersion;
-  private long writes;
+  private record Value(StoreBytes bytes, StoreVersion version, long expiresAt) {
+    boolean liveAt(final long now) {
+      return expiresAt == 0 || expiresAt > now;
+    }
 
-  /** An empty store whose first ObjectGeneration is 1. */
-  public InMemoryLocationStore() {
-    this(0);
+    OptionalLong expiry() {
+      return expiresAt == 0 ? OptionalLong.empty() : OptionalLong.of(expiresAt);
+    }
   }
 
-  private InMemoryLocationStore(final long lastGeneration) {
-    this.lastGeneration = lastGeneration;
+  private static final class Snapshot {
+    final String prefix;
+    final List<ScanEntry> entries;
+    long lastUsed;
+
+    Snapshot(final String prefix, final List<ScanEntry> entries, final long lastUsed) {
+      this.prefix = prefix;
+      this.entries = entries;
+      this.lastUsed = lastUsed;
+    }
+  }
+
+  private final Object lock = new Object();
+  private final TreeMap<String, Value> values = new TreeMap<>(KEY_ORDER);
+  private final Map<Long, Snapshot> scans = new LinkedHashMap<>();
+  private final InstantSource clock;
+  private final long scanTtlMillis;
+  private final StoreFaults faults = new StoreFaults();
+  private long lastVersion;
+  private long lastScanId;
+  private long appliedWrites;
+
+  /** An empty store on the system clock. */
+  public InMemoryLocationStore() {
+    this(InstantSource.system(), Duration.ofSeconds(60));
   }
 
   /**
-   * An empty store whose generation sequence continues after {@code lastIssued}: for tests of
-   * GenerationExhausted (LOC-02).
+   * An empty store on a given clock: tests move the clock to expire leases and scans.
    *
-   * @param lastIssued 0..2^63-1; the next issued generation is {@code lastIssued + 1}.
-   * @return the store.
-   * @throws IllegalArgumentException when negative.
+   * @param clock StoreNow's source.
+   * @param scanTtl how long an idle scan stays readable.
    */
-  public static InMemoryLocationStore withLastGeneration(final long lastIssued) {
-    if (lastIssued < 0) {
-      throw new IllegalArgumentException("lastIssued " + lastIssued + " must be 0..2^63-1");
+  public InMemoryLocationStore(final InstantSource clock, final Duration scanTtl) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.scanTtlMillis = scanTtl.toMillis();
+    if (scanTtlMillis < 1) {
+      throw new IllegalArgumentException("scanTtl " + scanTtl + " must be at least 1 ms");
     }
-    return new InMemoryLocationStore(lastIssued);
+  }
+
+  /**
+   * The fault hooks of this store.
+   *
+   * @return the hooks; any thread.
+   */
+  public StoreFaults faults() {
+    return faults;
   }
 
   @Override
-  public long issueObjectGeneration() {
-    synchronized (lock) {
-      if (lastGeneration == MAX_GENERATION) {
-        throw new GenerationExhaustedException("ObjectGeneration sequence exhausted: " + MAX_GENERATION
-            + " (2^63-1) was already issued");
+  public CompletionStage<ReadResult> read(final String key) {
+    StoreLimits.checkKey(key);
+    return faults.run(new StoreFaults.Call(StoreFaults.Kind.READ, List.of(key)), () -> {
+      synchronized (lock) {
+        final StoreNow now = now();
+        final Value value = live(key, now.epochMillis());
+        return value == null ? new ReadResult.Missing(now)
+            : new ReadResult.Found(value.bytes(), value.version(), value.expiry(), now);
       }
-      return ++lastGeneration;
-    }
+    });
   }
 
   @Override
-  public Optional<Stored> read(final ObjectKey key) {
-    synchronized (lock) {
-      return Optional.ofNullable(records.get(key));
-    }
+  public CompletionStage<WriteResult> write(final WriteBatch batch) {
+    Objects.requireNonNull(batch, "batch");
+    final List<String> keys = new ArrayList<>();
+    batch.conditions().forEach(c -> keys.add(c.key()));
+    batch.mutations().forEach(m -> keys.add(m.key()));
+    return faults.run(new StoreFaults.Call(StoreFaults.Kind.WRITE, keys), () -> apply(batch));
   }
 
-  @Override
-  public WriteResult write(final List<Condition> conditions, final List<Mutation> mutations) {
-    requireDistinct("conditions", conditions.stream().map(Condition::key).toList());
-    requireDistinct("mutations", mutations.stream().map(Mutation::key).toList());
+  private WriteResult apply(final WriteBatch batch) {
     synchronized (lock) {
-      for (Condition condition : conditions) {
-        if (!holds(condition)) {
+      final StoreNow now = now();
+      for (Condition condition : batch.conditions()) {
+        final Value current = live(condition.key(), now.epochMillis());
+        final boolean holds = switch (condition) {
+          case Condition.ExpectAbsent absent -> current == null;
+          case Condition.ExpectVersion expect -> current != null && current.version().equals(expect.version());
+        };
+        if (!holds) {
           return new WriteResult.Conflict();
         }
       }
-      final Map<ObjectKey, Long> versions = new HashMap<>();
-      for (Mutation mutation : mutations) {
+      final Map<String, StoreVersion> versions = new HashMap<>();
+      for (Mutation mutation : batch.mutations()) {
         switch (mutation) {
           case Mutation.Put put -> {
-            final long version = ++lastVersion;
-            records.put(put.key(), new Stored(put.record(), version));
+            final StoreVersion version = new StoreVersion(Long.toString(++lastVersion));
+            final long expiresAt = put.retention().map(r -> Math.addExact(now.epochMillis(), r.toMillis()))
+                .orElse(0L);
+            values.put(put.key(), new Value(put.value(), version, expiresAt));
             versions.put(put.key(), version);
           }
-          case Mutation.Delete delete -> records.remove(delete.key());
+          case Mutation.Delete delete -> values.remove(delete.key());
         }
       }
-      writes++;
-      return new WriteResult.Applied(versions);
+      appliedWrites++;
+      return new WriteResult.Applied(versions, now);
+    }
+  }
+
+  @Override
+  public CompletionStage<ScanResult> scan(final ScanRequest request) {
+    Objects.requireNonNull(request, "request");
+    return faults.run(new StoreFaults.Call(StoreFaults.Kind.SCAN, List.of(request.prefix())), () -> {
+      synchronized (lock) {
+        final StoreNow now = now();
+        expireScans(now.epochMillis());
+        final long id;
+        final int from;
+        if (request.cursor().isEmpty()) {
+          id = open(request.prefix(), now.epochMillis());
+          from = 0;
+        } else {
+          final long[] parsed = parse(request.cursor().get());
+          final Snapshot snapshot = parsed == null ? null : scans.get(parsed[0]);
+          if (snapshot == null || !snapshot.prefix.equals(request.prefix()) || parsed[1] <= 0
+              || parsed[1] >= snapshot.entries.size()) {
+            return new ScanResult.Expired();
+          }
+          id = parsed[0];
+          from = (int) parsed[1];
+        }
+        return page(id, from, request.limit(), now);
+      }
+    });
+  }
+
+  private long open(final String prefix, final long now) {
+    final List<ScanEntry> entries = new ArrayList<>();
+    for (Map.Entry<String, Value> e : values.tailMap(prefix, true).entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        break;
+      }
+      if (e.getValue().liveAt(now)) {
+        entries.add(new ScanEntry(e.getKey(), e.getValue().bytes(), e.getValue().version(), e.getValue().expiry()));
+      }
+    }
+    if (scans.size() >= MAX_OPEN_SCANS) {
+      scans.remove(scans.keySet().iterator().next());
+    }
+    final long id = ++lastScanId;
+    scans.put(id, new Snapshot(prefix, entries, now));
+    return id;
+  }
+
+  private ScanResult page(final long id, final int from, final int limit, final StoreNow now) {
+    final Snapshot snapshot = scans.get(id);
+    snapshot.lastUsed = now.epochMillis();
+    final List<ScanEntry> page = new ArrayList<>();
+    long bytes = 0;
+    int next = from;
+    while (next < snapshot.entries.size() && page.size() < limit) {
+      final ScanEntry entry = snapshot.entries.get(next);
+      if (!page.isEmpty() && bytes + entry.pageBytes() > StoreLimits.MAX_PAGE_BYTES) {
+        break;
+      }
+      bytes += entry.pageBytes();
+      page.add(entry);
+      next++;
+    }
+    if (next >= snapshot.entries.size()) {
+      scans.remove(id);
+      return new ScanResult.Page(page, Optional.empty(), now);
+    }
+    return new ScanResult.Page(page, Optional.of(new ScanCursor(StoreBytes.utf8(CURSOR_TAG + id + ":" + next))),
+        now);
+  }
+
+  private void expireScans(final long now) {
+    scans.values().removeIf(s -> now - s.lastUsed > scanTtlMillis);
+  }
+
+  private static long[] parse(final ScanCursor cursor) {
+    final String text = cursor.token().asUtf8();
+    if (!text.startsWith(CURSOR_TAG)) {
+      return null;
+    }
+    final String[] parts = text.substring(CURSOR_TAG.length()).split(":", -1);
+    try {
+      return parts.length == 2 ? new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])} : null;
+    } catch (NumberFormatException e) {
+      return null;
     }
   }
 
   /**
-   * Number of records now.
+   * Number of live keys now.
    *
    * @return the count; any thread.
    */
   public int size() {
     synchronized (lock) {
-      return records.size();
+      final long now = clock.millis();
+      values.values().removeIf(v -> !v.liveAt(now));
+      return values.size();
     }
   }
 
   /**
-   * Number of applied writes so far (conflicts not counted): lets a test prove that an operation changed
-   * nothing in the store (MEM-17).
+   * Number of applied write batches so far (conflicts and refused batches not counted): lets a test prove that
+   * an operation changed nothing in the store (MEM-17).
    *
    * @return the count; any thread.
    */
   public long appliedWrites() {
     synchronized (lock) {
-      return writes;
+      return appliedWrites;
     }
   }
 
-  private boolean holds(final Condition condition) {
-    final Stored current = records.get(condition.key());
-    return switch (condition) {
-      case Condition.Missing missing -> current == null;
-      case Condition.VersionIs is -> current != null && current.version() == is.version();
-    };
+  private Value live(final String key, final long now) {
+    final Value value = values.get(key);
+    if (value != null && !value.liveAt(now)) {
+      values.remove(key);
+      return null;
+    }
+    return value;
   }
 
-  private static void requireDistinct(final String what, final List<ObjectKey> keys) {
-    final Set<ObjectKey> seen = new HashSet<>();
-    for (ObjectKey key : keys) {
-      if (!seen.add(key)) {
-        throw new IllegalArgumentException("key " + key + " appears twice among " + what);
+  private StoreNow now() {
+    return new StoreNow(clock.millis());
+  }
+
+  static int compareCodePoints(final String a, final String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      final int ca = a.codePointAt(i);
+      final int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
       }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
     }
+    return Boolean.compare(i < a.length(), j < b.length());
   }
 
   @Override
   public String toString() {
-    return "InMemoryLocationStore[records=" + size() + "]";
+    return "InMemoryLocationStore[keys=" + size() + "]";
   }
 }

@@ -1,160 +1,64 @@
 package dev.spotkit.store;
 
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /**
- * The Location Store SPI: where the framework records, for every Actor and Spot, its current owner, its
- * ObjectGeneration and (for an Actor) the Spot it belongs to (spec 000 section 1, spec 002 sections 2-3).
+ * The Location Store SPI (spec 002 sections 2, 6 and 10; FACTS.md "Location Store provider contract"): keys and
+ * byte values the provider stores without interpreting them, compared only by version.
  *
  * <p>This package imports nothing else of Spotkit, so a provider implements it without touching actors or
- * spots (spec 002 section 2.1; kept by an ArchUnit rule). The framework builds the records; a provider only
- * checks conditions and stores values.
+ * spots (spec 002 section 2.1; an ArchUnit rule keeps it so). The framework builds every key and record
+ * (package {@code dev.spotkit.core.location}); the provider only reads, checks versions and writes.
  *
- * <p>Contract (FACTS.md "Location Store provider contract", reduced to what one node needs today):
+ * <p>Contract:
  * <ul>
- *   <li>{@link #read(ObjectKey)} never creates anything and never issues a generation;</li>
- *   <li>{@link #write(List, List)} checks every condition first, then applies every mutation, or none;</li>
- *   <li>{@link #issueObjectGeneration()} draws from one store-wide monotonic sequence 1..2^63-1.</li>
+ *   <li>{@link #read(String)}: Missing with StoreNow, or Found with the bytes, the version, the expiry (or
+ *       none) and StoreNow. Reading never creates a value, a version or a generation. A value whose expiry
+ *       passed is Missing.</li>
+ *   <li>{@link #write(WriteBatch)}: all conditions are checked first, then every mutation applies, or none.
+ *       Applied carries the new version of each put key and StoreNow; Conflict carries no detail. Each put
+ *       gets a version different from every version the key had before.</li>
+ *   <li>{@link #scan(ScanRequest)}: pages of keys in UTF-8 byte order, 1..1000 entries and at most 4 MiB a
+ *       page, every page of one scan from the point in time of its first page (no entry repeated, none that
+ *       existed then skipped, none created later shown); a stale or foreign cursor is
+ *       {@link ScanResult.Expired}.</li>
+ *   <li>Limits are checked by the value types before a call (see {@link StoreLimits}).</li>
  * </ul>
- * Thread-safety: implementations are safe for use from any thread. Calls may block (a remote store does
- * I/O); the framework never calls them on a Netty event loop.
+ *
+ * <p>Asynchronous on purpose: every method returns at once with a {@link CompletionStage}, so a provider on
+ * Netty (Lettuce) completes it from its event loop without blocking a thread. A failed call completes the stage
+ * exceptionally with a {@link StoreException} ({@code Unavailable}: not applied; {@code Indeterminate}: may have
+ * applied, re-read). Callers on virtual threads may wait with {@code toCompletableFuture().get(timeout)}, never
+ * a bare {@code get()}; continuations that may block must move to the caller's executor
+ * ({@code ...Async(fn, executor)}), because a provider may complete stages on an I/O thread.
+ *
+ * <p>Bytes: the provider copies what it keeps ({@link StoreBytes} is immutable, so that is free) and never
+ * changes bytes it returned. Thread-safety: implementations are safe for use from any thread.
  */
 public interface LocationStore {
 
   /**
-   * Issues the next ObjectGeneration from the store-wide monotonic sequence.
+   * Reads one key.
    *
-   * @return a value in 1..2^63-1, larger than every value issued before by this store.
-   * @throws GenerationExhaustedException when the sequence already issued 2^63-1; the store is unchanged.
+   * @param key UTF-8 1..1024 bytes.
+   * @return Missing or Found, each with StoreNow.
+   * @throws StoreLimitException at once (not through the stage) when the key is out of range.
    */
-  long issueObjectGeneration();
+  CompletionStage<ReadResult> read(String key);
 
   /**
-   * Reads the current record of one object.
+   * One all-or-nothing conditional write.
    *
-   * @param key the object's kind and id.
-   * @return the record with its version, or empty when there is none (Missing).
+   * @param batch conditions and mutations, already checked against the limits.
+   * @return Applied (new versions and StoreNow) or Conflict (nothing changed).
    */
-  Optional<Stored> read(ObjectKey key);
+  CompletionStage<WriteResult> write(WriteBatch batch);
 
   /**
-   * All-or-nothing conditional write: every condition is checked first; then every mutation applies, or
-   * none does.
+   * One page of a same-point-in-time scan.
    *
-   * @param conditions checked before any change; no key twice.
-   * @param mutations applied in order when every condition holds; no key twice.
-   * @return {@link WriteResult.Applied} with the new version of each put key, or {@link WriteResult.Conflict}
-   *     (with no detail) when a condition did not hold.
-   * @throws IllegalArgumentException when a key appears twice among conditions or among mutations.
+   * @param request prefix, cursor and limit.
+   * @return a page, or Expired when the cursor is stale or belongs to another scan.
    */
-  WriteResult write(List<Condition> conditions, List<Mutation> mutations);
-
-  /**
-   * A record with the opaque version the store gave it.
-   *
-   * @param record the value.
-   * @param version changes on every put of this key; compare it in a {@link Condition.VersionIs}.
-   */
-  record Stored(LocationRecord record, long version) {
-    /** Checks for null. */
-    public Stored {
-      Objects.requireNonNull(record, "record");
-    }
-  }
-
-  /** A precondition of {@link #write(List, List)}. */
-  sealed interface Condition {
-    /**
-     * The key the condition is about.
-     *
-     * @return the key.
-     */
-    ObjectKey key();
-
-    /**
-     * Holds when the key has no record.
-     *
-     * @param key the object.
-     */
-    record Missing(ObjectKey key) implements Condition {
-      /** Checks for null. */
-      public Missing {
-        Objects.requireNonNull(key, "key");
-      }
-    }
-
-    /**
-     * Holds when the key's record has exactly this version.
-     *
-     * @param key the object.
-     * @param version the version read earlier.
-     */
-    record VersionIs(ObjectKey key, long version) implements Condition {
-      /** Checks for null. */
-      public VersionIs {
-        Objects.requireNonNull(key, "key");
-      }
-    }
-  }
-
-  /** A change applied by {@link #write(List, List)}. */
-  sealed interface Mutation {
-    /**
-     * The key the mutation changes.
-     *
-     * @return the key.
-     */
-    ObjectKey key();
-
-    /**
-     * Stores {@code record} under its key, replacing any earlier value.
-     *
-     * @param record the new value.
-     */
-    record Put(LocationRecord record) implements Mutation {
-      /** Checks for null. */
-      public Put {
-        Objects.requireNonNull(record, "record");
-      }
-
-      @Override
-      public ObjectKey key() {
-        return record.key();
-      }
-    }
-
-    /**
-     * Removes the key's record; removing a missing key is not an error.
-     *
-     * @param key the object.
-     */
-    record Delete(ObjectKey key) implements Mutation {
-      /** Checks for null. */
-      public Delete {
-        Objects.requireNonNull(key, "key");
-      }
-    }
-  }
-
-  /** Outcome of {@link #write(List, List)}. */
-  sealed interface WriteResult {
-    /**
-     * Every mutation applied.
-     *
-     * @param versions the new version of each put key.
-     */
-    record Applied(Map<ObjectKey, Long> versions) implements WriteResult {
-      /** Copies the map. */
-      public Applied {
-        versions = Map.copyOf(versions);
-      }
-    }
-
-    /** A condition did not hold; nothing changed. */
-    record Conflict() implements WriteResult {
-    }
-  }
+  CompletionStage<ScanResult> scan(ScanRequest request);
 }

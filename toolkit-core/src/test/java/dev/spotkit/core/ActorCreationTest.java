@@ -3,9 +3,13 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.RecordState;
 import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.ObjectKey;
-import dev.spotkit.store.RecordState;
+import dev.spotkit.store.Mutation;
+import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.WriteBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -102,7 +106,7 @@ class ActorCreationTest {
     assertThat(((CreateOutcome.Created<ActorRef>) outcome).reply()).contains("ok");
     final ActorRef ref = ((CreateOutcome.Created<ActorRef>) outcome).ref();
     assertThat(created).containsExactly("alice Ticket[holder=alice]");
-    final var record = store.read(ObjectKey.actor("alice")).orElseThrow().record();
+    final var record = LocationRecords.read(store, ObjectKey.actor("alice")).orElseThrow().record();
     assertThat(record.state()).isEqualTo(RecordState.READY);
     assertThat(record.membership()).isEqualTo(node.entrySpot().id().value());
     assertThat(record.objectGeneration()).isEqualTo(ref.generation().value());
@@ -115,7 +119,7 @@ class ActorCreationTest {
     assertThat(node.actors().getOrCreate("eve", "player", new Ticket("eve")).awaitOutcome())
         .isEqualTo(new CreateOutcome.Rejected<ActorRef>(Optional.of("no")));
     assertThat(node.actors().find("eve")).isEmpty();
-    assertThat(store.read(ObjectKey.actor("eve"))).isEmpty();
+    assertThat(LocationRecords.read(store, ObjectKey.actor("eve"))).isEmpty();
     assertThatThrownBy(() -> node.toActor("eve").send(new Ticket("x"))).isInstanceOf(SpotkitException.NotFound.class);
   }
 
@@ -151,15 +155,20 @@ class ActorCreationTest {
 
   @Test
   void exhaustedGenerationsAreTypedAndChangeNothing() {
-    final InMemoryLocationStore nearlyDone = InMemoryLocationStore.withLastGeneration(Long.MAX_VALUE - 1);
+    final InMemoryLocationStore nearlyDone = new InMemoryLocationStore();
+    nearlyDone.write(WriteBatch.unconditional(Mutation.Put.of("zlink:v11:object-counter",
+        StoreBytes.utf8(Long.toString(Long.MAX_VALUE - 1)))));
     try (MeshNode small = TestNodes.server(nearlyDone, s -> s.actor("player", Player::new,
         a -> a.recreateOnRelocation()))) {
-      assertThat(small.entrySpot().generation().value()).isEqualTo(Long.MAX_VALUE);
-      final int records = nearlyDone.size();
+      assertThat(small.entrySpot().generation().value()).as("the last issued value is 2^63-2")
+          .isEqualTo(Long.MAX_VALUE - 1);
+      final long writes = nearlyDone.appliedWrites();
       assertThatThrownBy(() -> small.actors().getOrCreate("late", "player").await())
           .isInstanceOf(SpotkitException.GenerationExhausted.class)
-          .hasMessage("ObjectGeneration sequence exhausted: 9223372036854775807 (2^63-1) was already issued");
-      assertThat(nearlyDone.size()).isEqualTo(records);
+          .hasMessage("ObjectGeneration counter zlink:v11:object-counter holds the exhausted sentinel"
+              + " 9223372036854775807 (2^63-1): no value is left in 1..9223372036854775806 and the store was not"
+              + " changed");
+      assertThat(nearlyDone.appliedWrites()).isEqualTo(writes);
       assertThat(small.actors().find("late")).isEmpty();
     }
   }

@@ -3,8 +3,9 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.ObjectKey;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -258,7 +259,7 @@ class JoinTest {
     assertThat(accepted.actor()).isEqualTo(alice); // same ObjectGeneration after a same-node join
     assertThat(accepted.spot().id().value()).isEqualTo("room:1");
     assertThat(where()).isEqualTo("room:1");
-    assertThat(store.read(ObjectKey.actor("alice")).orElseThrow().record().membership()).isEqualTo("room:1");
+    assertThat(LocationRecords.read(store, ObjectKey.actor("alice")).orElseThrow().record().membership()).isEqualTo("room:1");
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Node close: finish accepted turns, OnClosing(HostShutdown) on every spot, release everything. */
@@ -117,9 +118,111 @@ class NodeCloseTest {
         "closing room:2 HOST_SHUTDOWN deadline-left=true after-work=100",
         "closing entry HOST_SHUTDOWN members=1");
     assertThat(events.get(0)).isEqualTo("block finished");
-    assertThat(store.size()).isZero(); // store records released
+    assertThat(TestNodes.authorityRows(store)).isZero(); // store records released
     node.close(); // second close: no-op
     assertThat(node.isClosed()).isTrue();
+  }
+
+  record Stall() {}
+
+  final CountDownLatch stalled = new CountDownLatch(2);
+  /** Opens only after the test: the stuck handlers stay stuck for the whole close. */
+  final CountDownLatch never = new CountDownLatch(1);
+
+  final class Staller implements Actor {
+    Staller(final ActorContext ctx) {
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.request(Stall.class, s -> {
+        stalled.countDown();
+        never.await(30, TimeUnit.SECONDS);
+        return "late";
+      }).request(Ping.class, p -> "pong");
+    }
+  }
+
+  final class Hall implements UserSpot<Staller> {
+    private final UserSpotContext ctx;
+
+    Hall(final UserSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public UserSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+      on.message(Stall.class, s -> {
+        stalled.countDown();
+        never.await(30, TimeUnit.SECONDS);
+      });
+    }
+
+    @Override
+    public void onClosing(final ClosingContext closing) {
+      events.add("closing " + ctx.self().id() + " " + closing.reason() + " deadline-left="
+          + (closing.deadline().remaining().toMillis() > 0));
+    }
+  }
+
+  @AfterEach
+  void unstick() {
+    never.countDown();
+  }
+
+  /** An object server with 1 s close timeout, an actor stuck in a request and a spot stuck in a message. */
+  private MeshNode stuckNode() throws InterruptedException {
+    final MeshNode node = MeshNode.builder().meshName("stuck").locationStore(new InMemoryLocationStore())
+        .workers(2).closeTimeout(Duration.ofSeconds(1))
+        .objectServer(s -> s.entrySpot(Entry::new).actor("staller", Staller::new, a -> a.disableRelocation())
+            .userSpot("hall", Hall::new, o -> o.recreateOnRelocation()))
+        .start();
+    node.actors().getOrCreate("w", "staller").await();
+    node.spots().getOrCreate("jam", "hall").await();
+    node.spots().getOrCreate("calm", "hall").await();
+    node.toSpot("jam").send(new Stall());
+    return node;
+  }
+
+  @Test
+  void aStuckTurnNeitherOverrunsTheCloseBoundNorLeavesRequestsPendingNorStopsOtherSpotsClosing()
+      throws Exception {
+    final MeshNode node = stuckNode();
+    final CompletableFuture<String> stuck = node.toActor("w").request(new Stall(), String.class)
+        .timeout(Duration.ofSeconds(20)).toFuture();
+    assertThat(stalled.await(5, TimeUnit.SECONDS)).isTrue(); // the actor and the "jam" spot are stuck
+    final CompletableFuture<String> queued = node.toActor("w").request(new Ping(), String.class)
+        .timeout(Duration.ofSeconds(20)).toFuture();
+    final long start = System.nanoTime();
+    node.close();
+    final Duration took = Duration.ofNanos(System.nanoTime() - start);
+    // closeTimeout 1 s + CLOSE_MARGIN 250 ms, plus slack for a loaded machine; before: 1 s + 5 s.
+    assertThat(took).isLessThan(Duration.ofSeconds(1).plus(MeshNode.CLOSE_MARGIN).plusMillis(750));
+    for (CompletableFuture<String> request : List.of(stuck, queued)) {
+      assertThat(request).isCompletedExceptionally();
+      assertThatThrownBy(request::join).hasCauseInstanceOf(SpotkitException.ShuttingDown.class);
+    }
+    // Every spot not stuck itself ran OnClosing(HostShutdown) before its deadline.
+    assertThat(events).containsExactlyInAnyOrder("closing calm HOST_SHUTDOWN deadline-left=true",
+        "closing entry HOST_SHUTDOWN members=1");
+  }
+
+  @Test
+  void aConcurrentSecondCloseWaitsForTheFirst() throws Exception {
+    final MeshNode node = stuckNode();
+    final CompletableFuture<String> stuck = node.toActor("w").request(new Stall(), String.class)
+        .timeout(Duration.ofSeconds(20)).toFuture();
+    assertThat(stalled.await(5, TimeUnit.SECONDS)).isTrue();
+    final CompletableFuture<Void> first = CompletableFuture.runAsync(node::close);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(node::isClosed);
+    node.close(); // the second close returns only once the first finished: the stuck request has ended
+    assertThat(stuck).isCompletedExceptionally();
+    first.get(5, TimeUnit.SECONDS);
   }
 
   @Test

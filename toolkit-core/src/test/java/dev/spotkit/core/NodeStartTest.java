@@ -3,10 +3,11 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.RecordState;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.LocationStore;
-import dev.spotkit.store.ObjectKey;
-import dev.spotkit.store.RecordState;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -55,7 +56,7 @@ class NodeStartTest {
 
   /** Records what it can see of itself while initializing. */
   static final class ObservingEntry implements EntrySpot {
-    static final AtomicReference<Optional<LocationStore.Stored>> RECORD_DURING_INIT = new AtomicReference<>();
+    static final AtomicReference<Optional<LocationRecords.Stored>> RECORD_DURING_INIT = new AtomicReference<>();
     static volatile LocationStore store;
     private final EntrySpotContext ctx;
 
@@ -74,7 +75,7 @@ class NodeStartTest {
 
     @Override
     public void onInitialize() {
-      RECORD_DURING_INIT.set(store.read(ObjectKey.spot(ctx.self().id().value())));
+      RECORD_DURING_INIT.set(LocationRecords.read(store, ObjectKey.spot(ctx.self().id().value())));
     }
   }
 
@@ -88,7 +89,7 @@ class NodeStartTest {
       assertThat(entry.id().value())
           .matches("test-entry-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
       assertThat(ObservingEntry.RECORD_DURING_INIT.get()).isEmpty();
-      final LocationStore.Stored stored = store.read(ObjectKey.spot(entry.id().value())).orElseThrow();
+      final LocationRecords.Stored stored = LocationRecords.read(store, ObjectKey.spot(entry.id().value())).orElseThrow();
       assertThat(stored.record().state()).isEqualTo(RecordState.READY);
       assertThat(stored.record().objectGeneration()).isEqualTo(entry.generation().value());
       assertThat(node.spots().find(entry.id().value())).contains(entry);
@@ -123,7 +124,7 @@ class NodeStartTest {
     final InMemoryLocationStore store = new InMemoryLocationStore();
     assertThatThrownBy(() -> TestNodes.bare(store, s -> s.entrySpot(FailingEntry::new)))
         .isInstanceOf(SpotkitException.InternalFailure.class).hasMessageContaining("no config");
-    assertThat(store.size()).isZero();
+    assertThat(TestNodes.authorityRows(store)).isZero();
   }
 
   @Test
@@ -194,6 +195,53 @@ class NodeStartTest {
     assertThatThrownBy(() -> new SpotId("a\0b")).isInstanceOf(SpotkitException.InvalidOperation.class)
         .hasMessage("SpotId 'a?b' contains a NUL byte at index 1; ids must not contain NUL");
     assertThatThrownBy(() -> new ActorId(null)).isInstanceOf(SpotkitException.InvalidOperation.class);
+  }
+
+  @Test
+  void idsWithALoneSurrogateAreRefusedNotSilentlyReplaced() {
+    // getBytes would encode both as "a?b": two different ids, one store key.
+    assertThatThrownBy(() -> new ActorId("a\uD800b")).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessage("ActorId 'a?b' is not valid Unicode: lone surrogate U+D800 at index 1 cannot be encoded as"
+            + " UTF-8; ids must be well-formed UTF-16 text");
+    assertThatThrownBy(() -> new SpotId("x\uDC00")).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessageContaining("lone surrogate U+DC00 at index 1");
+    assertThatThrownBy(() -> new MeshName("\uD83D")).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessageContaining("lone surrogate U+D83D at index 0");
+    // A well-formed pair is 4 UTF-8 bytes: 63 of them fit in 255 bytes, 64 do not.
+    assertThat(new ActorId("\uD83D\uDE00".repeat(63)).value()).hasSize(126);
+    assertThatThrownBy(() -> new ActorId("\uD83D\uDE00".repeat(64)))
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("is 256 UTF-8 bytes");
+  }
+
+  @Test
+  void nullIdsInGetOrCreateAreInvalidOperation() {
+    try (MeshNode node = TestNodes.server(s -> s.userSpot("room", Room::new, o -> o.recreateOnRelocation())
+        .actor("noop", Noop::new, a -> a.disableRelocation()))) {
+      assertThatThrownBy(() -> node.spots().getOrCreate(null, "room"))
+          .isInstanceOf(SpotkitException.InvalidOperation.class)
+          .hasMessage("spotId must not be null for getOrCreate; pass an id of 1..255 UTF-8 bytes, or call"
+              + " create(stableType) for a framework-issued id");
+      assertThatThrownBy(() -> node.actors().getOrCreate(null, "noop", "request"))
+          .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageStartingWith("actorId must not be null");
+      assertThatThrownBy(() -> node.actors().destroy(null)).isInstanceOf(SpotkitException.InvalidOperation.class);
+      assertThatThrownBy(() -> node.spots().close(null)).isInstanceOf(SpotkitException.InvalidOperation.class);
+    }
+  }
+
+  @Test
+  void timeoutsOutsideTheRangeAreInvalidOperationNamingValueAndRange() {
+    try (MeshNode node = TestNodes.server(s -> s.userSpot("room", Room::new, o -> o.recreateOnRelocation()))) {
+      assertThatThrownBy(() -> node.toSpot("room:1").request("q", String.class)
+          .timeout(java.time.Duration.ofSeconds(Long.MAX_VALUE)))
+          .isInstanceOf(SpotkitException.InvalidOperation.class)
+          .hasMessage("timeout PT2562047788015215H30M7S is outside the allowed range: more than 0 and at most"
+              + " PT8760H (365 days), e.g. Duration.ofSeconds(5)");
+      assertThatThrownBy(() -> node.spots().getOrCreate("r", "room").timeout(java.time.Duration.ofDays(366)))
+          .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("PT8784H");
+      assertThatThrownBy(() -> MeshNode.builder().closeTimeout(java.time.Duration.ZERO))
+          .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("timeout PT0S");
+      assertThat(Deadline.after(Deadline.MAX_TIMEOUT).remaining()).isGreaterThan(java.time.Duration.ofDays(364));
+    }
   }
 
   @Test

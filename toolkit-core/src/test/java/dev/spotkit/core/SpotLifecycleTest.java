@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.ObjectKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -148,7 +149,7 @@ class SpotLifecycleTest {
     assertThatThrownBy(() -> node.toSpot("room:nowhere").send(new Hello("x")))
         .isInstanceOf(SpotkitException.NotFound.class);
     assertThat(node.spots().find("room:nowhere")).isEmpty();
-    assertThat(store.read(ObjectKey.spot("room:nowhere"))).isEmpty();
+    assertThat(LocationRecords.read(store, ObjectKey.spot("room:nowhere"))).isEmpty();
   }
 
   @Test
@@ -157,7 +158,7 @@ class SpotLifecycleTest {
         .awaitOutcome();
     assertThat(outcome).isEqualTo(new CreateOutcome.Rejected<SpotRef>(Optional.of("go away")));
     assertThat(node.spots().find("room:x")).isEmpty();
-    assertThat(store.read(ObjectKey.spot("room:x"))).isEmpty();
+    assertThat(LocationRecords.read(store, ObjectKey.spot("room:x"))).isEmpty();
     assertThatThrownBy(() -> node.spots().getOrCreate("room:x", "room", new Open("mallory")).await())
         .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("reply: go away");
     assertThat(node.spots().getOrCreate("room:x", "room", new Open("bob")).awaitOutcome())
@@ -180,7 +181,7 @@ class SpotLifecycleTest {
     assertThatThrownBy(() -> node.toSpot("counter:1").request(new Seen(), List.class).await())
         .isInstanceOf(SpotkitException.NotFound.class);
     assertThat(node.spots().find("counter:1")).isEmpty();
-    assertThat(store.read(ObjectKey.spot("counter:1"))).isEmpty();
+    assertThat(LocationRecords.read(store, ObjectKey.spot("counter:1"))).isEmpty();
     assertThat(EVENTS.matching("counter init counter:1 ")).isEmpty();
   }
 
@@ -231,7 +232,7 @@ class SpotLifecycleTest {
     assertThat(node.spots().close(ref).await()).isTrue();
     assertThat(EVENTS.matching("onClosing room:c")).containsExactly("onClosing room:c EXPLICIT_CLOSE");
     assertThat(node.spots().find("room:c")).isEmpty();
-    assertThat(store.read(ObjectKey.spot("room:c"))).isEmpty();
+    assertThat(LocationRecords.read(store, ObjectKey.spot("room:c"))).isEmpty();
     assertThat(node.spots().close(ref).await()).isFalse();
     assertThatThrownBy(() -> node.toSpot(ref).send(new Hello("late"))).isInstanceOf(SpotkitException.NotFound.class);
   }

@@ -2,6 +2,8 @@ package dev.spotkit.core;
 
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.ScanRequest;
+import dev.spotkit.store.ScanResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,6 +31,14 @@ final class TestNodes {
   static MeshNode bare(final LocationStore store, final Consumer<ObjectServerBuilder> registrations) {
     return MeshNode.builder().meshName("test").locationStore(store).workers(2)
         .closeTimeout(Duration.ofSeconds(5)).objectServer(registrations).start();
+  }
+
+  /**
+   * Number of authority rows (one per live Actor or Spot) in a store; counters and other records are not counted.
+   */
+  static int authorityRows(final LocationStore store) {
+    final ScanResult result = store.scan(ScanRequest.first("authority\0", 1000)).toCompletableFuture().join();
+    return ((ScanResult.Page) result).entries().size();
   }
 
   /** An Entry Spot that approves everything and records its callbacks into {@link #EVENTS} when set. */

@@ -27,7 +27,7 @@ public final class ChatBotsCommand implements Callable<Integer> {
   int clients;
 
   @Option(names = "--rooms", defaultValue = "5",
-      description = "Rooms; bot i joins room i % R (default: ${DEFAULT-VALUE}).")
+      description = "Rooms; bot i joins room i %% R (default: ${DEFAULT-VALUE}).")
   int rooms;
 
   @Option(names = "--messages", defaultValue = "200", description = "Lines per bot (default: ${DEFAULT-VALUE}).")

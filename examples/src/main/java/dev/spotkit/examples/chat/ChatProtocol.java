@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * NAME and ROOM are 1 to 32 characters of {@code A-Z a-z 0-9 _ -}. A client without a nick is
- * {@code guest-<session id>}.
+ * {@code guest-<session id>}. A room exists while it has members: it closes when the last one leaves or
+ * disconnects, and the next {@code /join} of its name creates it again. An error line echoes at most
+ * {@value #MAX_ECHO_CHARS} characters of what the client sent, control characters replaced ({@link #echo}).
  */
 public final class ChatProtocol {
 
@@ -37,6 +39,8 @@ public final class ChatProtocol {
   public static final String ERROR = "error: ";
   /** The commands, for the help text of an unknown command. */
   public static final String HELP = "/nick NAME, /join ROOM, /leave, /rooms, /who";
+  /** At most this many characters of client input are echoed back in an error line. */
+  public static final int MAX_ECHO_CHARS = 40;
 
   private ChatProtocol() {
   }
@@ -51,6 +55,25 @@ public final class ChatProtocol {
    */
   public static String roomLine(final String room, final String nick, final String text) {
     return "[" + room + "] " + nick + ": " + text;
+  }
+
+  /**
+   * Client input made safe to echo in an error line: control characters (NUL, ESC, CR, C1 controls...) and
+   * surrogate chars (so no half of a pair is left at the cut) become {@code '?'}, and input over
+   * {@value #MAX_ECHO_CHARS} characters is cut there and ends with {@code "..."}, so a hostile name can neither
+   * inject terminal escapes nor make the reply kilobytes long.
+   *
+   * @param input what the client sent.
+   * @return at most {@value #MAX_ECHO_CHARS} characters plus {@code "..."}.
+   */
+  public static String echo(final String input) {
+    final int length = Math.min(input.length(), MAX_ECHO_CHARS);
+    final StringBuilder out = new StringBuilder(length + 3);
+    for (int i = 0; i < length; i++) {
+      final char c = input.charAt(i);
+      out.append(Character.isISOControl(c) || Character.isSurrogate(c) ? '?' : c);
+    }
+    return input.length() > MAX_ECHO_CHARS ? out.append("...").toString() : out.toString();
   }
 
   /**

@@ -55,6 +55,15 @@ public final class ChatServer implements AutoCloseable {
     return node.sessionAddress().orElseThrow().getPort();
   }
 
+  /**
+   * The node, for tests that look at its spots.
+   *
+   * @return the running node.
+   */
+  MeshNode node() {
+    return node;
+  }
+
   /** Closes every session and stops the node. Idempotent. */
   @Override
   public void close() {

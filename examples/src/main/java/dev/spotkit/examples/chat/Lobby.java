@@ -7,7 +7,8 @@ import dev.spotkit.core.SpotHandlers;
 
 /**
  * The Entry Spot: every player starts here when its connection opens, and comes back here on
- * {@code /leave}. When the connection of a player in the lobby ends, the player is destroyed.
+ * {@code /leave}. When the connection of a player in the lobby ends, the player is destroyed
+ * ({@link Departures}: retried or logged, never dropped silently).
  */
 public final class Lobby implements EntrySpot {
 
@@ -34,6 +35,6 @@ public final class Lobby implements EntrySpot {
 
   @Override
   public void onDisconnectActor(final ActorRef actor) {
-    ctx.destroyActor(actor).toFuture(); // do not wait inside the lobby's turn
+    Departures.destroy(ctx.actors(), actor, () -> { }); // do not wait inside the lobby's turn
   }
 }

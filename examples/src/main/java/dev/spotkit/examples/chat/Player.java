@@ -5,6 +5,7 @@ import dev.spotkit.core.ActorContext;
 import dev.spotkit.core.ActorHandlers;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.SpotkitException;
 
 /**
  * One connected chat user: an actor bound to its client session. Each line the client sends arrives as a
@@ -12,7 +13,9 @@ import dev.spotkit.core.SpotRef;
  *
  * <p>Protocol: {@link ChatProtocol}. Joining and leaving are JoinSpot / JoinEntrySpot barriers
  * ({@code defer()}); the answer is written in {@link #onJoinCompleted}, so {@code ok join ROOM} means the
- * room has already counted the player as a member.
+ * room has already counted the player as a member. A room closes when its last member leaves, so a join can
+ * find its room gone (NotFound) or closing (Unavailable): the player then creates the room again and retries
+ * once, and reports an error line if that fails too.
  */
 public final class Player implements Actor {
 
@@ -24,6 +27,10 @@ public final class Player implements Actor {
   public record Heard(String line) {
   }
 
+  /** Sent to itself after a join found its room closed: create the room again and join once more. */
+  record RetryJoin(String room) {
+  }
+
   private final ActorContext ctx;
   private final RoomDirectory directory;
   private String nick;
@@ -33,6 +40,8 @@ public final class Player implements Actor {
   private String joining;
   /** The room being left by the JoinEntrySpot in flight, or null. */
   private String leaving;
+  /** Whether the join in flight may still be retried once. */
+  private boolean mayRetry;
 
   /**
    * Built by the runtime when a client connects.
@@ -49,7 +58,12 @@ public final class Player implements Actor {
   @Override
   public void configure(final ActorHandlers on) {
     on.message(String.class, this::onLine)
-      .message(Heard.class, heard -> push(heard.line()));
+      .message(Heard.class, heard -> push(heard.line()))
+      .message(RetryJoin.class, retry -> {
+        if (retry.room().equals(joining)) {
+          startJoin(retry.room(), false);
+        }
+      });
   }
 
   private void onLine(final String line) {
@@ -66,7 +80,8 @@ public final class Player implements Actor {
       case "/leave" -> leave();
       case "/rooms" -> push(directory.describe());
       case "/who" -> who();
-      default -> push(ChatProtocol.ERROR + "unknown command " + command + "; try " + ChatProtocol.HELP);
+      default -> push(ChatProtocol.ERROR + "unknown command " + ChatProtocol.echo(command) + "; try "
+          + ChatProtocol.HELP);
     }
   }
 
@@ -80,24 +95,38 @@ public final class Player implements Actor {
 
   private void setNick(final String name) {
     if (!ChatProtocol.NAME.matcher(name).matches()) {
-      push(ChatProtocol.ERROR + "bad nick '" + name + "': use 1 to 32 of A-Z a-z 0-9 _ -");
+      push(ChatProtocol.ERROR + "bad nick '" + ChatProtocol.echo(name) + "': use 1 to 32 of A-Z a-z 0-9 _ -");
       return;
     }
     nick = name;
+    if (room != null) {
+      ctx.toSpot(Room.ID_PREFIX + room).send(new Room.Renamed(ctx.self(), nick)); // before any later /who
+    }
     push(ChatProtocol.OK_NICK + nick);
   }
 
   private void join(final String name) {
     if (!ChatProtocol.NAME.matcher(name).matches()) {
-      push(ChatProtocol.ERROR + "bad room '" + name + "': use 1 to 32 of A-Z a-z 0-9 _ -");
+      push(ChatProtocol.ERROR + "bad room '" + ChatProtocol.echo(name) + "': use 1 to 32 of A-Z a-z 0-9 _ -");
     } else if (joining != null || leaving != null) {
       push(ChatProtocol.ERROR + "a join or leave is already in progress");
     } else if (name.equals(room)) {
       push(ChatProtocol.OK_JOIN + room);
     } else {
+      startJoin(name, true);
+    }
+  }
+
+  /** Creates the room if needed and registers the join; in a handler turn. */
+  private void startJoin(final String name, final boolean retryAllowed) {
+    try {
       final SpotRef spot = ctx.spots().getOrCreate(Room.ID_PREFIX + name, "room").await(); // blocks this turn only
-      joining = name;
       ctx.joinSpot(spot.id().value(), new Room.JoinRoom(nick)).defer(); // runs after this handler
+      joining = name;
+      mayRetry = retryAllowed;
+    } catch (SpotkitException e) {
+      joining = null;
+      push(ChatProtocol.ERROR + "could not join " + name + ": " + e.getMessage());
     }
   }
 
@@ -124,6 +153,17 @@ public final class Player implements Actor {
   public void onJoinCompleted(final JoinResult result) {
     final boolean wasLeave = leaving != null;
     final String target = wasLeave ? leaving : joining;
+    if (!wasLeave && mayRetry && result instanceof JoinResult.Failed failed
+        && (failed.error() instanceof SpotkitException.NotFound
+            || failed.error() instanceof SpotkitException.Unavailable)) {
+      mayRetry = false; // the room closed after getOrCreate found it: create it again, once
+      try {
+        ctx.toActor(ctx.self()).send(new RetryJoin(target)); // a handler turn may register the join
+        return;
+      } catch (SpotkitException e) {
+        // the node is closing: report the failed join below
+      }
+    }
     joining = null;
     leaving = null;
     switch (result) {

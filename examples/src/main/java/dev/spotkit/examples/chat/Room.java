@@ -5,6 +5,7 @@ import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.JoinDecision;
 import dev.spotkit.core.Member;
 import dev.spotkit.core.SpotHandlers;
+import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
 import java.util.HashMap;
@@ -15,6 +16,12 @@ import java.util.Map;
  * A chat room: a SpotWide User Spot whose members are {@link Player}s. It relays every line said in it to all
  * of its members, the sender included, in the order it receives them. Its id is {@code "room-" + name},
  * created on first {@code /join} with GetOrCreate.
+ *
+ * <p>A room closes itself when its last member is gone: after a leave, or after the player of a closed
+ * connection was destroyed. A join that was already on its way fails with NotFound or Unavailable; the
+ * player then creates the room again ({@link Player}). The runtime runs admission, commit and OnJoinedActor
+ * of one join in a single step of this room, so "accepted but not yet a member" is never seen here; the room
+ * still counts such arrivals ({@code arriving}) and does not close while one is pending.
  *
  * <p>All callbacks and handlers run one at a time on the room's gate, which its members share (SpotWide), so
  * the fields need no locking.
@@ -50,6 +57,19 @@ public final class Room implements UserSpot<Player> {
   public record Who(ActorRef from) {
   }
 
+  /**
+   * A member changed its nick; {@code /who} shows the new one at once.
+   *
+   * @param from the member.
+   * @param nick its new nick.
+   */
+  public record Renamed(ActorRef from, String nick) {
+  }
+
+  /** Sent by the room to itself once a disconnected member was destroyed: close if nobody is left. */
+  record Vacated() {
+  }
+
   private final UserSpotContext ctx;
   private final RoomDirectory directory;
   private final String name;
@@ -79,7 +99,9 @@ public final class Room implements UserSpot<Player> {
   public void configure(final SpotHandlers on) {
     on.message(Said.class, this::said)
       .message(Who.class, who -> ctx.toActor(who.from())
-          .send(new Player.Heard("who " + name + ": " + String.join(" ", nicks.values()))));
+          .send(new Player.Heard("who " + name + ": " + String.join(" ", nicks.values()))))
+      .message(Renamed.class, renamed -> nicks.replace(renamed.from().id(), renamed.nick()))
+      .message(Vacated.class, vacated -> closeIfEmpty());
   }
 
   private void said(final Said said) {
@@ -107,11 +129,30 @@ public final class Room implements UserSpot<Player> {
   public void onLeaveActor(final ActorRef actor) {
     nicks.remove(actor.id());
     directory.update(name, nicks.size());
+    closeIfEmpty();
   }
 
   @Override
   public void onDisconnectActor(final ActorRef actor) {
-    onLeaveActor(actor);
-    ctx.actors().destroy(actor).toFuture(); // the player goes with its connection; do not wait in this turn
+    nicks.remove(actor.id());
+    directory.update(name, nicks.size());
+    // The player goes with its connection; do not wait in this turn. It stays a member until destroyed.
+    Departures.destroy(ctx.actors(), actor, this::vacated);
+  }
+
+  /** After a destroy, on a runtime thread: back into the room's own turn. */
+  private void vacated() {
+    try {
+      ctx.toSpot(ctx.self()).send(new Vacated());
+    } catch (SpotkitException e) {
+      // NotFound: already closed; ShuttingDown: the node closes every room itself
+    }
+  }
+
+  /** Closes this room once no member is left and no accepted join is pending. In a turn of this room. */
+  private void closeIfEmpty() {
+    if (nicks.isEmpty() && arriving.isEmpty() && ctx.members().isEmpty()) {
+      ctx.close(); // true: OnClosing(ExplicitClose) runs after this turn, the room id can be created again
+    }
   }
 }

@@ -49,6 +49,20 @@ class BadInputTest {
     }
   }
 
+  @Test
+  void errorLinesEchoAtMostFortyPrintableCharactersOfTheInput() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0);
+        LineClient client = new LineClient(server.port())) {
+      client.send("/nick \0" + "x".repeat(8000));
+      assertThat(client.readLine()).isEqualTo("error: bad nick '?" + "x".repeat(39)
+          + "...': use 1 to 32 of A-Z a-z 0-9 _ -");
+      client.send("/join \u001b[2Jroom");
+      assertThat(client.readLine()).isEqualTo("error: bad room '?[2Jroom': use 1 to 32 of A-Z a-z 0-9 _ -");
+      client.send("/\u0007bell\u009b");
+      assertThat(client.readLine()).isEqualTo("error: unknown command /?bell?; try " + ChatProtocol.HELP);
+    }
+  }
+
   /** A blocking line client with a read timeout, so the test cannot hang. */
   static final class LineClient implements AutoCloseable {
     private final Socket socket = new Socket();

@@ -8,7 +8,7 @@ import dev.spotkit.core.CreateOutcome;
 import dev.spotkit.core.ObjectGeneration;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.session.Session;
-import dev.spotkit.store.ObjectKey;
+import dev.spotkit.core.location.ObjectKey;
 import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +32,11 @@ public final class ActorCell extends Cell {
   final ArrayDeque<PendingJoin> barrier = new ArrayDeque<>();
   /** True from a handler's end with joins until the last completion callback ran. */
   volatile boolean barrierActive;
+  /**
+   * Lifecycle work that must wait for the running join barrier (a session disconnect that could not be queued
+   * in a full mailbox). Written and read on the actor's gate only; run and cleared when the barrier ends.
+   */
+  Runnable afterBarrier;
   /** True while the mailbox sits on a SpotWide spot's gate. Owned by the join chain. */
   boolean onSpotGate;
   /** The bound client session, if any. */
@@ -93,7 +98,7 @@ public final class ActorCell extends Cell {
 
   @Override
   void afterTurn(final Turn turn) {
-    if (!turn.joins.isEmpty()) {
+    if (turn.joins != null) {
       rt.joins().startBarrier(this, turn.joins);
     }
   }

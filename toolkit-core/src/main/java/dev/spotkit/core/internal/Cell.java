@@ -1,9 +1,10 @@
 package dev.spotkit.core.internal;
 
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.LocationRecord;
+import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.mailbox.Mailbox;
-import dev.spotkit.store.LocationRecord;
-import dev.spotkit.store.ObjectKey;
+import dev.spotkit.store.StoreVersion;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -26,7 +27,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   volatile CellState state = CellState.STAGING;
   Mailbox<Envelope> mailbox;
   /** Store version of this cell's record; written only by the cell's serialized lifecycle steps. */
-  long storeVersion;
+  StoreVersion storeVersion;
   LocationRecord storeRecord;
 
   Cell(final NodeRuntime rt, final String id, final ObjectKey key, final String stableType, final String label) {
@@ -71,29 +72,35 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
 
   final void onEnvelope(final Envelope envelope) {
     switch (envelope) {
-      case Envelope.Msg msg -> runMessage(msg);
+      case Envelope.Msg msg -> runMessage(msg.payload(), msg.reply());
+      case Envelope.Frame frame -> {
+        try {
+          runMessage(frame.payload(), null);
+        } finally {
+          frame.link().frameHandled();
+        }
+      }
       case Envelope.Tick tick -> runTick(tick.timer());
       case Envelope.Marker marker -> marker.task().run();
     }
   }
 
-  private void runMessage(final Envelope.Msg msg) {
-    final ReplySink reply = msg.reply();
+  private void runMessage(final Object payload, final ReplySink reply) {
     if (reply != null && (reply.future.isDone() || reply.deadline.isExpired())) {
       reply.fail(new SpotkitException.DeadlineExceeded(reply.description + ": the deadline passed before "
           + describe() + " started the request"));
       return;
     }
-    final HandlerTable.Entry handler = handlers.find(msg.payload().getClass());
+    final HandlerTable.Entry handler = handlers.find(payload.getClass());
     if (handler == null || (reply != null && handler.request() == null)) {
-      unhandled(msg, handler);
+      unhandled(payload, reply, handler);
       return;
     }
     final Turn turn = Turn.enter(this, true);
     Object result = null;
     Throwable failure = null;
     try {
-      result = handler.invoke(msg.payload());
+      result = handler.invoke(payload);
     } catch (VirtualMachineError e) {
       throw e;
     } catch (Throwable t) {
@@ -107,24 +114,24 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       }
       afterTurn(turn);
     } else {
-      final SpotkitException typed = typed(failure, "handler of " + msg.payload().getClass().getName() + " on "
+      final SpotkitException typed = typed(failure, "handler of " + payload.getClass().getName() + " on "
           + describe());
       if (reply != null) {
         reply.fail(typed);
       }
       NodeRuntime.LOG.warn("{} failed; {} join barrier(s) of this turn discarded", typed.getMessage(),
-          turn.joins.size(), failure);
+          turn.joinCount(), failure);
     }
   }
 
-  private void unhandled(final Envelope.Msg msg, final HandlerTable.Entry handler) {
-    final String type = msg.payload().getClass().getName();
+  private void unhandled(final Object payload, final ReplySink reply, final HandlerTable.Entry handler) {
+    final String type = payload.getClass().getName();
     final String text = handler == null
         ? describe() + " has no handler for " + type + "; register one in configure(on) with on.message or"
             + " on.request"
         : describe() + " handles " + type + " one-way; a request needs on.request(" + type + ".class, ...)";
-    if (msg.reply() != null) {
-      msg.reply().fail(new SpotkitException.TypeMismatch(text));
+    if (reply != null) {
+      reply.fail(new SpotkitException.TypeMismatch(text));
     } else {
       NodeRuntime.LOG.warn("message dropped: {}", text);
     }

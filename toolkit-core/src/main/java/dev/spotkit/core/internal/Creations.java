@@ -14,7 +14,7 @@ import dev.spotkit.core.SpotFactory;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
-import dev.spotkit.store.RecordState;
+import dev.spotkit.core.location.RecordState;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -274,7 +274,7 @@ public final class Creations {
     return spot;
   }
 
-  private void makeReady(final SpotCell cell, final dev.spotkit.store.LocationRecord record) {
+  private void makeReady(final SpotCell cell, final dev.spotkit.core.location.LocationRecord record) {
     rt.ensureRunning("create " + cell.describe());
     rt.store().update(cell, record);
     cell.state = CellState.READY;

@@ -13,6 +13,17 @@ sealed interface Envelope {
   }
 
   /**
+   * A frame of the actor's bound client session: handled like a one-way message whose payload is the frame
+   * (the actor receives the plain frame, e.g. a String); once its handler ran (or it was found unhandled),
+   * the session's inbound count drops by one (inbound backpressure, see {@code SessionBinder}).
+   *
+   * @param payload the decoded frame.
+   * @param link the binding whose count it holds.
+   */
+  record Frame(Object payload, SessionBinder.Link link) implements Envelope {
+  }
+
+  /**
    * A timer tick.
    *
    * @param timer the timer.

@@ -1,7 +1,12 @@
 package dev.spotkit.core.internal;
 
 import dev.spotkit.core.SpotkitException;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -23,13 +28,14 @@ public final class Ids {
    * @param what the name used in the message, e.g. "ActorId".
    * @param value the text.
    * @return {@code value}.
-   * @throws SpotkitException.InvalidOperation when null, empty, over 255 UTF-8 bytes, or containing NUL.
+   * @throws SpotkitException.InvalidOperation when null, not encodable as UTF-8 (a lone surrogate), empty,
+   *     over 255 UTF-8 bytes, or containing NUL.
    */
   public static String requireValid(final String what, final String value) {
     if (value == null) {
       throw new SpotkitException.InvalidOperation(what + " must not be null");
     }
-    final int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+    final int bytes = utf8Length(what, value);
     if (bytes == 0 || bytes > MAX_ID_BYTES) {
       throw new SpotkitException.InvalidOperation(what + " '" + abbreviate(value) + "' is " + bytes
           + " UTF-8 bytes; it must be 1.." + MAX_ID_BYTES + " bytes");
@@ -92,6 +98,53 @@ public final class Ids {
       p = new String(bytes, 0, room, StandardCharsets.UTF_8).replace("\uFFFD", "");
     }
     return p + suffix;
+  }
+
+  /**
+   * The UTF-8 length of {@code value}, counted without encoding. Text with surrogates is checked with a strict
+   * encoder ({@link CodingErrorAction#REPORT}): {@code getBytes} would silently turn a lone surrogate into
+   * {@code '?'}, so two different ids could map to the same bytes.
+   */
+  private static int utf8Length(final String what, final String value) {
+    int bytes = 0;
+    boolean surrogates = false;
+    for (int i = 0; i < value.length(); i++) {
+      final char c = value.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isSurrogate(c)) {
+        surrogates = true;
+        bytes += 2; // a valid pair is 4 bytes: 2 per char
+      } else {
+        bytes += 3;
+      }
+    }
+    if (surrogates) {
+      final CharsetEncoder strict = StandardCharsets.UTF_8.newEncoder()
+          .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+      final CharBuffer in = CharBuffer.wrap(value);
+      try {
+        strict.encode(in);
+      } catch (CharacterCodingException e) {
+        final int at = in.position();
+        throw new SpotkitException.InvalidOperation(what + " '" + abbreviate(printable(value)) + "' is not valid"
+            + " Unicode: lone surrogate U+" + Integer.toHexString(value.charAt(at)).toUpperCase(Locale.ROOT)
+            + " at index " + at + " cannot be encoded as UTF-8; ids must be well-formed UTF-16 text");
+      }
+    }
+    return bytes;
+  }
+
+  /** {@code value} with surrogates and control characters shown as '?', for messages. */
+  private static String printable(final String value) {
+    final StringBuilder out = new StringBuilder(value.length());
+    for (int i = 0; i < value.length(); i++) {
+      final char c = value.charAt(i);
+      out.append(Character.isSurrogate(c) || Character.isISOControl(c) ? '?' : c);
+    }
+    return out.toString();
   }
 
   private static String abbreviate(final String value) {

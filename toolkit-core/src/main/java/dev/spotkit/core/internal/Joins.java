@@ -27,6 +27,8 @@ import java.util.Optional;
  *   <li>actor's new gate: onJoinCompleted, then the next join, or reopen the mailbox.</li>
  * </ol>
  * That fixes OnJoinedActor, then OnLeaveActor, then the completion callback, then regular messages (MEM-34).
+ * Lifecycle work that must not overlap a barrier ({@code ActorCell.afterBarrier}: a session disconnect that
+ * found the mailbox full) runs when the barrier ends.
  * Same-node joins never relocate, so DisableRelocation does not block them (MEM-19).
  */
 public final class Joins {
@@ -65,9 +67,9 @@ public final class Joins {
           + " section 4)");
     }
     rt.ensureRunning("join of " + cell.describe());
-    if (turn.joins.size() >= MAX_JOINS_PER_HANDLER) {
+    if (turn.joinCount() >= MAX_JOINS_PER_HANDLER) {
       throw new SpotkitException.CapacityExceeded(cell.describe() + " already registered "
-          + turn.joins.size() + " joins in this handler; the limit is " + MAX_JOINS_PER_HANDLER + " per handler");
+          + turn.joinCount() + " joins in this handler; the limit is " + MAX_JOINS_PER_HANDLER + " per handler");
     }
     final JsonCopier.Copy copy = rt.copier().copy("join request", request, MAX_REQUEST_BYTES);
     if (turn.joinBytes + copy.bytes() > MAX_TOTAL_BYTES) {
@@ -77,7 +79,7 @@ public final class Joins {
     }
     final Deadline deadline = Deadline.after(timeout);
     final OperationId operationId = OperationId.random();
-    turn.joins.add(new PendingJoin(operationId, spotId, copy.value(), deadline));
+    turn.addJoin(new PendingJoin(operationId, spotId, copy.value(), deadline));
     turn.joinBytes += copy.bytes();
     return operationId;
   }
@@ -97,6 +99,11 @@ public final class Joins {
       actor.barrierActive = false;
       if (actor.state == CellState.READY) {
         actor.mailbox.open();
+      }
+      final Runnable after = actor.afterBarrier;
+      if (after != null) {
+        actor.afterBarrier = null;
+        after.run();
       }
       return;
     }

@@ -6,6 +6,7 @@ import dev.spotkit.core.ClosingReason;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,15 @@ import java.util.concurrent.TimeUnit;
  * 000 section 5).
  */
 public final class Lifecycle {
+  /** Node close: the session listener's share of the budget. */
+  static final int SESSIONS_END_PERCENT = 15;
+  /** Node close: accepted turns finish by this share of the budget (from the start). */
+  static final int TURNS_END_PERCENT = 45;
+  /** Node close: OnClosing(HostShutdown) ends by this share; also the ClosingContext deadline. */
+  static final int CLOSING_END_PERCENT = 75;
+  /** Node close: releases end by this share; the rest stops the dispatcher. */
+  static final int RELEASE_END_PERCENT = 95;
+
   private final NodeRuntime rt;
 
   Lifecycle(final NodeRuntime rt) {
@@ -180,9 +190,31 @@ public final class Lifecycle {
     rt.store().remove(cell);
   }
 
-  /** Node close, steps in order; every wait is bounded by the close deadline. */
-  void closeNode() {
-    final Deadline deadline = Deadline.after(rt.config().closeTimeout());
+  /**
+   * The share of the close timeout the session listener gets to stop: 15 %, at least 1 ms.
+   *
+   * @param closeTimeout the node's close timeout.
+   * @return the session listener's close timeout.
+   */
+  static Duration sessionCloseTimeout(final Duration closeTimeout) {
+    final Duration share = closeTimeout.multipliedBy(SESSIONS_END_PERCENT).dividedBy(100);
+    return share.isZero() ? Duration.ofMillis(1) : share;
+  }
+
+  /**
+   * Node close (HostShutdown), steps in order, each bounded by its own checkpoint of the close budget
+   * (measured from the start, so time a step leaves unused carries over to the next): sessions stop
+   * (15 %); accepted turns finish: a marker behind every accepted message, in parallel (until 45 %);
+   * OnClosing(HostShutdown) on every spot, in parallel, with the 75 % checkpoint as its ClosingContext
+   * deadline (until 75 %); actors and spots are released, failing their unrun requests with ShuttingDown
+   * (until 95 %). A turn stuck in a handler holds only its own gate: the other cells still get OnClosing and
+   * are released on time, and the caller fails what the stuck gate still holds once the timer thread stopped.
+   *
+   * @param deadline the close deadline (now + close timeout).
+   */
+  void closeNode(final Deadline deadline) {
+    final long start = System.nanoTime();
+    final long budget = deadline.nanoTime() - start;
     rt.stopSessions();
     final List<ActorCell> actors = new ArrayList<>(rt.actors.values());
     final List<SpotCell> spots = new ArrayList<>(rt.spots.values());
@@ -190,16 +222,18 @@ public final class Lifecycle {
       cell.timers.cancelAll();
     }
     // 1. finish accepted turns: a marker behind every accepted message.
-    forEach(concat(actors, spots), deadline, "finishing accepted turns", (cell, done) -> {
-      if (cell.mailbox.offer(new Envelope.Marker(done)) != dev.spotkit.mailbox.OfferResult.ACCEPTED) {
-        done.run();
-      }
-    });
+    forEach(concat(actors, spots), checkpoint(start, budget, TURNS_END_PERCENT), "finishing accepted turns",
+        (cell, done) -> {
+          if (cell.mailbox.offer(new Envelope.Marker(done)) != dev.spotkit.mailbox.OfferResult.ACCEPTED) {
+            done.run();
+          }
+        });
     // 2. OnClosing(HostShutdown) on every spot, membership still valid.
-    forEach(spots, deadline, "OnClosing(HostShutdown)", (spot, done) -> spot.control(() -> {
+    final Deadline closingDeadline = checkpoint(start, budget, CLOSING_END_PERCENT);
+    forEach(spots, closingDeadline, "OnClosing(HostShutdown)", (spot, done) -> spot.control(() -> {
       try {
         if (spot.state == CellState.READY && spot.spot != null) {
-          final ClosingContext closing = new ClosingContext(ClosingReason.HOST_SHUTDOWN, deadline);
+          final ClosingContext closing = new ClosingContext(ClosingReason.HOST_SHUTDOWN, closingDeadline);
           spot.runCallback("onClosing of " + spot.describe(), false, () -> {
             spot.spot.onClosing(closing);
             return null;
@@ -210,21 +244,26 @@ public final class Lifecycle {
       }
     }));
     // 3. release actors, then spots: mailboxes, timers, store records.
+    final Deadline releaseDeadline = checkpoint(start, budget, RELEASE_END_PERCENT);
     final SpotkitException stopped = new SpotkitException.ShuttingDown("the node closed before handling the request");
-    forEach(actors, deadline, "releasing actors", (actor, done) -> actor.control(() -> {
+    forEach(actors, releaseDeadline, "releasing actors", (actor, done) -> actor.control(() -> {
       try {
         release(actor, stopped);
       } finally {
         done.run();
       }
     }));
-    forEach(spots, deadline, "releasing spots", (spot, done) -> spot.control(() -> {
+    forEach(spots, releaseDeadline, "releasing spots", (spot, done) -> spot.control(() -> {
       try {
         release(spot, stopped);
       } finally {
         done.run();
       }
     }));
+  }
+
+  private static Deadline checkpoint(final long start, final long budget, final int percent) {
+    return new Deadline(start + budget / 100 * percent);
   }
 
   private static List<Cell> concat(final List<? extends Cell> a, final List<? extends Cell> b) {

@@ -9,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
  * Send and request: resolve the address on every call, then offer to the target cell's mailbox. Routing only
  * finds Ready cells, checks the generation of a ref (stale refs are refused, never misrouted), and creates
  * nothing except an Instance Spot addressed with Instance intent.
+ *
+ * <p>The one-way send path allocates only the envelope: error texts are built when an error is thrown.
  */
 public final class Messaging {
   private final NodeRuntime rt;
@@ -25,7 +27,9 @@ public final class Messaging {
    */
   public void send(final Address address, final Object message) {
     requireMessage(message);
-    rt.ensureRunning("send " + message.getClass().getSimpleName());
+    if (rt.isClosing()) {
+      throw rt.shuttingDown("send " + message.getClass().getSimpleName());
+    }
     deliver(address, new Envelope.Msg(message, null), false);
   }
 
@@ -38,7 +42,8 @@ public final class Messaging {
    * @param deadline absolute deadline.
    * @param awaiting true when the caller will block on the result (enables the own-gate check, MEM-15).
    * @param <R> reply type.
-   * @return the reply future; fails with a typed error.
+   * @return the reply future; fails with a typed error. The caller attaches the deadline timer
+   *     ({@link NodeRuntime#attachDeadline}, done by every {@code Call}), one per request.
    */
   @SuppressWarnings("unchecked")
   public <R> CompletableFuture<R> request(final Address address, final Object message, final Class<R> replyType,
@@ -55,7 +60,6 @@ public final class Messaging {
     } catch (SpotkitException e) {
       sink.fail(e);
     }
-    rt.attachDeadline(sink.future, deadline, () -> sink.description + " got no reply by its deadline");
     return (CompletableFuture<R>) sink.future;
   }
 
@@ -72,24 +76,34 @@ public final class Messaging {
   /** The Ready cell the address names. */
   Cell resolve(final Address address) {
     return switch (address) {
-      case Address.ActorById byId -> ready(rt.actors.get(byId.id()), "actor '" + byId.id() + "'");
-      case Address.SpotById byId -> ready(rt.spots.get(byId.id()), "spot '" + byId.id() + "'");
-      case Address.ActorByRef byRef -> checkGeneration(ready(rt.actors.get(byRef.ref().id().value()),
-          "actor '" + byRef.ref().id() + "'"), byRef.ref().generation().value());
-      case Address.SpotByRef byRef -> checkGeneration(ready(rt.spots.get(byRef.ref().id().value()),
-          "spot '" + byRef.ref().id() + "'"), byRef.ref().generation().value());
+      case Address.ActorById byId -> ready(rt.actors.get(byId.id()), address);
+      case Address.SpotById byId -> ready(rt.spots.get(byId.id()), address);
+      case Address.ActorByRef byRef -> checkGeneration(ready(rt.actors.get(byRef.ref().id().value()), address),
+          byRef.ref().generation().value());
+      case Address.SpotByRef byRef -> checkGeneration(ready(rt.spots.get(byRef.ref().id().value()), address),
+          byRef.ref().generation().value());
       case Address.Instance instance ->
           throw new IllegalArgumentException("instance intent is delivered, not resolved");
     };
   }
 
-  private static <C extends Cell> C ready(final C cell, final String what) {
+  private static <C extends Cell> C ready(final C cell, final Address address) {
     if (cell == null || cell.state != CellState.READY) {
-      throw new SpotkitException.NotFound(what + " not found on this node (no Ready object with that id;"
-          + " messages never create one: use the manager's getOrCreate, or Instance intent for an Instance"
-          + " Spot)");
+      throw new SpotkitException.NotFound(describe(address) + " not found on this node (no Ready object with"
+          + " that id; messages never create one: use the manager's getOrCreate, or Instance intent for an"
+          + " Instance Spot)");
     }
     return cell;
+  }
+
+  private static String describe(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> "actor '" + byId.id() + "'";
+      case Address.SpotById byId -> "spot '" + byId.id() + "'";
+      case Address.ActorByRef byRef -> "actor '" + byRef.ref().id() + "'";
+      case Address.SpotByRef byRef -> "spot '" + byRef.ref().id() + "'";
+      case Address.Instance instance -> "instance spot '" + instance.id() + "'";
+    };
   }
 
   static <C extends Cell> C checkGeneration(final C cell, final long generation) {
@@ -106,9 +120,9 @@ public final class Messaging {
       return;
     }
     final Turn turn = Turn.current();
-    if (turn != null && turn.owner == cell && !turn.joins.isEmpty()) {
+    if (turn != null && turn.owner == cell && turn.joinCount() > 0) {
       throw new SpotkitException.InvalidOperation("awaited request from " + cell.describe() + " to itself while"
-          + " its handler has " + turn.joins.size() + " join barrier(s) registered (spec 000 section 4): the"
+          + " its handler has " + turn.joinCount() + " join barrier(s) registered (spec 000 section 4): the"
           + " request would wait for the handler that waits for it; use send, or request before defer()");
     }
     throw new SpotkitException.InvalidOperation("awaited request to " + cell.describe() + " from a turn on its"

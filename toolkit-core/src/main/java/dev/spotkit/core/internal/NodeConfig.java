@@ -24,10 +24,12 @@ import java.util.Map;
  * @param workers dispatcher core workers.
  * @param requestTimeout default request timeout.
  * @param closeTimeout bound of node close and of OnClosing deadlines.
+ * @param applicationJobLimit the Application Job Queue limit: handler turns running at once (the dispatcher's
+ *     live permits).
  */
 public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
     Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
-    Duration requestTimeout, Duration closeTimeout) {
+    Duration requestTimeout, Duration closeTimeout, int applicationJobLimit) {
 
   /** Relocation policy of a factory (spec 000 section 6). */
   public enum Policy {
@@ -84,7 +86,10 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param codec frame codec.
    * @param actorType stable type of the actor bound to each connection.
    * @param maxOutboundBytes per-session outbound budget.
+   * @param inboundLowWaterFrames reading resumes at this many unhandled frames.
+   * @param inboundHighWaterFrames reading stops at this many unhandled frames.
    */
-  public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes) {
+  public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
+      int inboundLowWaterFrames, int inboundHighWaterFrames) {
   }
 }

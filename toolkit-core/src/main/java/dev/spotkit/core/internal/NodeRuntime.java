@@ -10,10 +10,12 @@ import dev.spotkit.core.session.SessionServerConfig;
 import dev.spotkit.mailbox.Dispatcher;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledFuture;
@@ -29,9 +31,18 @@ import org.slf4j.LoggerFactory;
  * One MeshNode's runtime: registries of cells, the dispatcher, the timer thread, the store, and the parts
  * (messaging, creations, joins, lifecycle, sessions). Start with {@link #start}; every public method may be
  * called from any thread.
+ *
+ * <p>Every future that got a deadline ({@link #attachDeadline}: requests and manager calls) is tracked until
+ * it completes, so close can end the ones still pending when the timer thread stops.
  */
 public final class NodeRuntime {
   static final Logger LOG = LoggerFactory.getLogger("dev.spotkit.core");
+
+  /**
+   * How much longer than the close timeout {@link #close()} may take: the bookkeeping after the last bounded
+   * wait (failing pending futures, stopping threads without waiting for stuck ones).
+   */
+  public static final Duration CLOSE_MARGIN = Duration.ofMillis(250);
 
   private static final int RUNNING = 0;
   private static final int CLOSING = 1;
@@ -54,6 +65,13 @@ public final class NodeRuntime {
   private final Lifecycle lifecycle = new Lifecycle(this);
   /** RUNNING, CLOSING, CLOSED; CAS from RUNNING to CLOSING starts the one close. */
   private final AtomicInteger state = new AtomicInteger(RUNNING);
+  /** Counted down when the one close finished; later close() calls wait for it. */
+  private final CountDownLatch closed = new CountDownLatch(1);
+  /**
+   * Futures with a deadline that have not completed. Added by {@link #attachDeadline} (any thread), removed
+   * when the future completes; close fails the rest with ShuttingDown after the timer thread stopped.
+   */
+  private final ConcurrentHashMap<CompletableFuture<?>, Boolean> pending = new ConcurrentHashMap<>();
   private volatile SpotCell entry;
   private volatile SessionServer sessionServer;
 
@@ -67,6 +85,7 @@ public final class NodeRuntime {
     this.nodeRid = new NodeRid(rid);
     this.store = config.store() == null ? null : new StoreOps(config.store(), config.meshName() + "/" + nodeRid.hex());
     this.dispatcher = Dispatcher.builder().workers(config.workers()).name("spotkit-" + config.meshName())
+        .livePermits(config.applicationJobLimit())
         .uncaughtHandler((mailbox, failure) -> LOG.error("uncaught failure in a mailbox turn", failure)).build();
     this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
         .name("spotkit-timers-" + config.meshName()).unstarted(r));
@@ -123,7 +142,9 @@ public final class NodeRuntime {
   private void startSessions() {
     final NodeConfig.SessionSpec spec = config.sessions();
     final SessionServerConfig serverConfig = SessionServerConfig.builder().host(spec.host()).port(spec.port())
-        .codec(spec.codec()).maxOutboundBytes(spec.maxOutboundBytes()).build();
+        .codec(spec.codec()).maxOutboundBytes(spec.maxOutboundBytes())
+        .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
+        .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build();
     try {
       sessionServer = SessionServer.start(serverConfig,
           new SessionBinder(this, config.actorTypes().get(spec.actorType())));
@@ -133,11 +154,14 @@ public final class NodeRuntime {
   }
 
   /**
-   * Closes the node (HostShutdown); a second call is a no-op. Called from a handler turn of this node, it
-   * starts the close on another thread and returns (it cannot wait for its own turn).
+   * Closes the node (HostShutdown, see {@link Lifecycle#closeNode}); returns within the close timeout plus
+   * {@link #CLOSE_MARGIN}. Called from a handler turn of this node, it starts the close on another thread and
+   * returns (it cannot wait for its own turn). A later call while the first runs blocks until the first
+   * finished (bounded the same way; from a handler turn it returns at once); after it, a no-op.
    */
   public void close() {
     if (!state.compareAndSet(RUNNING, CLOSING)) {
+      awaitClosed();
       return;
     }
     if (Turn.current() != null) {
@@ -147,20 +171,60 @@ public final class NodeRuntime {
     closeSteps();
   }
 
+  private void awaitClosed() {
+    if (Turn.current() != null) {
+      return;
+    }
+    try {
+      if (!closed.await(config.closeTimeout().plus(CLOSE_MARGIN).toNanos(), TimeUnit.NANOSECONDS)) {
+        LOG.warn("node close: a concurrent close did not finish within {} plus {}", config.closeTimeout(),
+            CLOSE_MARGIN);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private void closeSteps() {
+    final Deadline deadline = Deadline.after(config.closeTimeout());
     try {
       if (store != null) {
-        lifecycle.closeNode();
+        lifecycle.closeNode(deadline);
       } else {
         stopSessions();
       }
     } catch (RuntimeException e) {
       LOG.warn("node close failed part-way", e);
     } finally {
-      scheduler.shutdownNow();
-      dispatcher.close();
+      scheduler.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
+      failPending();
+      stopDispatcher(deadline);
       virtualThreads.shutdown();
       state.set(CLOSED);
+      closed.countDown();
+    }
+  }
+
+  /**
+   * Fails every future still waiting for a reply or a result with ShuttingDown: requests queued behind a stuck
+   * turn, the stuck request itself, manager calls. Runs after the timer thread stopped: a future registered
+   * later finds the scheduler shut down in {@link #attachDeadline} and fails there.
+   */
+  private void failPending() {
+    for (CompletableFuture<?> future : pending.keySet()) { // bounded: what was registered before the shutdown
+      future.completeExceptionally(new SpotkitException.ShuttingDown("the node " + config.meshName() + "/"
+          + nodeRid.hex() + " closed before this operation completed"));
+    }
+  }
+
+  /**
+   * Stops the dispatcher, waiting for its workers only until the close deadline. A worker stuck in a handler is
+   * abandoned, not interrupted: its request already failed, and whatever it does later finds the node closed (new
+   * work gets ShuttingDown, released mailboxes refuse offers).
+   */
+  private void stopDispatcher(final Deadline deadline) {
+    if (!dispatcher.close(deadline.remaining())) {
+      LOG.warn("node close: a dispatcher worker is still inside a handler at the close deadline; abandoned");
     }
   }
 
@@ -174,9 +238,14 @@ public final class NodeRuntime {
   /** Throws ShuttingDown once close started. */
   void ensureRunning(final String what) {
     if (state.get() != RUNNING) {
-      throw new SpotkitException.ShuttingDown(what + ": the node " + config.meshName() + "/" + nodeRid.hex()
-          + " is closing; no new work is accepted");
+      throw shuttingDown(what);
     }
+  }
+
+  /** The ShuttingDown error for new work named {@code what}; build it only once close started. */
+  SpotkitException.ShuttingDown shuttingDown(final String what) {
+    return new SpotkitException.ShuttingDown(what + ": the node " + config.meshName() + "/" + nodeRid.hex()
+        + " is closing; no new work is accepted");
   }
 
   /**
@@ -201,23 +270,33 @@ public final class NodeRuntime {
   }
 
   /**
-   * Completes {@code future} with DeadlineExceeded at the deadline unless it completes first.
+   * Completes {@code future} with DeadlineExceeded at the deadline unless it completes first, and tracks it
+   * until it completes: node close fails it with ShuttingDown if it is still pending then. A future that
+   * already has a deadline keeps its first one. Once close stopped the timer thread, the future fails at once
+   * with ShuttingDown.
    *
    * @param future the future.
    * @param deadline when.
-   * @param what the error message.
+   * @param what the DeadlineExceeded message.
    */
   public void attachDeadline(final CompletableFuture<?> future, final Deadline deadline, final Supplier<String> what) {
-    if (future.isDone()) {
-      return;
+    if (future.isDone() || pending.putIfAbsent(future, Boolean.TRUE) != null) {
+      return; // done, or already guarded by an earlier deadline
     }
+    ScheduledFuture<?> timer = null;
     try {
-      final ScheduledFuture<?> timeout = scheduler.schedule(() -> future.completeExceptionally(
+      timer = scheduler.schedule(() -> future.completeExceptionally(
           new SpotkitException.DeadlineExceeded(what.get())), deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
-      future.whenComplete((v, e) -> timeout.cancel(false));
     } catch (java.util.concurrent.RejectedExecutionException e) {
       future.completeExceptionally(new SpotkitException.ShuttingDown(what.get() + ": the node closed"));
     }
+    final ScheduledFuture<?> timeout = timer;
+    future.whenComplete((v, e) -> {
+      pending.remove(future);
+      if (timeout != null) {
+        timeout.cancel(false);
+      }
+    });
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.session.Session;
 import dev.spotkit.core.session.SessionHandler;
 import dev.spotkit.core.session.SessionInbound;
+import dev.spotkit.mailbox.DispatchState;
 import dev.spotkit.mailbox.OfferResult;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -16,16 +17,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Everything here runs on a Netty event loop and never blocks: {@link #onOpen} only stages the actor
  * (registry entry, closed mailbox) and hands creation to the Entry Spot's gate. Frames go straight into the
- * actor's mailbox as ordinary messages, in arrival order; the closed mailbox keeps the ones that arrive
- * before the actor is Ready. A declined or failed creation closes the session. OnDisconnectActor runs on the
- * member spot's lane exactly once per binding, after the actor is Ready.
+ * actor's mailbox as {@link Envelope.Frame}s, in arrival order; the closed mailbox keeps the ones that arrive
+ * before the actor is Ready. A declined or failed creation closes the session.
+ *
+ * <p><b>Inbound backpressure.</b> Each frame put in the mailbox is counted on the session
+ * ({@link Session#frameQueued()}) and uncounted once the actor's handler for it ran
+ * ({@link Session#frameHandled()}, from {@link Cell}'s dispatch). At the listener's high-water mark the
+ * session stops reading from its socket and resumes at the low-water mark, so a client that sends faster than
+ * its actor handles (or while a join barrier holds the mailbox closed) waits in TCP instead of in the heap.
+ *
+ * <p><b>Disconnect.</b> OnDisconnectActor runs at most once per binding (spec 000 section 3), serialized with
+ * the actor's membership changes: the disconnect is queued as a marker behind the binding's last frame, so it
+ * runs on the actor's gate once every earlier frame was handled and any join barrier they started completed
+ * (a barrier keeps the mailbox closed). There the actor's mailbox is closed again, which freezes its
+ * membership (no handler turn, so no new barrier), OnDisconnectActor runs on the lane of the spot the actor
+ * belongs to at that moment, and the mailbox reopens afterwards unless the callback destroyed the actor.
  */
 final class SessionBinder implements SessionHandler {
 
-  /** One binding: a session and its actor. Event-loop confined except the flags. */
+  /** One binding: a session and its actor. Event-loop confined except the flag. */
   static final class Link implements SessionInbound {
     private final Session session;
     private final ActorCell actor;
+    /** Set once by the first {@link #onClosed}. Written by: the event loop. Read by: any thread. */
     private final AtomicBoolean disconnected = new AtomicBoolean();
 
     Link(final Session session, final ActorCell actor) {
@@ -43,14 +57,23 @@ final class SessionBinder implements SessionHandler {
 
     @Override
     public void onFrame(final Object frame) {
-      final OfferResult result = actor.mailbox.offer(new Envelope.Msg(frame, null));
-      if (result == OfferResult.MAILBOX_FULL) {
-        NodeRuntime.LOG.warn("session {}: mailbox of {} is full; closing the session", session.id(),
-            actor.describe());
-        session.close();
-      } else if (result == OfferResult.RELEASED) {
-        session.close();
+      session.frameQueued(); // before the offer: the handler may run, and uncount it, at once
+      final OfferResult result = actor.mailbox.offer(new Envelope.Frame(frame, this));
+      if (result == OfferResult.ACCEPTED) {
+        return;
       }
+      session.frameHandled(); // never queued
+      if (result == OfferResult.MAILBOX_FULL) {
+        NodeRuntime.LOG.warn("session {}: mailbox of {} is full (capacity {}); closing the session. Keep the"
+            + " inbound high-water mark below the mailbox capacity", session.id(), actor.describe(),
+            actor.mailbox.capacity());
+      }
+      session.close();
+    }
+
+    /** After the actor's handler for one of this binding's frames ran. On the actor's gate. */
+    void frameHandled() {
+      session.frameHandled();
     }
 
     @Override
@@ -59,8 +82,8 @@ final class SessionBinder implements SessionHandler {
         return;
       }
       actor.creation.thenAccept(outcome -> {
-        if (outcome instanceof CreateOutcome.Created<?> && actor.state == CellState.READY) {
-          notifyDisconnect(actor);
+        if (outcome instanceof CreateOutcome.Created<?>) {
+          queueDisconnect(actor);
         }
       });
     }
@@ -102,16 +125,55 @@ final class SessionBinder implements SessionHandler {
     return link;
   }
 
-  /** OnDisconnectActor on the member spot's lane; never a destroy or a leave. */
-  private static void notifyDisconnect(final ActorCell actor) {
+  /**
+   * Queues the disconnect behind every frame already in the actor's mailbox. A full bounded mailbox falls
+   * back to the actor's lifecycle lane: then it runs at once, or at the end of a running join barrier.
+   */
+  private static void queueDisconnect(final ActorCell actor) {
+    final OfferResult result = actor.mailbox.offer(new Envelope.Marker(() -> disconnect(actor)));
+    if (result == OfferResult.MAILBOX_FULL) {
+      actor.control(() -> {
+        if (actor.barrierActive) {
+          actor.afterBarrier = () -> disconnect(actor);
+        } else {
+          disconnect(actor);
+        }
+      });
+    }
+    // RELEASED: the actor is gone (destroyed or node closed); it belongs to no spot, nothing to notify.
+  }
+
+  /**
+   * On the actor's gate with no join barrier running (from the marker, from the lane, or at a barrier's end;
+   * also from a release, when the actor is no longer Ready and nothing runs): freeze the membership by closing
+   * the mailbox, run OnDisconnectActor on the member spot's lane, then reopen.
+   */
+  private static void disconnect(final ActorCell actor) {
+    if (actor.state != CellState.READY) {
+      return;
+    }
+    actor.mailbox.close();
     final SpotCell spot = actor.membership;
-    spot.control(() -> spot.runCallback("onDisconnectActor of " + spot.describe(), false, () -> {
-      if (spot.spot instanceof UserSpot<?> user) {
-        user.onDisconnectActor(actor.ref());
-      } else if (spot.spot instanceof EntrySpot entry) {
-        entry.onDisconnectActor(actor.ref());
+    spot.control(() -> {
+      try {
+        if (spot.state == CellState.READY) {
+          spot.runCallback("onDisconnectActor of " + spot.describe(), false, () -> {
+            if (spot.spot instanceof UserSpot<?> user) {
+              user.onDisconnectActor(actor.ref());
+            } else if (spot.spot instanceof EntrySpot entry) {
+              entry.onDisconnectActor(actor.ref());
+            }
+            return null;
+          });
+        }
+      } finally {
+        actor.control(() -> {
+          if (actor.state == CellState.READY && !actor.barrierActive
+              && actor.mailbox.dispatchState() == DispatchState.CLOSED) {
+            actor.mailbox.open();
+          }
+        });
       }
-      return null;
-    }));
+    });
   }
 }

@@ -8,7 +8,7 @@ import dev.spotkit.core.SpotContext;
 import dev.spotkit.core.SpotId;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.mailbox.ExecutionGate;
-import dev.spotkit.store.ObjectKey;
+import dev.spotkit.core.location.ObjectKey;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;

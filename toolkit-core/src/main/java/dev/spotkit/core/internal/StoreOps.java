@@ -1,27 +1,53 @@
 package dev.spotkit.core.internal;
 
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.store.GenerationExhaustedException;
-import dev.spotkit.store.LocationRecord;
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.GenerationCounter;
+import dev.spotkit.core.location.Generations;
+import dev.spotkit.core.location.LeaseGeneration;
+import dev.spotkit.core.location.LocationRecord;
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.core.location.RecordState;
+import dev.spotkit.core.location.StoreCalls;
+import dev.spotkit.store.Condition;
 import dev.spotkit.store.LocationStore;
-import dev.spotkit.store.LocationStore.Condition;
-import dev.spotkit.store.LocationStore.Mutation;
-import dev.spotkit.store.LocationStore.WriteResult;
-import dev.spotkit.store.RecordState;
+import dev.spotkit.store.Mutation;
+import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.WriteBatch;
+import dev.spotkit.store.WriteResult;
+import java.time.Duration;
 import java.util.List;
 
 /**
- * The runtime's writes to the Location Store, with store failures mapped to typed errors. Each cell's record
+ * The runtime's writes to the Location Store, with store failures mapped to typed errors. Each cell's row
  * version is tracked on the cell; a cell's writes are serialized by its lifecycle (creation, join chain,
- * close), so one writer at a time per record.
+ * close), so one writer at a time per row.
+ *
+ * <p>Rows are canonical {@link AuthorityRecord}s at {@code authority\0{actor|spot}\0{id}}. The first write of a
+ * row (Missing to Creating, or the Entry Spot's Missing to Ready) issues its AuthorityOwnerGeneration in the same
+ * batch. Not yet (the lease part of issue 3): the owner-lease record with its TTL and renewal; until then the
+ * node's LeaseGeneration is issued alone, once, on its first row write. ObjectGenerations are issued in a batch of
+ * their own before the row, because the creation path needs the value before the row exists.
  */
 final class StoreOps {
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final int ATTEMPTS = 64;
+  /** Spotkit's one-node runtime has no node lifecycle generation yet; every row names run 1. */
+  private static final long LIFECYCLE_GENERATION = 1;
+
   private final LocationStore store;
   private final String owner;
+  private final String meshName;
+  private final String routingIdHex;
+  private volatile LeaseGeneration lease;
 
   StoreOps(final LocationStore store, final String owner) {
     this.store = store;
     this.owner = owner;
+    final int slash = owner.lastIndexOf('/');
+    this.meshName = owner.substring(0, slash);
+    this.routingIdHex = owner.substring(slash + 1);
   }
 
   LocationStore store() {
@@ -29,24 +55,14 @@ final class StoreOps {
   }
 
   long issueGeneration() {
-    try {
-      return store.issueObjectGeneration();
-    } catch (GenerationExhaustedException e) {
-      throw new SpotkitException.GenerationExhausted(e.getMessage(), e);
-    } catch (RuntimeException e) {
-      throw new SpotkitException.Unavailable("location store failed to issue an ObjectGeneration: " + e, e);
-    }
+    return Generations.issueAlone(store, GenerationCounter.OBJECT, TIMEOUT, ATTEMPTS).value();
   }
 
   /** Missing to CREATING: the one creator of this id wins. */
   void reserve(final Cell cell, final String membership) {
     final LocationRecord record = new LocationRecord(cell.key, cell.generation, cell.stableType, owner,
         membership, RecordState.CREATING);
-    final WriteResult result = write(List.of(new Condition.Missing(cell.key)), List.of(new Mutation.Put(record)));
-    if (result instanceof WriteResult.Applied applied) {
-      cell.storeVersion = applied.versions().get(cell.key);
-      cell.storeRecord = record;
-    } else {
+    if (!create(cell, record)) {
       throw new SpotkitException.AlreadyExists(cell.describe() + " already has a location record; another"
           + " creator holds this id");
     }
@@ -54,12 +70,20 @@ final class StoreOps {
 
   /** Writes the cell's next record, conditional on the version this node last wrote. */
   void update(final Cell cell, final LocationRecord next) {
-    final List<Condition> conditions = cell.storeRecord == null ? List.of(new Condition.Missing(cell.key))
-        : List.of(new Condition.VersionIs(cell.key, cell.storeVersion));
-    final WriteResult result = write(conditions, List.of(new Mutation.Put(next)));
+    if (cell.storeRecord == null) {
+      if (!create(cell, next)) {
+        throw new SpotkitException.Unavailable("the location record of " + cell.describe()
+            + " appeared under this node (expected none)");
+      }
+      return;
+    }
+    final String key = cell.key.logicalKey().preimage();
+    final LocationRecord record = next.withAuthorityOwnerGeneration(cell.storeRecord.authorityOwnerGeneration());
+    final WriteResult result = write(WriteBatch.of(List.of(new Condition.ExpectVersion(key, cell.storeVersion)),
+        List.of(Mutation.Put.of(key, authority(cell, record).encode()))));
     if (result instanceof WriteResult.Applied applied) {
-      cell.storeVersion = applied.versions().get(cell.key);
-      cell.storeRecord = next;
+      cell.storeVersion = applied.version(key);
+      cell.storeRecord = record;
     } else {
       throw new SpotkitException.Unavailable("the location record of " + cell.describe()
           + " changed under this node (expected version " + cell.storeVersion + ")");
@@ -76,19 +100,76 @@ final class StoreOps {
     if (cell.storeRecord == null) {
       return;
     }
+    final String key = cell.key.logicalKey().preimage();
     try {
-      write(List.of(new Condition.VersionIs(cell.key, cell.storeVersion)), List.of(new Mutation.Delete(cell.key)));
+      write(WriteBatch.of(List.of(new Condition.ExpectVersion(key, cell.storeVersion)),
+          List.of(new Mutation.Delete(key))));
       cell.storeRecord = null;
     } catch (RuntimeException e) {
       NodeRuntime.LOG.warn("could not delete the location record of {}", cell.describe(), e);
     }
   }
 
-  private WriteResult write(final List<Condition> conditions, final List<Mutation> mutations) {
-    try {
-      return store.write(conditions, mutations);
-    } catch (RuntimeException e) {
-      throw new SpotkitException.Unavailable("location store write failed: " + e, e);
+  /**
+   * Writes the row's first version with a new AuthorityOwnerGeneration in one batch; a Conflict caused by the
+   * counter moving is retried, one caused by an existing row is the answer.
+   *
+   * @return false when the row exists.
+   */
+  private boolean create(final Cell cell, final LocationRecord record) {
+    final LeaseGeneration leaseGeneration = lease();
+    final String key = cell.key.logicalKey().preimage();
+    final String counterKey = GenerationCounter.AUTHORITY_OWNER.key().preimage();
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      final Generations.Issued aog = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
+          StoreCalls.await(store.read(counterKey), TIMEOUT, "read of " + GenerationCounter.AUTHORITY_OWNER.key()));
+      final LocationRecord first = record.withAuthorityOwnerGeneration(aog.value());
+      final WriteResult result = write(WriteBatch.of(List.of(new Condition.ExpectAbsent(key), aog.condition()),
+          List.of(Mutation.Put.of(key, authority(cell, first, leaseGeneration).encode()), aog.advance())));
+      if (result instanceof WriteResult.Applied applied) {
+        cell.storeVersion = applied.version(key);
+        cell.storeRecord = first;
+        return true;
+      }
+      if (StoreCalls.await(store.read(key), TIMEOUT, "read of " + cell.key.logicalKey())
+          instanceof ReadResult.Found) {
+        return false;
+      }
     }
+    throw new SpotkitException.Unavailable("the AuthorityOwnerGeneration counter changed under " + ATTEMPTS
+        + " attempts in a row while creating the location record of " + cell.describe() + "; retry");
+  }
+
+  /** Issues this node's LeaseGeneration once, on its first row write. */
+  private LeaseGeneration lease() {
+    LeaseGeneration current = lease;
+    if (current == null) {
+      synchronized (this) {
+        current = lease;
+        if (current == null) {
+          current = Generations.issueAlone(store, GenerationCounter.OWNER_LEASE, TIMEOUT, ATTEMPTS)
+              .leaseGeneration();
+          lease = current;
+        }
+      }
+    }
+    return current;
+  }
+
+  private AuthorityRecord authority(final Cell cell, final LocationRecord record) {
+    return authority(cell, record, lease());
+  }
+
+  private AuthorityRecord authority(final Cell cell, final LocationRecord record, final LeaseGeneration leaseGen) {
+    final PlacementKind kind = cell instanceof SpotCell spot ? switch (spot.kind) {
+      case ENTRY -> PlacementKind.ENTRY_SPOT;
+      case USER -> PlacementKind.USER_SPOT;
+      case INSTANCE -> PlacementKind.INSTANCE_SPOT;
+    } : PlacementKind.ACTOR;
+    return LocationRecords.toAuthority(record, kind, leaseGen, meshName, routingIdHex, LIFECYCLE_GENERATION);
+  }
+
+  private WriteResult write(final WriteBatch batch) {
+    return StoreCalls.await(store.write(batch), TIMEOUT, "write");
   }
 }

@@ -6,25 +6,37 @@ import java.util.List;
 /**
  * The turn running on this thread: which cell, and what the handler registered (join barriers, a close).
  * One per handler or callback invocation; confined to the thread that runs it.
+ *
+ * <p>Cost per message: one small object. The joins list is allocated by the first {@code defer()} only, and
+ * the thread-local is read once per turn: each thread keeps one {@link Slot} whose field holds the current
+ * turn, so entering and leaving a turn are plain field writes, never {@code ThreadLocal.set/remove}.
  */
 public final class Turn {
 
-  private static final ThreadLocal<Turn> CURRENT = new ThreadLocal<>();
+  /** The calling thread's current turn. Thread-confined: only its own thread reads or writes it. */
+  private static final class Slot {
+    private Turn turn;
+  }
+
+  private static final ThreadLocal<Slot> CURRENT = ThreadLocal.withInitial(Slot::new);
 
   final Cell owner;
   final Thread thread;
   /** True for message, request and timer handlers: the only turns that may register joins. */
   final boolean handler;
   private final Turn outer;
+  private final Slot slot;
   private boolean open = true;
-  final List<PendingJoin> joins = new ArrayList<>();
+  /** Joins registered by defer(), in order; null until the first one (most turns register none). */
+  List<PendingJoin> joins;
   long joinBytes;
   boolean closeRequested;
 
-  private Turn(final Cell owner, final boolean handler, final Turn outer) {
+  private Turn(final Cell owner, final boolean handler, final Slot slot) {
     this.owner = owner;
     this.handler = handler;
-    this.outer = outer;
+    this.slot = slot;
+    this.outer = slot.turn;
     this.thread = Thread.currentThread();
   }
 
@@ -34,22 +46,36 @@ public final class Turn {
    * @return the turn, or null outside any.
    */
   public static Turn current() {
-    return CURRENT.get();
+    return CURRENT.get().turn;
   }
 
   static Turn enter(final Cell owner, final boolean handler) {
-    final Turn turn = new Turn(owner, handler, CURRENT.get());
-    CURRENT.set(turn);
+    final Slot slot = CURRENT.get();
+    final Turn turn = new Turn(owner, handler, slot);
+    slot.turn = turn;
     return turn;
   }
 
   void exit() {
     open = false;
-    if (outer == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(outer);
+    slot.turn = outer;
+  }
+
+  /** Appends a registered join. */
+  void addJoin(final PendingJoin join) {
+    if (joins == null) {
+      joins = new ArrayList<>(2);
     }
+    joins.add(join);
+  }
+
+  /**
+   * Joins registered in this turn.
+   *
+   * @return 0 or more.
+   */
+  int joinCount() {
+    return joins == null ? 0 : joins.size();
   }
 
   /**

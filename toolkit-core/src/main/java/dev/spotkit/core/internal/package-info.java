@@ -31,10 +31,22 @@
  *       at a normal end the actor's mailbox closes and the chain runs: target admission and commit,
  *       OnJoinedActor, source OnLeaveActor, gate move, completion callback, next join, reopen (MEM-34). A handler
  *       that throws drops them (MEM-10). A join call belongs to the turn that made it (MEM-13).</li>
+ *   <li><b>Session disconnect.</b> Serialized with the actor's membership changes: a marker queued behind the
+ *       binding's last frame, so it runs after every earlier frame and any join barrier they started; there
+ *       the actor's mailbox closes (membership frozen), OnDisconnectActor runs on the then-current member
+ *       spot's lane, and the mailbox reopens. Frames carry their binding ({@code Envelope.Frame}) so the
+ *       session's inbound count drops once the handler ran (inbound backpressure).</li>
  *   <li><b>Node close.</b> ShuttingDown for new work at once; sessions stop; timers stop; a marker message
  *       behind every accepted message finishes the accepted turns; OnClosing(HostShutdown) on each spot; then
- *       every mailbox is released (queued requests fail with ShuttingDown), store records deleted, the
- *       dispatcher closed. Every wait is bounded by one deadline.</li>
+ *       every mailbox is released (queued requests fail with ShuttingDown), store records deleted; then every
+ *       future still pending fails with ShuttingDown (the runtime tracks every future it gave a deadline) and
+ *       the dispatcher stops. Each step waits only until its own checkpoint of the close budget (15/45/75/95
+ *       %), so a turn stuck in a handler costs one step's share, not the whole budget, and blocks only its own
+ *       gate. Dispatcher.close waits up to a fixed 5 s for its workers, so it runs on its own thread and is
+ *       waited for only until the close deadline.</li>
+ *   <li><b>Hot path.</b> A one-way send allocates the envelope and nothing else (error texts are built when
+ *       thrown); a turn allocates one {@link dev.spotkit.core.internal.Turn}, whose joins list appears with
+ *       the first defer(), and the thread-local holding the current turn is read once per turn.</li>
  * </ul>
  */
 package dev.spotkit.core.internal;

@@ -8,6 +8,8 @@ import io.netty.channel.ChannelPromise;
 import java.net.SocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +21,12 @@ import org.slf4j.LoggerFactory;
  * {@link #pendingBytes} and writes; the write's completion (success or failure) subtracts it. So
  * {@code pendingBytes} is exactly the bytes pushed and not yet handed to the socket, and a push that
  * would take it past {@code maxOutboundBytes} is refused without waiting for the event loop.
+ *
+ * <p>Inbound accounting: {@link #frameQueued} and {@link #frameHandled} move {@link #pendingFrames}; reaching
+ * the high-water mark turns the channel's auto-read off, falling back to the low-water mark turns it on
+ * again. Only the event loop changes auto-read ({@link #readingPaused} is confined to it), so a pause and a
+ * resume never race; a resume check is queued on the event loop each time the count falls to the low-water
+ * mark, which it must pass after every pause.
  */
 final class NettySession implements Session {
 
@@ -31,6 +39,18 @@ final class NettySession implements Session {
   private final Channel channel;
   private final FrameCodec codec;
   private final int maxOutboundBytes;
+  private final int inboundHighWater;
+  private final int inboundLowWater;
+
+  /**
+   * Frames handed to the consumer and not yet handled.
+   * Written by: the event loop ({@link #frameQueued}) and consumer threads ({@link #frameHandled}).
+   * Read by: the same, and the event loop's pause and resume checks. Ordering: atomic read-modify-write only.
+   */
+  private final AtomicInteger pendingFrames = new AtomicInteger();
+
+  /** True while auto-read is off because of {@link #pendingFrames}. Event loop only. */
+  private boolean readingPaused;
 
   /**
    * Bytes encoded and queued but not yet written to the socket.
@@ -48,11 +68,13 @@ final class NettySession implements Session {
   /** Completed by the event loop after {@code onClosed} ran (or when no inbound exists). */
   private final CompletableFuture<Void> closedDelivered = new CompletableFuture<>();
 
-  NettySession(final Channel channel, final FrameCodec codec, final int maxOutboundBytes) {
+  NettySession(final Channel channel, final SessionServerConfig config) {
     this.id = IDS.incrementAndGet();
     this.channel = channel;
-    this.codec = codec;
-    this.maxOutboundBytes = maxOutboundBytes;
+    this.codec = config.codec();
+    this.maxOutboundBytes = config.maxOutboundBytes();
+    this.inboundHighWater = config.inboundHighWaterFrames();
+    this.inboundLowWater = config.inboundLowWaterFrames();
   }
 
   @Override
@@ -93,6 +115,51 @@ final class NettySession implements Session {
     // Hand-off: the channel owns `encoded` from here and releases it after the write, or on failure.
     channel.writeAndFlush(encoded, written);
     return true;
+  }
+
+  @Override
+  public void frameQueued() {
+    if (pendingFrames.incrementAndGet() >= inboundHighWater) {
+      onEventLoop(this::pauseIfHigh);
+    }
+  }
+
+  @Override
+  public void frameHandled() {
+    if (pendingFrames.decrementAndGet() == inboundLowWater) {
+      onEventLoop(this::resumeIfLow);
+    }
+  }
+
+  @Override
+  public int pendingFrames() {
+    return pendingFrames.get();
+  }
+
+  private void pauseIfHigh() {
+    if (!readingPaused && pendingFrames.get() >= inboundHighWater) {
+      readingPaused = true;
+      channel.config().setAutoRead(false);
+    }
+  }
+
+  private void resumeIfLow() {
+    if (readingPaused && pendingFrames.get() <= inboundLowWater) {
+      readingPaused = false;
+      channel.config().setAutoRead(true);
+    }
+  }
+
+  private void onEventLoop(final Runnable task) {
+    if (channel.eventLoop().inEventLoop()) {
+      task.run();
+      return;
+    }
+    try {
+      channel.eventLoop().execute(task);
+    } catch (RejectedExecutionException e) {
+      // the event loop stopped: the channel is closed and reads no more anyway
+    }
   }
 
   /**

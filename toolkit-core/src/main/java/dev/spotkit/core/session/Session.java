@@ -55,6 +55,36 @@ public interface Session {
   boolean push(Object message);
 
   /**
+   * Inbound flow control: one more frame was handed to its consumer and is not handled yet. When the count
+   * of such frames reaches {@link SessionServerConfig#inboundHighWaterFrames()} the session stops reading
+   * from its socket (Netty auto-read off), so the peer waits in TCP; see {@link #frameHandled()}.
+   *
+   * <p>Called by whoever consumes the frames, once per frame, before handing it on: the MeshNode runtime
+   * does it for every frame it queues for the bound actor. A consumer that never calls it gets no inbound
+   * flow control. Frames already read from the socket when reading stops are still delivered, so the count
+   * can exceed the high-water mark by the frames of one socket read (at most 64 KiB of input).
+   *
+   * <p>Any thread; never blocks.
+   */
+  void frameQueued();
+
+  /**
+   * Inbound flow control: a frame counted by {@link #frameQueued()} was handled (or dropped). When the
+   * count falls to {@link SessionServerConfig#inboundLowWaterFrames()} a session that stopped reading
+   * resumes. Call it exactly once per {@link #frameQueued()} call.
+   *
+   * <p>Any thread; never blocks.
+   */
+  void frameHandled();
+
+  /**
+   * Frames counted by {@link #frameQueued()} and not yet by {@link #frameHandled()}.
+   *
+   * @return the count; a snapshot. Any thread.
+   */
+  int pendingFrames();
+
+  /**
    * Closes the connection. Idempotent; any thread; does not block. The {@link SessionInbound} of this
    * session gets {@link SessionInbound#onClosed()} once, after its last frame.
    */

@@ -39,7 +39,7 @@ final class SessionChannelHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(final ChannelHandlerContext ctx) {
     final SessionServerConfig config = server.config();
-    session = new NettySession(ctx.channel(), config.codec(), config.maxOutboundBytes());
+    session = new NettySession(ctx.channel(), config);
     if (!server.register(session)) {
       ctx.close(); // server closing: no onOpen, so no onClosed either
     } else {

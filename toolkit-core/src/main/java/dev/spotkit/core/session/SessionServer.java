@@ -156,9 +156,9 @@ public final class SessionServer implements AutoCloseable {
 
   /**
    * Stops accepting, closes every session (each gets {@code onClosed} exactly once) and stops the event
-   * loops, waiting at most {@link SessionServerConfig#closeTimeout()} for each of these two steps.
-   * Idempotent. From an ordinary thread it returns after the sessions were told; called from one of this
-   * server's own event loops (a handler) it only starts the close and returns at once.
+   * loops, waiting at most {@link SessionServerConfig#closeTimeout()} in all for both. Idempotent. From an
+   * ordinary thread it returns after the sessions were told; called from one of this server's own event loops
+   * (a handler) it only starts the close and returns at once.
    */
   @Override
   public void close() {
@@ -175,22 +175,23 @@ public final class SessionServer implements AutoCloseable {
       open[i].close();
       told[i] = open[i].closedDelivered();
     }
-    final long timeoutMillis = config.closeTimeout().toMillis();
+    final long timeoutNanos = config.closeTimeout().toNanos();
+    final long deadline = System.nanoTime() + timeoutNanos;
     final io.netty.util.concurrent.Future<?> stopped =
-        group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
+        group.shutdownGracefully(0, timeoutNanos, TimeUnit.NANOSECONDS);
     if (inOwnEventLoop()) {
       return;
     }
     try {
-      CompletableFuture.allOf(told).get(timeoutMillis, TimeUnit.MILLISECONDS);
+      CompletableFuture.allOf(told).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException | ExecutionException e) {
-      LOG.warn("session listener close: not every session was told within {} ms", timeoutMillis);
+      LOG.warn("session listener close: not every session was told within {}", config.closeTimeout());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return;
     }
-    if (!stopped.awaitUninterruptibly(timeoutMillis + 1000)) {
-      LOG.warn("session listener close: event loops still running after {} ms", timeoutMillis);
+    if (!stopped.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+      LOG.warn("session listener close: event loops still running after {}", config.closeTimeout());
     }
   }
 

@@ -11,6 +11,7 @@ import java.util.Objects;
  *     .port(7000)                      // 0 (default): a free port chosen at bind time
  *     .codec(LineCodec.utf8())         // default
  *     .maxOutboundBytes(1 << 20)       // default 4 MiB per session
+ *     .inboundWaterMarks(64, 256)      // default: stop reading at 256 unhandled frames, resume at 64
  *     .build();
  * }</pre>
  */
@@ -25,6 +26,15 @@ public final class SessionServerConfig {
   /** Default number of Netty event loop threads of a listener. */
   public static final int DEFAULT_IO_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
 
+  /** Default inbound high-water mark: frames handed on and not yet handled before reading stops. */
+  public static final int DEFAULT_INBOUND_HIGH_WATER_FRAMES = 256;
+
+  /** Default inbound low-water mark: reading resumes when unhandled frames fall to this count. */
+  public static final int DEFAULT_INBOUND_LOW_WATER_FRAMES = 64;
+
+  /** Largest inbound high-water mark accepted. */
+  public static final int MAX_INBOUND_HIGH_WATER_FRAMES = 1 << 20;
+
   /** Default bound on {@link SessionServer#close()}. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -33,6 +43,8 @@ public final class SessionServerConfig {
   private final FrameCodec codec;
   private final int maxOutboundBytes;
   private final boolean closeOnBadFrame;
+  private final int inboundHighWaterFrames;
+  private final int inboundLowWaterFrames;
   private final int ioThreads;
   private final Duration closeTimeout;
 
@@ -42,6 +54,8 @@ public final class SessionServerConfig {
     this.codec = b.codec;
     this.maxOutboundBytes = b.maxOutboundBytes;
     this.closeOnBadFrame = b.closeOnBadFrame;
+    this.inboundHighWaterFrames = b.inboundHighWaterFrames;
+    this.inboundLowWaterFrames = b.inboundLowWaterFrames;
     this.ioThreads = b.ioThreads;
     this.closeTimeout = b.closeTimeout;
   }
@@ -105,6 +119,28 @@ public final class SessionServerConfig {
   }
 
   /**
+   * Inbound high-water mark: when this many frames were handed to the consumer and not yet handled
+   * ({@link Session#frameQueued()} minus {@link Session#frameHandled()}), the session stops reading from its
+   * socket. Only a consumer that counts frames gets this flow control; the MeshNode runtime does.
+   *
+   * @return frames, 1..{@value #MAX_INBOUND_HIGH_WATER_FRAMES}; default
+   *     {@value #DEFAULT_INBOUND_HIGH_WATER_FRAMES}.
+   */
+  public int inboundHighWaterFrames() {
+    return inboundHighWaterFrames;
+  }
+
+  /**
+   * Inbound low-water mark: a session that stopped reading resumes when its unhandled frames fall to this
+   * count.
+   *
+   * @return frames, 0..{@link #inboundHighWaterFrames()} - 1; default {@value #DEFAULT_INBOUND_LOW_WATER_FRAMES}.
+   */
+  public int inboundLowWaterFrames() {
+    return inboundLowWaterFrames;
+  }
+
+  /**
    * Netty event loop threads (NIO) of the listener; they accept, read, decode and write, and never run
    * actor code.
    *
@@ -127,7 +163,8 @@ public final class SessionServerConfig {
   @Override
   public String toString() {
     return "SessionServerConfig[host=" + host + ", port=" + port + ", codec=" + codec + ", maxOutboundBytes="
-        + maxOutboundBytes + ", closeOnBadFrame=" + closeOnBadFrame + ", ioThreads=" + ioThreads
+        + maxOutboundBytes + ", closeOnBadFrame=" + closeOnBadFrame + ", inboundWaterMarks=" + inboundLowWaterFrames
+        + ".." + inboundHighWaterFrames + ", ioThreads=" + ioThreads
         + ", closeTimeout=" + closeTimeout + "]";
   }
 
@@ -138,6 +175,8 @@ public final class SessionServerConfig {
     private FrameCodec codec = LineCodec.utf8();
     private int maxOutboundBytes = DEFAULT_MAX_OUTBOUND_BYTES;
     private boolean closeOnBadFrame;
+    private int inboundHighWaterFrames = DEFAULT_INBOUND_HIGH_WATER_FRAMES;
+    private int inboundLowWaterFrames = DEFAULT_INBOUND_LOW_WATER_FRAMES;
     private int ioThreads = DEFAULT_IO_THREADS;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
 
@@ -206,6 +245,28 @@ public final class SessionServerConfig {
      */
     public Builder closeOnBadFrame(final boolean closeOnBadFrame) {
       this.closeOnBadFrame = closeOnBadFrame;
+      return this;
+    }
+
+    /**
+     * Inbound flow-control marks, in frames handed on and not yet handled (see
+     * {@link SessionServerConfig#inboundHighWaterFrames()}).
+     *
+     * @param lowFrames reading resumes at this count; 0..{@code highFrames} - 1.
+     * @param highFrames reading stops at this count; 1..{@value #MAX_INBOUND_HIGH_WATER_FRAMES}.
+     * @return this builder.
+     */
+    public Builder inboundWaterMarks(final int lowFrames, final int highFrames) {
+      if (highFrames < 1 || highFrames > MAX_INBOUND_HIGH_WATER_FRAMES) {
+        throw new IllegalArgumentException("inbound high-water mark " + highFrames + " must be between 1 and "
+            + MAX_INBOUND_HIGH_WATER_FRAMES + " frames");
+      }
+      if (lowFrames < 0 || lowFrames >= highFrames) {
+        throw new IllegalArgumentException("inbound low-water mark " + lowFrames + " must be between 0 and the"
+            + " high-water mark minus one (" + (highFrames - 1) + ")");
+      }
+      this.inboundLowWaterFrames = lowFrames;
+      this.inboundHighWaterFrames = highFrames;
       return this;
     }
 

@@ -23,6 +23,11 @@
  *   <li>Outbound: {@link dev.spotkit.core.session.Session#push} encodes on the caller's thread and counts
  *       the bytes not yet written; past {@code maxOutboundBytes} the push is refused and the session is
  *       closed, so a slow reader is cut rather than buffered without bound.</li>
+ *   <li>Inbound: the consumer counts frames it took and has not handled yet
+ *       ({@link dev.spotkit.core.session.Session#frameQueued}, {@link dev.spotkit.core.session.Session#frameHandled});
+ *       at the high-water mark the session turns Netty auto-read off, at the low-water mark back on, always
+ *       on its event loop. A fast sender waits in TCP; nothing is dropped. Frames of the socket read in
+ *       progress still arrive, so the count can pass the mark by one read (at most 64 KiB of input).</li>
  *   <li>ByteBuf ownership: the framer emits retained slices owned by the decoder after it; the decoder's
  *       base class releases them; frames that reach the runtime are Strings. An encoded push buffer is
  *       owned by the pusher until {@code writeAndFlush}, then by the channel.</li>

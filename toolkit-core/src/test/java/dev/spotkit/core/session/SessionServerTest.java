@@ -242,6 +242,13 @@ class SessionServerTest {
         .hasMessage("port 70000 must be between 0 and 65535 (0 = free port)");
     assertThatThrownBy(() -> SessionServerConfig.builder().maxOutboundBytes(0))
         .hasMessage("maxOutboundBytes 0 must be at least 1");
+    assertThatThrownBy(() -> SessionServerConfig.builder().inboundWaterMarks(0, 0))
+        .hasMessage("inbound high-water mark 0 must be between 1 and 1048576 frames");
+    assertThatThrownBy(() -> SessionServerConfig.builder().inboundWaterMarks(8, 8))
+        .hasMessage("inbound low-water mark 8 must be between 0 and the high-water mark minus one (7)");
+    final SessionServerConfig config = SessionServerConfig.builder().build();
+    assertThat(config.inboundHighWaterFrames()).isEqualTo(256);
+    assertThat(config.inboundLowWaterFrames()).isEqualTo(64);
   }
 
   /** Fake runtime: records every session's frames and closes. */

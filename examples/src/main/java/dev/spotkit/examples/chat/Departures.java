@@ -1,0 +1,58 @@
+package dev.spotkit.examples.chat;
+
+import dev.spotkit.core.ActorManager;
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.SpotkitException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Destroys the player of a closed connection, from a spot's OnDisconnectActor, without waiting inside the
+ * spot's turn and without failing silently: a destroy refused with {@code Unavailable} (the player is in the
+ * middle of a join) is retried a few times, a little later each time; any other failure is logged. A node
+ * that is closing takes its players with it, so {@code ShuttingDown} is not an error.
+ */
+final class Departures {
+
+  /** Destroy attempts in all. */
+  static final int ATTEMPTS = 4;
+  /** Pause before retry n is n times this. */
+  static final long RETRY_STEP_MILLIS = 50;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Departures.class);
+
+  private Departures() {
+  }
+
+  /**
+   * Starts destroying {@code player}; returns at once. Any thread.
+   *
+   * @param actors the node's actor manager.
+   * @param player the disconnected player.
+   * @param then runs once the player is gone or given up on (on a runtime thread; must not block).
+   */
+  static void destroy(final ActorManager actors, final ActorRef player, final Runnable then) {
+    attempt(actors, player, 1, then);
+  }
+
+  private static void attempt(final ActorManager actors, final ActorRef player, final int attempt,
+      final Runnable then) {
+    actors.destroy(player).toFuture().whenComplete((destroyed, failure) -> {
+      final Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+          ? failure.getCause() : failure;
+      if (cause instanceof SpotkitException.Unavailable && attempt < ATTEMPTS) {
+        CompletableFuture.delayedExecutor(RETRY_STEP_MILLIS * attempt, TimeUnit.MILLISECONDS)
+            .execute(() -> attempt(actors, player, attempt + 1, then));
+        return;
+      }
+      if (cause != null && !(cause instanceof SpotkitException.ShuttingDown)) {
+        LOG.warn("could not destroy disconnected player {} (attempt {} of {}): {}", player.id().value(), attempt,
+            ATTEMPTS, cause.toString());
+      }
+      then.run();
+    });
+  }
+}

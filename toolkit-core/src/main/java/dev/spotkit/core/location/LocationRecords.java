@@ -1,0 +1,102 @@
+package dev.spotkit.core.location;
+
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreVersion;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Maps the runtime's {@link LocationRecord} to and from the canonical {@link AuthorityRecord}, and reads one
+ * object's row.
+ */
+public final class LocationRecords {
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
+
+  private LocationRecords() {
+  }
+
+  /**
+   * A decoded row with the version it was read at.
+   *
+   * @param record the runtime view.
+   * @param authority the canonical record.
+   * @param version the StoreVersion to expect in a later write.
+   */
+  public record Stored(LocationRecord record, AuthorityRecord authority, StoreVersion version) {
+    /**
+     * Checks for null.
+     *
+     * @throws NullPointerException when a part is null.
+     */
+    public Stored {
+      Objects.requireNonNull(record, "record");
+      Objects.requireNonNull(authority, "authority");
+      Objects.requireNonNull(version, "version");
+    }
+  }
+
+  /**
+   * Reads one object's row; a missing row creates nothing (LOC-06). Blocks at most 10 s; virtual threads only.
+   *
+   * @param store the store.
+   * @param key the object.
+   * @return the row, or empty when Missing.
+   * @throws dev.spotkit.core.SpotkitException.Unavailable when the store fails.
+   * @throws RecordDecodeException when the row is not a readable authority record.
+   */
+  public static Optional<Stored> read(final LocationStore store, final ObjectKey key) {
+    final ReadResult result = StoreCalls.await(store.read(key.logicalKey().preimage()), READ_TIMEOUT,
+        "read of " + key.logicalKey());
+    return switch (result) {
+      case ReadResult.Missing missing -> Optional.empty();
+      case ReadResult.Found found -> {
+        final AuthorityRecord authority = AuthorityRecord.decode(found.value());
+        yield Optional.of(new Stored(fromAuthority(key, authority), authority, found.version()));
+      }
+    };
+  }
+
+  /**
+   * The runtime view of a row.
+   *
+   * @param key the object.
+   * @param authority the row.
+   * @return the view.
+   */
+  public static LocationRecord fromAuthority(final ObjectKey key, final AuthorityRecord authority) {
+    final String membership = authority.payload().size() == 0 ? null : authority.payload().asUtf8();
+    return new LocationRecord(key, authority.objectGeneration().value(), authority.allocation().stableType(),
+        authority.ownerId(), membership, authority.allocation().state() == AuthorityRecord.State.ACTIVE
+        ? RecordState.READY : RecordState.CREATING, authority.authorityOwnerGeneration().value());
+  }
+
+  /**
+   * The row for a runtime record.
+   *
+   * @param record the runtime view, with its AuthorityOwnerGeneration set.
+   * @param kind the allocation kind.
+   * @param lease the owner's LeaseGeneration.
+   * @param meshName the owner node's MeshName.
+   * @param routingIdHex the owner node's RoutingId in hex.
+   * @param lifecycleGeneration the owner node's lifecycle generation.
+   * @return the canonical record.
+   */
+  public static AuthorityRecord toAuthority(final LocationRecord record, final PlacementKind kind,
+      final LeaseGeneration lease, final String meshName, final String routingIdHex, final long lifecycleGeneration) {
+    final AuthorityRecord.Capacity capacity = switch (kind) {
+      case ACTOR -> AuthorityRecord.Capacity.actor();
+      case USER_SPOT, INSTANCE_SPOT -> AuthorityRecord.Capacity.spot(kind, record.stableType());
+      case ENTRY_SPOT -> new AuthorityRecord.Capacity(0, 0, null);
+    };
+    return new AuthorityRecord(record.membership() == null ? StoreBytes.empty() : StoreBytes.utf8(record.membership()),
+        new ObjectGeneration(record.objectGeneration()),
+        new AuthorityOwnerGeneration(record.authorityOwnerGeneration()), record.owner(), lease,
+        new AuthorityRecord.Allocation(record.state() == RecordState.READY ? AuthorityRecord.State.ACTIVE
+            : AuthorityRecord.State.RESERVED, kind, record.stableType(), meshName, routingIdHex, lifecycleGeneration,
+            capacity), null);
+  }
+}

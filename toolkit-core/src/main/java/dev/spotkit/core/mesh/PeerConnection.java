@@ -1,0 +1,264 @@
+package dev.spotkit.core.mesh;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.SpotkitException;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+
+/**
+ * One authenticated, ordered TCP connection to a peer node. There is at most one per peer pair (see
+ * {@link MeshTransport}). Thread-safe: every method may be called from any thread.
+ *
+ * <p>Delivery: frames passed to {@link #send} are written in the order of the calls (calls from different
+ * threads are ordered as they reach the connection's event loop), and the peer's {@link MeshListener} sees
+ * them in that order. There is no acknowledgement and no retry: when the connection is lost, frames not yet
+ * written are lost with it, and {@link MeshListener#onConnectionLost} tells both sides.
+ */
+public final class PeerConnection {
+
+  private final MeshTransport transport;
+  private final Channel channel;
+  private final NodeRid peerRid;
+  private final long peerGeneration;
+  private final boolean dialed;
+  private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
+
+  /**
+   * Completed once, with the reason, when the channel closes. Written by: the channel's event loop (in
+   * {@link #onClosed}). Read by: any thread. Completion happens-before the pending-request drain, and
+   * {@link #request} checks it after registering, so every request is failed exactly once (see there).
+   */
+  private final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
+
+  /** A request waiting for its reply, and the timer that fails it at its deadline. */
+  private static final class Pending {
+    final CompletableFuture<byte[]> future = new CompletableFuture<>();
+    /**
+     * Set once, right after the timer is scheduled. Written by: the requesting thread. Read by: the event loop
+     * when the reply or the close comes first (it may still be null then; the requester cancels the timer
+     * itself when it sees the future already done).
+     */
+    volatile ScheduledFuture<?> timer;
+
+    void cancelTimer() {
+      final ScheduledFuture<?> t = timer;
+      if (t != null) {
+        t.cancel(false);
+      }
+    }
+  }
+
+  PeerConnection(final MeshTransport transport, final Channel channel, final NodeRid peerRid,
+      final long peerGeneration, final boolean dialed) {
+    this.transport = transport;
+    this.channel = channel;
+    this.peerRid = peerRid;
+    this.peerGeneration = peerGeneration;
+    this.dialed = dialed;
+  }
+
+  /**
+   * The peer's id, proven in the handshake.
+   *
+   * @return the NodeRid.
+   */
+  public NodeRid peerRid() {
+    return peerRid;
+  }
+
+  /**
+   * The peer's lifecycle generation, proven in the handshake.
+   *
+   * @return 1..2^63-1.
+   */
+  public long peerGeneration() {
+    return peerGeneration;
+  }
+
+  /**
+   * Whether this node dialed the connection (false: the peer dialed it).
+   *
+   * @return true when dialed by this node.
+   */
+  public boolean dialedByThisNode() {
+    return dialed;
+  }
+
+  /**
+   * The peer's socket address.
+   *
+   * @return the remote address.
+   */
+  public InetSocketAddress remoteAddress() {
+    return (InetSocketAddress) channel.remoteAddress();
+  }
+
+  /**
+   * Whether the connection is still open.
+   *
+   * @return false once it closed (or started closing).
+   */
+  public boolean isOpen() {
+    return !closed.isDone() && channel.isActive();
+  }
+
+  /**
+   * Completes once, with the reason, when the connection closes; the same reason
+   * {@link MeshListener#onConnectionLost} gets.
+   *
+   * @return a future that never fails.
+   */
+  public CompletableFuture<CloseReason> closeFuture() {
+    return closed.copy();
+  }
+
+  /**
+   * Sends one framework frame, after every frame sent before it on this connection. Never blocks: the frame
+   * is queued on the connection's event loop.
+   *
+   * <p>Ownership: the array is handed to the transport and must not be modified after the call (it is written
+   * without a copy).
+   *
+   * @param frame the whole frame, head included, 1..{@link MeshConfig#maxFrameLength()} bytes.
+   * @return true when queued; false when the connection is closed (the frame is dropped).
+   * @throws SpotkitException.InvalidOperation when the frame is empty or longer than the configured limit.
+   */
+  public boolean send(final byte[] frame) {
+    Objects.requireNonNull(frame, "frame");
+    final int max = transport.config().maxFrameLength();
+    if (frame.length == 0 || frame.length > max) {
+      throw new SpotkitException.InvalidOperation("frame of " + frame.length + " bytes is outside 1..maxFrameLength "
+          + max + "; split it (relocation chunks) or raise MeshConfig.maxFrameLength on every node");
+    }
+    if (!isOpen()) {
+      return false;
+    }
+    try {
+      // Always through the event loop's queue, even when called on it: a direct write from the loop could
+      // overtake writes other threads queued earlier, and this method promises call order.
+      channel.eventLoop().execute(() -> channel.writeAndFlush(Unpooled.wrappedBuffer(frame)) // owned by Netty now
+          .addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess() && channel.isActive()) {
+              MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
+            }
+          }));
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false; // the transport is shutting down
+    }
+  }
+
+  /**
+   * Sends a request and waits for its command 20 reply without blocking: the future completes with the reply
+   * frame whose correlation equals the one given to {@code encoder}, or fails with
+   * {@link SpotkitException.DeadlineExceeded} when {@code deadline} passes first, or with
+   * {@link SpotkitException.Unavailable} (cause {@link MeshConnectionException}) when the connection is lost
+   * first. Exactly one of the three happens. A reply arriving after the deadline goes to
+   * {@link MeshListener#onFrame} as an unmatched reply.
+   *
+   * <p>Decode the reply with {@code dev.spotkit.core.wire.ReplyCodec#decode(byte[], OperationKind)}: the
+   * requester knows the request's kind, the reply does not carry it.
+   *
+   * @param encoder builds the request frame around the correlation it is given (non-zero, unique on this
+   *     transport while the request is pending); called once, on the calling thread.
+   * @param deadline absolute, on the monotonic clock; not extended by anything.
+   * @return the reply frame (head included); any thread may wait on it, with a timeout.
+   */
+  public CompletableFuture<byte[]> request(final LongFunction<byte[]> encoder, final Deadline deadline) {
+    Objects.requireNonNull(encoder, "encoder");
+    Objects.requireNonNull(deadline, "deadline");
+    if (deadline.isExpired()) {
+      return CompletableFuture.failedFuture(new SpotkitException.DeadlineExceeded("request to " + peerRid
+          + ": the deadline passed before it was sent"));
+    }
+    final long correlation = transport.nextCorrelation();
+    final byte[] frame = encoder.apply(correlation);
+    final Pending p = new Pending();
+    // Registered before the timer and the send, so neither a fast reply nor an early timer can miss it.
+    pending.put(correlation, p);
+    if (closed.isDone()) { // onClosed may have drained before the put: whoever removes it fails it
+      failPending(correlation, closed.join());
+      return p.future;
+    }
+    try {
+      p.timer = channel.eventLoop().schedule(() -> expire(correlation), deadline.remaining().toNanos(),
+          TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      failPending(correlation, CloseReason.TRANSPORT_CLOSED);
+      return p.future;
+    }
+    if (p.future.isDone()) {
+      p.cancelTimer(); // the reply or the close came before the timer was set
+    }
+    if (!send(frame)) {
+      failPending(correlation, CloseReason.PEER_CLOSED);
+    }
+    return p.future;
+  }
+
+  /** Closes the connection ({@link CloseReason#LOCAL_CLOSE}). Idempotent; any thread. */
+  public void close() {
+    MeshChannels.closeWith(channel, CloseReason.LOCAL_CLOSE, "closed by this node");
+  }
+
+  /** Event loop: a reply frame arrived; true when it completed a pending request. */
+  boolean completeRequest(final long correlation, final byte[] frame) {
+    final Pending p = pending.remove(correlation);
+    if (p == null) {
+      return false;
+    }
+    p.cancelTimer();
+    p.future.complete(frame);
+    return true;
+  }
+
+  /** Event loop: the channel closed. Completes {@link #closeFuture()} first, then fails pending requests. */
+  void onClosed(final CloseReason reason) {
+    closed.complete(reason);
+    for (Long correlation : pending.keySet()) {
+      failPending(correlation, reason);
+    }
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  private void expire(final long correlation) {
+    final Pending p = pending.remove(correlation);
+    if (p != null) {
+      p.future.completeExceptionally(new SpotkitException.DeadlineExceeded("request " + correlation + " to peer "
+          + peerRid + ": no reply before the deadline"));
+    }
+  }
+
+  private void failPending(final long correlation, final CloseReason reason) {
+    final Pending p = pending.remove(correlation);
+    if (p != null) {
+      p.cancelTimer();
+      p.future.completeExceptionally(unavailable(reason, "connection to peer " + peerRid
+          + " lost before the reply to request " + correlation));
+    }
+  }
+
+  private SpotkitException.Unavailable unavailable(final CloseReason reason, final String detail) {
+    return new SpotkitException.Unavailable(detail + " (" + reason + ")", new MeshConnectionException(reason,
+        detail));
+  }
+
+  @Override
+  public String toString() {
+    return "PeerConnection[peer=" + peerRid + ", generation=" + peerGeneration + ", " + (dialed ? "dialed"
+        : "accepted") + ", " + channel.remoteAddress() + (isOpen() ? "" : ", closed") + "]";
+  }
+}

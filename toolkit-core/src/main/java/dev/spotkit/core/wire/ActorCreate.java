@@ -1,0 +1,37 @@
+package dev.spotkit.core.wire;
+
+import dev.spotkit.core.OperationId;
+
+/**
+ * Command 49, {@code actorCreate}: the coordinator asks the reserved target to run an Actor's factory and its
+ * Entry Spot's {@code OnCreateActor} for a reservation it already recorded (spec 002 section 7). Encode and
+ * decode with {@link CreationCodec}. The reply is a command 20 whose tail is {@link ReplyTail.ActorCreated}.
+ *
+ * @param correlation request correlation, 1..2^63-1; the reply carries the same value.
+ * @param operation the idempotency id; with the source rid and generation it names the request.
+ * @param sourceNodeRid the coordinator's rid.
+ * @param sourceNodeGeneration the coordinator's lifecycle generation, non-zero.
+ * @param actorId the global ActorId, text8.
+ * @param stableType the registered stable type, text8.
+ * @param reservation the reservation the target must find in the Location Store.
+ * @param deadlineUnixMs absolute deadline, Unix milliseconds, non-zero.
+ */
+public record ActorCreate(long correlation, OperationId operation, Rid sourceNodeRid, long sourceNodeGeneration,
+    String actorId, String stableType, ReservationFence reservation, long deadlineUnixMs) {
+
+  /**
+   * Validates the values.
+   *
+   * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
+   */
+  public ActorCreate {
+    Checks.positive("correlation", correlation);
+    Checks.present("operation", operation);
+    Checks.present("sourceNodeRid", sourceNodeRid);
+    Checks.positive("sourceNodeGeneration", sourceNodeGeneration);
+    Checks.text8("actorId", actorId);
+    Checks.text8("stableType", stableType);
+    Checks.present("reservation", reservation);
+    Checks.positive("deadlineUnixMs", deadlineUnixMs);
+  }
+}

@@ -1,0 +1,33 @@
+package dev.spotkit.core.wire;
+
+import dev.spotkit.core.OperationId;
+
+/**
+ * Command 48, {@code userSpotClose}: close exactly the Spot generation in {@link #target()} on the node run it
+ * names (spec 002 section 7.2). Encode and decode with {@link UserSpotCloseCodec}. The reply is a command 20
+ * whose tail is {@link ReplyTail.UserSpotClosed}, sent exactly once.
+ *
+ * @param correlation request correlation, 1..2^63-1.
+ * @param operation the idempotency id.
+ * @param sourceNodeRid the caller's node rid.
+ * @param sourceNodeGeneration the caller's lifecycle generation, non-zero.
+ * @param target what to close, fenced by generation and StoreVersion.
+ * @param deadlineUnixMs absolute deadline, Unix milliseconds, non-zero.
+ */
+public record UserSpotClose(long correlation, OperationId operation, Rid sourceNodeRid, long sourceNodeGeneration,
+    UserSpotCloseFence target, long deadlineUnixMs) {
+
+  /**
+   * Validates the values.
+   *
+   * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
+   */
+  public UserSpotClose {
+    Checks.positive("correlation", correlation);
+    Checks.present("operation", operation);
+    Checks.present("sourceNodeRid", sourceNodeRid);
+    Checks.positive("sourceNodeGeneration", sourceNodeGeneration);
+    Checks.present("target", target);
+    Checks.positive("deadlineUnixMs", deadlineUnixMs);
+  }
+}

@@ -1,0 +1,37 @@
+package dev.spotkit.core.wire;
+
+import dev.spotkit.core.OperationId;
+
+/**
+ * Command 47, {@code userSpotCreate}: the coordinator asks the reserved target to run a User Spot's factory
+ * and callbacks for a reservation it already recorded (spec 002 section 7). Encode and decode with
+ * {@link CreationCodec}. The reply is a command 20 whose tail is {@link ReplyTail.UserSpotCreated}.
+ *
+ * @param correlation request correlation, 1..2^63-1; the reply carries the same value.
+ * @param operation the idempotency id; with the source rid and generation it names the request.
+ * @param sourceNodeRid the coordinator's rid.
+ * @param sourceNodeGeneration the coordinator's lifecycle generation, non-zero.
+ * @param spotId the Spot id to create, text8.
+ * @param stableType the registered stable type, text8.
+ * @param reservation the reservation the target must find in the Location Store.
+ * @param deadlineUnixMs absolute deadline, Unix milliseconds, non-zero.
+ */
+public record UserSpotCreate(long correlation, OperationId operation, Rid sourceNodeRid, long sourceNodeGeneration,
+    String spotId, String stableType, ReservationFence reservation, long deadlineUnixMs) {
+
+  /**
+   * Validates the values.
+   *
+   * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
+   */
+  public UserSpotCreate {
+    Checks.positive("correlation", correlation);
+    Checks.present("operation", operation);
+    Checks.present("sourceNodeRid", sourceNodeRid);
+    Checks.positive("sourceNodeGeneration", sourceNodeGeneration);
+    Checks.text8("spotId", spotId);
+    Checks.text8("stableType", stableType);
+    Checks.present("reservation", reservation);
+    Checks.positive("deadlineUnixMs", deadlineUnixMs);
+  }
+}
