@@ -10,27 +10,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 
-java_major() { "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'; }
-
-find_jdk() {
-  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" && "$(java_major "$JAVA_HOME")" -ge 21 ]]; then
-    echo "$JAVA_HOME"; return
-  fi
-  local best="" best_v=0 d v
-  for d in /usr/lib/jvm/*; do
-    [[ -x "$d/bin/java" && -x "$d/bin/javac" ]] || continue
-    v="$(java_major "$d")"; [[ "$v" =~ ^[0-9]+$ ]] || continue
-    if (( v >= 21 && v > best_v )); then best="$d"; best_v="$v"; fi
-  done
-  [[ -n "$best" ]] || { echo "no JDK 21+ found (set JAVA_HOME)" >&2; exit 1; }
-  echo "$best"
-}
-
-JAVA_HOME="$(find_jdk)"; export JAVA_HOME
+JAVA_HOME="$("$root/bin/find-jdk")"; export JAVA_HOME
 echo "JDK: $JAVA_HOME ($("$JAVA_HOME/bin/java" -version 2>&1 | head -1))"
 jar="$here/target/benchmarks.jar"
 if [[ ! -f "$jar" || "${REBUILD:-0}" == 1 ]]; then
-  (cd "$root" && mvn -q -B -pl benchmarks -am package -DskipTests)
+  "$root/bin/mvn" -q -B -pl benchmarks -am package -DskipTests
 fi
 
 flags=(--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow

@@ -6,16 +6,14 @@ package dev.spotkit.core.location;
  */
 public enum AuthorityKind {
   /** An Actor, keyed by ActorId. */
-  ACTOR("actor", 'a'),
+  ACTOR("actor"),
   /** A Spot of any kind, keyed by SpotId. */
-  SPOT("spot", 's');
+  SPOT("spot");
 
   private final String segment;
-  private final char wireTag;
 
-  AuthorityKind(final String segment, final char wireTag) {
+  AuthorityKind(final String segment) {
     this.segment = segment;
-    this.wireTag = wireTag;
   }
 
   /**
@@ -25,14 +23,5 @@ public enum AuthorityKind {
    */
   public String segment() {
     return segment;
-  }
-
-  /**
-   * The tag of the wire authority key ({@code zla1:a:} / {@code zla1:s:}).
-   *
-   * @return {@code a} or {@code s}.
-   */
-  public char wireTag() {
-    return wireTag;
   }
 }

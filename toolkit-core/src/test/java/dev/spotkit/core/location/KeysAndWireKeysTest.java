@@ -3,13 +3,11 @@ package dev.spotkit.core.location;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.spotkit.core.Spec;
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
-/** Logical keys with hand-computed vectors, and the {@code zla1:} wire authority keys of authority-key-v1. */
+/** Logical keys with hand-computed vectors (the {@code zla1:} wire authority keys are tested in the wire package). */
 class KeysAndWireKeysTest {
 
   @Test
@@ -36,36 +34,5 @@ class KeysAndWireKeysTest {
         .hasMessage("logical key part 'a\\0b' contains a NUL byte, which separates the parts; ids, names and"
             + " channels never contain one");
     assertThatThrownBy(() -> LocationKeys.meshNode("main", new byte[0])).isInstanceOf(IllegalArgumentException.class);
-  }
-
-  @Test
-  void wireAuthorityKeysMatchTheGoldenVectorsBothWays() {
-    final JsonNode cases = Golden.load("authority-key-v1.json").get("cases");
-    assertThat(cases).hasSize(6);
-    for (JsonNode c : cases) {
-      final String id = new String(HexFormat.of().parseHex(c.get("identityHex").asText()), StandardCharsets.UTF_8);
-      final AuthorityKind kind = c.get("objectKind").asText().equals("actor") ? AuthorityKind.ACTOR : AuthorityKind.SPOT;
-      final AuthorityWireKey key = new AuthorityWireKey(kind, id);
-      assertThat(key.encode()).isEqualTo(c.get("encoded").asText());
-      assertThat(AuthorityWireKey.decode(c.get("encoded").asText())).isEqualTo(key);
-    }
-  }
-
-  @Test
-  void wireKeysKeepUnreservedBytesAndRefuseNonCanonicalForms() {
-    assertThat(new AuthorityWireKey(AuthorityKind.SPOT, "a-b.c_d~e f/\uD83D\uDE00").encode())
-        .isEqualTo("zla1:s:16:a-b.c_d~e%20f%2F%F0%9F%98%80");
-    assertThatThrownBy(() -> AuthorityWireKey.decode("zla1:a:7:user%3a42"))
-        .hasMessage("authority wire key 'zla1:a:7:user%3a42' has a %XX escape that is not uppercase hex");
-    assertThatThrownBy(() -> AuthorityWireKey.decode("zla1:a:8:user%3A42"))
-        .hasMessage("authority wire key 'zla1:a:8:user%3A42' declares 8 bytes but carries 7");
-    assertThatThrownBy(() -> AuthorityWireKey.decode("zla1:a:4:%75ser"))
-        .hasMessage("authority wire key 'zla1:a:4:%75ser' is not in canonical form");
-    assertThatThrownBy(() -> AuthorityWireKey.decode("zla1:x:1:a"))
-        .hasMessage("authority wire key 'zla1:x:1:a' has an unknown kind tag");
-    assertThatThrownBy(() -> AuthorityWireKey.decode("zla1:a:1:%C3"))
-        .hasMessage("authority wire key 'zla1:a:1:%C3' is not UTF-8 once decoded");
-    assertThatThrownBy(() -> AuthorityWireKey.decode("zla1:a:2:a%4"))
-        .hasMessage("authority wire key 'zla1:a:2:a%4' ends inside a %XX escape");
   }
 }

@@ -140,4 +140,14 @@ class GoldenVectorsTest {
       assertThat(AuthorityKey.parse(encoded)).isEqualTo(key);
     }
   }
+
+  @Test
+  void authorityKeysKeepUnreservedBytesAndRefuseNonCanonicalForms() {
+    assertThat(new AuthorityKey(AuthorityKey.Kind.SPOT, "a-b.c_d~e f/\uD83D\uDE00").encoded())
+        .isEqualTo("zla1:s:16:a-b.c_d~e%20f%2F%F0%9F%98%80");
+    for (String bad : new String[] {"zla1:a:7:user%3a42", "zla1:a:8:user%3A42", "zla1:a:4:%75ser", "zla1:x:1:a",
+        "zla1:a:1:%C3", "zla1:a:2:a%4"}) {
+      assertThatThrownBy(() -> AuthorityKey.parse(bad)).as(bad).isInstanceOf(WireFormatException.class);
+    }
+  }
 }
