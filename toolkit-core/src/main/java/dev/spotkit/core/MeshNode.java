@@ -34,6 +34,9 @@ import java.util.function.Consumer;
  * <p>Not yet: node-to-node transport, cross-node relocation, the relocation store (later releases).
  */
 public final class MeshNode implements AutoCloseable {
+  /** The smallest {@link Builder#closeTimeout(Duration)} accepted: 100 ms. */
+  public static final Duration MIN_CLOSE_TIMEOUT = Duration.ofMillis(100);
+
   /**
    * How much longer than its close timeout {@link #close()} may take: 250 ms for the bookkeeping after the
    * last bounded wait.
@@ -307,11 +310,16 @@ public final class MeshNode implements AutoCloseable {
      * Bound of {@link MeshNode#close()} (which may take up to {@link MeshNode#CLOSE_MARGIN} longer); the
      * OnClosing deadline is 75 % of it after close started.
      *
-     * @param timeout positive, at most {@link Deadline#MAX_TIMEOUT}; default 10 s.
+     * @param timeout 100 ms..{@link Deadline#MAX_TIMEOUT}; default 10 s.
      * @return this builder.
+     * @throws SpotkitException.InvalidOperation when null or outside that range.
      */
     public Builder closeTimeout(final Duration timeout) {
       Deadline.after(timeout);
+      if (timeout.compareTo(MIN_CLOSE_TIMEOUT) < 0) {
+        throw new SpotkitException.InvalidOperation("closeTimeout " + timeout + " is below " + MIN_CLOSE_TIMEOUT
+            + ": close runs four bounded steps (sessions, turns, OnClosing, release) within it");
+      }
       this.closeTimeout = timeout;
       return this;
     }
@@ -319,9 +327,11 @@ public final class MeshNode implements AutoCloseable {
     /**
      * The Application Job Queue limit (DESIGN.md "Execution model", spec 001 section 6): how many handler
      * turns may run at once across the node; a ready actor or spot beyond it waits, holding no permit, and
-     * runs in order when one frees up. Turns are also bounded by the dispatcher's worker threads (at most 256,
-     * counting the extra ones started while handlers block), so a limit above that does not bind: the default
-     * leaves the worker count as the bound, and a lower value caps concurrent (for example blocking) turns.
+     * runs in order when one frees up. A turn that blocks (awaits a request, sleeps, does I/O) keeps its permit and
+     * its virtual worker thread while it waits, and the dispatcher starts another worker for the rest, up to one
+     * worker per permit (at most 65,536): so up to this many handlers may block at once without stalling the
+     * node. <b>Note:</b> handlers that await each other need permits for all of them; a limit below that (for
+     * example 1 with a handler awaiting a request to another actor) waits until the request's deadline.
      *
      * @param limit 1..{@link Integer#MAX_VALUE} ({@link Integer#MAX_VALUE} = unlimited); default
      *     {@value #DEFAULT_APPLICATION_JOB_LIMIT}.

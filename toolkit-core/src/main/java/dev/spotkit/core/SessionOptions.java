@@ -91,8 +91,11 @@ public final class SessionOptions {
   /**
    * Inbound backpressure per session, counted in frames delivered to the bound actor whose handler has not run
    * yet: at {@code highFrames} the session stops reading from its socket (the client waits in TCP), at
-   * {@code lowFrames} it reads again. Frames are never dropped. Keep {@code highFrames} below the mailbox
-   * capacity of a bounded actor type, whose full mailbox closes the session.
+   * {@code lowFrames} it reads again. With the default unbounded actor mailbox no frame is dropped. <b>Note:</b>
+   * frames already read when reading stops are still delivered, so up to one socket read more (at most 64 KiB of
+   * input, e.g. 6,500 ten-byte lines) can arrive past {@code highFrames}; a bounded actor type whose mailbox
+   * fills closes the session and the frames it refused are lost, so bound session actors only with a capacity
+   * above {@code highFrames} plus 64 KiB divided by the shortest line, or leave them unbounded.
    *
    * @param lowFrames 0..{@code highFrames} - 1; default
    *     {@value SessionServerConfig#DEFAULT_INBOUND_LOW_WATER_FRAMES}.

@@ -129,7 +129,9 @@ class TimersTest {
   void periodAndNameAreValidated() {
     final ActorRef ref = node.actors().getOrCreate("t", "ticker").await();
     assertThat(node.toActor(ref).request(new TryStart("a", Duration.ofNanos(999_999)), String.class).await())
-        .isEqualTo("timer 'a' period PT0.000999999S is below the 1 ms minimum; use e.g. Duration.ofMillis(100)");
+        .isEqualTo("timer 'a' period PT0.000999999S is outside 1 ms..PT8760H; use e.g. Duration.ofMillis(100)");
+    assertThat(node.toActor(ref).request(new TryStart("b", Duration.ofSeconds(Long.MAX_VALUE)), String.class)
+        .await()).startsWith("timer 'b' period PT2562047788015215H30M7S is outside 1 ms..PT8760H");
     assertThat(node.toActor(ref).request(new TryStart("", Duration.ofSeconds(1)), String.class).await())
         .isEqualTo("timer name '' is 0 UTF-8 bytes; it must be 1..255 bytes");
     assertThat(node.toActor(ref).request(new TryStart("ok", Duration.ofSeconds(1)), String.class).await())

@@ -250,8 +250,10 @@ public final class Dispatcher implements AutoCloseable {
                 wakeIfNeeded(); // safety net: work waits while a worker sleeps (e.g. its waker's turn blocked)
                 continue;
             }
-            final int free = workers.size() - stalled;
-            if (stalled > 0 && free < coreWorkers && workers.size() < maxWorkers) {
+            // Keep as many unblocked workers as core workers: start the missing ones at once, so a crowd of
+            // handlers that block together ramps up in a few ticks, not one worker per tick.
+            final int missing = Math.min(coreWorkers - (workers.size() - stalled), maxWorkers - workers.size());
+            for (int i = 0; i < missing; i++) {
                 startWorker(false);
             }
         }

@@ -21,7 +21,8 @@ import java.util.Map;
  * connection was destroyed. A join that was already on its way fails with NotFound or Unavailable; the
  * player then creates the room again ({@link Player}). The runtime runs admission, commit and OnJoinedActor
  * of one join in a single step of this room, so "accepted but not yet a member" is never seen here; the room
- * still counts such arrivals ({@code arriving}) and does not close while one is pending.
+ * still counts such arrivals ({@code arriving}) and does not close while one is pending. A room nobody ever
+ * joined closes at its next {@link #REAP_PERIOD} tick.
  *
  * <p>All callbacks and handlers run one at a time on the room's gate, which its members share (SpotWide), so
  * the fields need no locking.
@@ -93,6 +94,17 @@ public final class Room implements UserSpot<Player> {
   @Override
   public UserSpotContext context() {
     return ctx;
+  }
+
+  /**
+   * How often a room that nobody joined (for example: created for a player whose join then timed out) checks
+   * whether it is still empty, and closes if so.
+   */
+  static final java.time.Duration REAP_PERIOD = java.time.Duration.ofSeconds(30);
+
+  @Override
+  public void onInitialize() {
+    timers().every("reap-if-empty", REAP_PERIOD, this::closeIfEmpty);
   }
 
   @Override

@@ -119,8 +119,13 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       if (reply != null) {
         reply.fail(typed);
       }
-      NodeRuntime.LOG.warn("{} failed; {} join barrier(s) of this turn discarded", typed.getMessage(),
-          turn.joinCount(), failure);
+      if (typed instanceof SpotkitException.ShuttingDown) {
+        // expected while the node closes (a send from a finishing turn); one debug line, no stack per message
+        NodeRuntime.LOG.debug("{} failed while the node closes: {}", describe(), typed.getMessage());
+      } else {
+        NodeRuntime.LOG.warn("{} failed; {} join barrier(s) of this turn discarded", typed.getMessage(),
+            turn.joinCount(), failure);
+      }
     }
   }
 

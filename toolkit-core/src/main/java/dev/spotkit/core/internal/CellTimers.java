@@ -1,5 +1,7 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.core.Deadline;
+
 import dev.spotkit.core.OnTick;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.mailbox.OfferResult;
@@ -57,14 +59,15 @@ public final class CellTimers {
    * Starts or replaces a timer.
    *
    * @param name 1..255 UTF-8 bytes.
-   * @param period at least 1 ms.
+   * @param period 1 ms..365 days ({@link Deadline#MAX_TIMEOUT}).
    * @param tick the callback.
    */
   public void every(final String name, final Duration period, final OnTick tick) {
     Ids.requireValid("timer name", name);
-    if (period == null || period.toNanos() < MIN_PERIOD_NANOS) {
+    if (period == null || period.compareTo(Duration.ofNanos(MIN_PERIOD_NANOS)) < 0
+        || period.compareTo(Deadline.MAX_TIMEOUT) > 0) {
       throw new SpotkitException.InvalidOperation("timer '" + name + "' period " + period
-          + " is below the 1 ms minimum; use e.g. Duration.ofMillis(100)");
+          + " is outside 1 ms.." + Deadline.MAX_TIMEOUT + "; use e.g. Duration.ofMillis(100)");
     }
     if (tick == null) {
       throw new SpotkitException.InvalidOperation("timer '" + name + "' needs a tick callback");

@@ -15,6 +15,7 @@ import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.location.RecordState;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -250,7 +251,10 @@ public final class Creations {
         cell.creation.completeExceptionally(error);
       }
     });
-    await(cell.creation, Deadline.after(rt.config().closeTimeout()), "entry spot", id);
+    // Start is bounded like a request (the Entry Spot's OnInitialize is application code), at least 5 s.
+    final Duration startBound = rt.config().requestTimeout().compareTo(Duration.ofSeconds(5)) < 0
+        ? Duration.ofSeconds(5) : rt.config().requestTimeout();
+    await(cell.creation, Deadline.after(startBound), "entry spot", id);
     return cell;
   }
 

@@ -86,6 +86,9 @@ public final class NodeRuntime {
     this.store = config.store() == null ? null : new StoreOps(config.store(), config.meshName() + "/" + nodeRid.hex());
     this.dispatcher = Dispatcher.builder().workers(config.workers()).name("spotkit-" + config.meshName())
         .livePermits(config.applicationJobLimit())
+        // A blocked turn keeps its worker: allow a worker per permit (virtual threads are cheap), so only the
+        // Application Job Queue limit, not the worker count, bounds blocked handlers.
+        .maxWorkers(maxWorkers(config))
         .uncaughtHandler((mailbox, failure) -> LOG.error("uncaught failure in a mailbox turn", failure)).build();
     this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
         .name("spotkit-timers-" + config.meshName()).unstarted(r));
@@ -215,6 +218,11 @@ public final class NodeRuntime {
       future.completeExceptionally(new SpotkitException.ShuttingDown("the node " + config.meshName() + "/"
           + nodeRid.hex() + " closed before this operation completed"));
     }
+  }
+
+  /** Workers the dispatcher may start: one per live permit plus the core workers, at most 65,536. */
+  static int maxWorkers(final NodeConfig config) {
+    return (int) Math.min(65_536L, (long) config.applicationJobLimit() + config.workers());
   }
 
   /**

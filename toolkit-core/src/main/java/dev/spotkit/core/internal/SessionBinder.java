@@ -9,6 +9,8 @@ import dev.spotkit.core.session.SessionHandler;
 import dev.spotkit.core.session.SessionInbound;
 import dev.spotkit.mailbox.DispatchState;
 import dev.spotkit.mailbox.OfferResult;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -125,22 +127,39 @@ final class SessionBinder implements SessionHandler {
     return link;
   }
 
+  /** A full bounded mailbox is retried every millisecond, this many times (about 30 s), before the lane fallback. */
+  private static final int FULL_MAILBOX_RETRIES = 30_000;
+
   /**
-   * Queues the disconnect behind every frame already in the actor's mailbox. A full bounded mailbox falls
-   * back to the actor's lifecycle lane: then it runs at once, or at the end of a running join barrier.
+   * Queues the disconnect behind every frame already in the actor's mailbox, so it runs after them and after any
+   * join they start. A full bounded mailbox is retried every millisecond (its frames keep draining); only when it
+   * stays full for about 30 s, or the node is closing, does the disconnect fall back to the actor's lifecycle
+   * lane, where it runs at once or at the end of a running join barrier.
    */
   private static void queueDisconnect(final ActorCell actor) {
+    offerDisconnect(actor, 0);
+  }
+
+  private static void offerDisconnect(final ActorCell actor, final int attempt) {
     final OfferResult result = actor.mailbox.offer(new Envelope.Marker(() -> disconnect(actor)));
-    if (result == OfferResult.MAILBOX_FULL) {
-      actor.control(() -> {
-        if (actor.barrierActive) {
-          actor.afterBarrier = () -> disconnect(actor);
-        } else {
-          disconnect(actor);
-        }
-      });
+    if (result != OfferResult.MAILBOX_FULL) {
+      return; // ACCEPTED; or RELEASED: the actor is gone and belongs to no spot, nothing to notify
     }
-    // RELEASED: the actor is gone (destroyed or node closed); it belongs to no spot, nothing to notify.
+    if (attempt < FULL_MAILBOX_RETRIES) {
+      try {
+        actor.runtime().scheduler().schedule(() -> offerDisconnect(actor, attempt + 1), 1, TimeUnit.MILLISECONDS);
+        return;
+      } catch (RejectedExecutionException closing) {
+        // the node is closing: notify now through the lane
+      }
+    }
+    actor.control(() -> {
+      if (actor.barrierActive) {
+        actor.afterBarrier = () -> disconnect(actor);
+      } else {
+        disconnect(actor);
+      }
+    });
   }
 
   /**
