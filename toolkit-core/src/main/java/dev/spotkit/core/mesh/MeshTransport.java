@@ -1,5 +1,6 @@
 package dev.spotkit.core.mesh;
 
+import dev.spotkit.core.internal.Listen;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
 import io.netty.bootstrap.Bootstrap;
@@ -16,7 +17,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -304,12 +304,7 @@ public final class MeshTransport implements AutoCloseable {
   }
 
   private boolean inOwnEventLoop() {
-    for (EventExecutor loop : group) {
-      if (loop.inEventLoop()) {
-        return true;
-      }
-    }
-    return false;
+    return Listen.inEventLoopOf(group);
   }
 
   @Override

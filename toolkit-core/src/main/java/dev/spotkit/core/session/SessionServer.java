@@ -1,5 +1,6 @@
 package dev.spotkit.core.session;
 
+import dev.spotkit.core.internal.Listen;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -12,7 +13,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -218,12 +218,7 @@ public final class SessionServer implements AutoCloseable {
   }
 
   private boolean inOwnEventLoop() {
-    for (EventExecutor loop : group) {
-      if (loop.inEventLoop()) {
-        return true;
-      }
-    }
-    return false;
+    return Listen.inEventLoopOf(group);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.spotkit.core.session;
 
+import dev.spotkit.core.internal.Listen;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -190,11 +191,7 @@ public final class SessionServerConfig {
      * @return this builder.
      */
     public Builder host(final String host) {
-      Objects.requireNonNull(host, "host");
-      if (host.isBlank()) {
-        throw new IllegalArgumentException("host must not be blank; use \"127.0.0.1\" or \"0.0.0.0\"");
-      }
-      this.host = host;
+      this.host = Listen.requireHost(host);
       return this;
     }
 
@@ -205,10 +202,7 @@ public final class SessionServerConfig {
      * @return this builder.
      */
     public Builder port(final int port) {
-      if (port < 0 || port > 65535) {
-        throw new IllegalArgumentException("port " + port + " must be between 0 and 65535 (0 = free port)");
-      }
-      this.port = port;
+      this.port = Listen.requirePort(port);
       return this;
     }
 
