@@ -15,7 +15,9 @@ public sealed interface ActorManager permits ActorManagerImpl {
    * @param stableType a registered actor type.
    * @return the call.
    */
-  CreateCall<ActorRef> create(String stableType);
+  default CreateCall<ActorRef> create(final String stableType) {
+    return create(stableType, EmptyRequest.INSTANCE);
+  }
 
   /**
    * Like {@link #create(String)} with a creation request for OnCreateActor (at most 1 MiB encoded).
@@ -36,7 +38,9 @@ public sealed interface ActorManager permits ActorManagerImpl {
    * @throws SpotkitException.InvalidOperation when {@code actorId} is null (at once; other bad input fails
    *     the call).
    */
-  CreateCall<ActorRef> getOrCreate(String actorId, String stableType);
+  default CreateCall<ActorRef> getOrCreate(final String actorId, final String stableType) {
+    return getOrCreate(actorId, stableType, EmptyRequest.INSTANCE);
+  }
 
   /**
    * Like {@link #getOrCreate(String, String)} with a creation request.

@@ -13,18 +13,8 @@ final class ActorManagerImpl implements ActorManager {
   }
 
   @Override
-  public CreateCall<ActorRef> create(final String stableType) {
-    return create(stableType, EmptyRequest.INSTANCE);
-  }
-
-  @Override
   public CreateCall<ActorRef> create(final String stableType, final Object request) {
     return call(null, stableType, request);
-  }
-
-  @Override
-  public CreateCall<ActorRef> getOrCreate(final String actorId, final String stableType) {
-    return getOrCreate(actorId, stableType, EmptyRequest.INSTANCE);
   }
 
   @Override

@@ -15,7 +15,9 @@ public sealed interface SpotManager permits SpotManagerImpl {
    * @param stableType a registered User Spot type.
    * @return the call.
    */
-  CreateCall<SpotRef> create(String stableType);
+  default CreateCall<SpotRef> create(final String stableType) {
+    return create(stableType, EmptyRequest.INSTANCE);
+  }
 
   /**
    * Like {@link #create(String)} with a request for OnCreate (at most 1 MiB encoded).
@@ -35,7 +37,9 @@ public sealed interface SpotManager permits SpotManagerImpl {
    * @throws SpotkitException.InvalidOperation when {@code spotId} is null (at once; other bad input fails
    *     the call).
    */
-  CreateCall<SpotRef> getOrCreate(String spotId, String stableType);
+  default CreateCall<SpotRef> getOrCreate(final String spotId, final String stableType) {
+    return getOrCreate(spotId, stableType, EmptyRequest.INSTANCE);
+  }
 
   /**
    * Like {@link #getOrCreate(String, String)} with a request for OnCreate.

@@ -13,18 +13,8 @@ final class SpotManagerImpl implements SpotManager {
   }
 
   @Override
-  public CreateCall<SpotRef> create(final String stableType) {
-    return create(stableType, EmptyRequest.INSTANCE);
-  }
-
-  @Override
   public CreateCall<SpotRef> create(final String stableType, final Object request) {
     return call(null, stableType, request);
-  }
-
-  @Override
-  public CreateCall<SpotRef> getOrCreate(final String spotId, final String stableType) {
-    return getOrCreate(spotId, stableType, EmptyRequest.INSTANCE);
   }
 
   @Override
