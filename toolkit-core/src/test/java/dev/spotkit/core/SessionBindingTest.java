@@ -23,6 +23,8 @@ class SessionBindingTest {
 
   final List<String> events = new CopyOnWriteArrayList<>();
   final AtomicBoolean decline = new AtomicBoolean();
+  /** Models a slow first handler turn (a model of work, not synchronisation): the client's FIN lands meanwhile. */
+  final AtomicBoolean slowFirstLine = new AtomicBoolean();
   final List<ActorContext> contexts = new CopyOnWriteArrayList<>();
   MeshNode node;
 
@@ -38,6 +40,9 @@ class SessionBindingTest {
     @Override
     public void configure(final ActorHandlers on) {
       on.message(String.class, line -> {
+        if (lines == 0 && slowFirstLine.get()) {
+          Thread.sleep(300);
+        }
         lines++;
         ctx.session().ifPresent(s -> s.push("echo " + lines + " " + line));
       });
@@ -110,6 +115,29 @@ class SessionBindingTest {
     // Disconnect is not destroy: the actor lives until the application destroys it.
     assertThat(node.actors().find(actor.id().value())).contains(actor);
     await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2)).until(() -> events.size() == 2);
+  }
+
+  @Test
+  void aClientThatHalfClosesStillGetsTheRepliesToEveryLineItSent() throws Exception {
+    // `printf 'a\nb\n' | nc -N host port`: the client shuts its output down after the last line and reads on.
+    slowFirstLine.set(true);
+    final InetSocketAddress address = start().sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(5000);
+      final StringBuilder lines = new StringBuilder();
+      for (int i = 0; i < 200; i++) {
+        lines.append("line").append(i).append('\n');
+      }
+      socket.getOutputStream().write(lines.toString().getBytes(StandardCharsets.UTF_8));
+      socket.shutdownOutput();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      for (int i = 0; i < 200; i++) {
+        assertThat(in.readLine()).isEqualTo("echo " + (i + 1) + " line" + i);
+      }
+      assertThat(in.readLine()).as("the server closes once every line was handled").isNull();
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2); // create, then disconnect once
   }
 
   @Test

@@ -49,6 +49,13 @@ final class NettySession implements Session {
    */
   private final AtomicInteger pendingFrames = new AtomicInteger();
 
+  /**
+   * Set once when the client half-closed.
+   * Written by: the event loop ({@link #inputEnded}). Read by: consumer threads in {@link #frameHandled}.
+   * Ordering: volatile; a stale false only means the event loop's own check in {@link #inputEnded} closes.
+   */
+  private volatile boolean inputEnded;
+
   /** True while auto-read is off because of {@link #pendingFrames}. Event loop only. */
   private boolean readingPaused;
 
@@ -126,8 +133,29 @@ final class NettySession implements Session {
 
   @Override
   public void frameHandled() {
-    if (pendingFrames.decrementAndGet() == inboundLowWater) {
+    final int pending = pendingFrames.decrementAndGet();
+    if (pending == inboundLowWater) {
       onEventLoop(this::resumeIfLow);
+    }
+    if (pending == 0 && inputEnded) {
+      onEventLoop(this::closeIfDrained);
+    }
+  }
+
+  /**
+   * Event loop only: the client shut its output down (a half-close). The session stays open for replies until
+   * every frame already delivered was handled, then closes after flushing what was pushed.
+   */
+  void inputEnded() {
+    inputEnded = true;
+    closeIfDrained();
+  }
+
+  private void closeIfDrained() {
+    if (inputEnded && !closing && pendingFrames.get() == 0) {
+      closing = true;
+      // The empty buffer's write completes after every earlier push (writes are ordered), then the channel closes.
+      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.spotkit.core.session;
 
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -70,6 +71,14 @@ final class SessionChannelHandler extends ChannelInboundHandlerAdapter {
       LOG.warn("session {}: SessionInbound.onFrame failed; closing", session.id(), e);
       session.close();
     }
+  }
+
+  @Override
+  public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent && session != null) {
+      session.inputEnded(); // the decoders already passed every complete line on
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override

@@ -97,6 +97,9 @@ public final class SessionServer implements AutoCloseable {
         .channel(NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, 1024)
         .childOption(ChannelOption.TCP_NODELAY, true)
+        // A client may shut its output down after its last line and keep reading (nc -N): keep the session
+        // open for replies until those lines were handled (NettySession#inputEnded).
+        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(final SocketChannel ch) {
