@@ -7,7 +7,6 @@ import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.MeshNode;
-import dev.spotkit.core.SpotHandlers;
 import dev.spotkit.store.InMemoryLocationStore;
 import java.time.Duration;
 
@@ -51,9 +50,6 @@ final class SpotkitApi {
             return ctx;
         }
 
-        @Override
-        public void configure(final SpotHandlers on) {
-        }
     }
 
     /** Keeps the actor context for handlers that need to send. */

@@ -18,11 +18,13 @@ public sealed interface Spot permits EntrySpot, UserSpot, InstanceSpot {
   SpotContext context();
 
   /**
-   * Registers the spot's direct-message handlers (and may start timers). Called once after the factory.
+   * Registers the spot's direct-message handlers (and may start timers). Called once after the factory. The
+   * default registers nothing: a spot that only hosts actors (a lobby Entry Spot) needs no override.
    *
    * @param on the registry; valid only during this call.
    */
-  void configure(SpotHandlers on);
+  default void configure(final SpotHandlers on) {
+  }
 
   /**
    * Finishes application initialization; the spot becomes Ready (and, for the Entry Spot, is published)

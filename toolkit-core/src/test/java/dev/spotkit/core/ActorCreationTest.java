@@ -59,10 +59,6 @@ class ActorCreationTest {
     }
 
     @Override
-    public void configure(final SpotHandlers on) {
-    }
-
-    @Override
     public CreateDecision onCreateActor(final ActorCreation creation) {
       created.add(creation.actor().id() + " " + creation.request());
       assertThat(creation.instance()).isInstanceOf(Player.class);

@@ -190,10 +190,6 @@ class JoinTest {
     }
 
     @Override
-    public void configure(final SpotHandlers on) {
-    }
-
-    @Override
     public void onJoinedActor(final ActorRef actor) {
       events.add("joined entry");
     }

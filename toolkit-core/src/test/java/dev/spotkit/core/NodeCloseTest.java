@@ -82,10 +82,6 @@ class NodeCloseTest {
     }
 
     @Override
-    public void configure(final SpotHandlers on) {
-    }
-
-    @Override
     public void onClosing(final ClosingContext closing) {
       events.add("closing entry " + closing.reason() + " members=" + ctx.members().size());
     }

@@ -70,10 +70,6 @@ class NodeStartTest {
     }
 
     @Override
-    public void configure(final SpotHandlers on) {
-    }
-
-    @Override
     public void onInitialize() {
       RECORD_DURING_INIT.set(LocationRecords.read(store, ObjectKey.spot(ctx.self().id().value())));
     }
@@ -106,10 +102,6 @@ class NodeStartTest {
     @Override
     public EntrySpotContext context() {
       return ctx;
-    }
-
-    @Override
-    public void configure(final SpotHandlers on) {
     }
 
     @Override
@@ -155,9 +147,6 @@ class NodeStartTest {
       return ctx;
     }
 
-    @Override
-    public void configure(final SpotHandlers on) {
-    }
   }
 
   @Test

@@ -62,10 +62,6 @@ class SessionBindingTest {
     }
 
     @Override
-    public void configure(final SpotHandlers on) {
-    }
-
-    @Override
     public CreateDecision onCreateActor(final ActorCreation creation) {
       events.add("create " + creation.stableType());
       return decline.get() ? CreateDecision.decline() : CreateDecision.approve();

@@ -54,9 +54,6 @@ final class TestNodes {
       return ctx;
     }
 
-    @Override
-    public void configure(final SpotHandlers on) {
-    }
   }
 
   /** An ordered, thread-safe event log. */

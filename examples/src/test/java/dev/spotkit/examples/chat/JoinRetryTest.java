@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.CreateDecision;
 import dev.spotkit.core.MeshNode;
-import dev.spotkit.core.SpotHandlers;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
@@ -44,10 +43,6 @@ class JoinRetryTest {
     @Override
     public UserSpotContext context() {
       return ctx;
-    }
-
-    @Override
-    public void configure(final SpotHandlers on) {
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.Spec;
-import dev.spotkit.core.SpotHandlers;
 import dev.spotkit.store.InMemoryLocationStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,9 +32,6 @@ class JoinDeadlineTest {
       return ctx;
     }
 
-    @Override
-    public void configure(final SpotHandlers on) {
-    }
   }
 
   @Test
