@@ -1,6 +1,8 @@
 package dev.spotkit.core;
 
 import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.location.LeaseSettings;
+import dev.spotkit.store.RelocationStore;
 import dev.spotkit.core.internal.NodeRuntime;
 import dev.spotkit.core.internal.SpotCell;
 import dev.spotkit.store.LocationStore;
@@ -213,6 +215,9 @@ public final class MeshNode implements AutoCloseable {
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Duration closeTimeout = Duration.ofSeconds(10);
     private int applicationJobLimit = DEFAULT_APPLICATION_JOB_LIMIT;
+    private MeshOptions mesh;
+    private LeaseSettings lease = LeaseSettings.DEFAULTS;
+    private RelocationStore relocationStore;
 
     /** Default Application Job Queue limit: handler turns running at once across the node. */
     public static final int DEFAULT_APPLICATION_JOB_LIMIT = 10_000;
@@ -239,6 +244,51 @@ public final class MeshNode implements AutoCloseable {
      */
     public Builder locationStore(final LocationStore locationStore) {
       this.store = locationStore;
+      return this;
+    }
+
+    /**
+     * The Relocation Store: Instance Spot cold activation keeps the first message there until its handler
+     * completed (spec 002 section 7.1). Optional; without it an Instance Spot activated from a peer's message
+     * has no recovery copy. Share one store between the nodes of a mesh.
+     *
+     * @param relocationStoreProvider e.g. {@code new InMemoryRelocationStore()}.
+     * @return this builder.
+     */
+    public Builder relocationStore(final RelocationStore relocationStoreProvider) {
+      this.relocationStore = relocationStoreProvider;
+      return this;
+    }
+
+    /**
+     * Joins this node to a mesh of peers sharing the same Location Store (spec 002 sections 4 and 7).
+     *
+     * @param configure e.g. {@code m -> m.listen("127.0.0.1", 0).clusterSecret(secret)}.
+     * @return this builder.
+     */
+    public Builder mesh(final Consumer<MeshOptions> configure) {
+      final MeshOptions options = new MeshOptions();
+      configure.accept(options);
+      this.mesh = options;
+      return this;
+    }
+
+    /**
+     * Owner lease timing (spec 002 section 5): renewed every {@code renewInterval}, each renewal abandoned
+     * after {@code renewTimeout}, kept by the store for {@code ttl}; the node stops admitting new work
+     * {@code fencingMargin} before the lease could lapse.
+     *
+     * @param renewInterval positive; default 5 s.
+     * @param ttl positive; default 15 s.
+     * @param renewTimeout positive; default 3 s.
+     * @param fencingMargin positive; default 5 s.
+     * @return this builder.
+     * @throws SpotkitException.NotConfigured when a value is not positive or
+     *     {@code renewInterval + renewTimeout < ttl - fencingMargin} does not hold (LOC-03).
+     */
+    public Builder ownerLease(final Duration renewInterval, final Duration ttl, final Duration renewTimeout,
+        final Duration fencingMargin) {
+      this.lease = new LeaseSettings(renewInterval, ttl, renewTimeout, fencingMargin);
       return this;
     }
 
@@ -362,7 +412,8 @@ public final class MeshNode implements AutoCloseable {
           server == null ? null : server.entryType(),
           server == null ? Map.of() : server.actorTypes(),
           server == null ? Map.of() : server.spotTypes(),
-          sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit);
+          sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit,
+          mesh == null ? null : mesh.toSpec(), lease, relocationStore);
       return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role);
     }
   }

@@ -124,8 +124,8 @@ public final class CellTimers {
   }
 
   private void fire(final Entry entry) {
-    if (entry.cancelled || !entry.queued.compareAndSet(false, true)) {
-      return;
+    if (entry.cancelled || !cell.rt.admits() || !entry.queued.compareAndSet(false, true)) {
+      return; // past the lease's local admission deadline no timer callback starts (LOC-04); the next tick may
     }
     final OfferResult result = cell.mailbox.offer(new Envelope.Tick(entry));
     if (result != OfferResult.ACCEPTED) {

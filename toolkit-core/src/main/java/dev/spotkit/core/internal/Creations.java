@@ -292,6 +292,30 @@ public final class Creations {
    * visible, so it runs first.
    */
   void deliverWithIntent(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
+    final RouteMesh mesh = rt.mesh();
+    if (mesh != null && rt.spots.get(Ids.requireCallerSpotId(address.id())) == null) {
+      final RouteMesh.Route route;
+      try {
+        route = mesh.route(dev.spotkit.core.location.ObjectKey.spot(address.id()), 0,
+            "instance spot '" + address.id() + "'");
+      } catch (SpotkitException.NotFound e) {
+        deliverLocally(address, envelope, awaiting); // no Ready owner anywhere: this node activates it
+        return;
+      }
+      mesh.forwardInstance(route.owner(), route.endpoint(), address, envelope);
+      return;
+    }
+    deliverLocally(address, envelope, awaiting);
+  }
+
+  /**
+   * Delivers with Instance intent on this node only: to the local Instance Spot, or activates one here.
+   *
+   * @param address the Instance Spot.
+   * @param envelope the message.
+   * @param awaiting whether the caller blocks (own-gate check).
+   */
+  void deliverLocally(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
     rt.requireServer("Instance Spot activation");
     final NodeConfig.SpotType type = spotType(address.stableType(), NodeConfig.SpotKind.INSTANCE);
     final String id = Ids.requireCallerSpotId(address.id());

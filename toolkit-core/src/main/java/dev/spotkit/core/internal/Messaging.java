@@ -64,13 +64,59 @@ public final class Messaging {
   }
 
   private void deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
+    rt.admit("a message turn");
     if (address instanceof Address.Instance instance) {
       rt.creations().deliverWithIntent(instance, envelope, awaiting);
       return;
     }
+    final Cell local = local(address);
+    if (local == null || local.state != CellState.READY) {
+      final RouteMesh mesh = rt.mesh();
+      if (mesh != null) {
+        mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
+        return;
+      }
+    }
     final Cell cell = resolve(address);
     checkNotOwnGate(cell, awaiting);
     offer(cell, envelope);
+  }
+
+  /**
+   * Delivers a message that a peer routed here: only to a local Ready object (never forwarded again), with
+   * the generation the sender resolved checked when it gave one. Runs on a mesh event loop; never blocks.
+   *
+   * @param address by id, or Instance intent.
+   * @param generation the ObjectGeneration the sender resolved, 0 for none.
+   * @param envelope the message.
+   * @throws SpotkitException.NotFound no Ready object with that id here.
+   * @throws SpotkitException.StaleGeneration another generation is live here.
+   */
+  void deliverInbound(final Address address, final long generation, final Envelope.Msg envelope) {
+    if (rt.isClosing()) {
+      throw rt.shuttingDown("message from a peer to " + address);
+    }
+    rt.admit("a message turn from a peer");
+    if (address instanceof Address.Instance instance) {
+      rt.creations().deliverLocally(instance, envelope, false);
+      return;
+    }
+    final Cell cell = resolve(address);
+    if (generation != 0) {
+      checkGeneration(cell, generation);
+    }
+    offer(cell, envelope);
+  }
+
+  /** The local cell the address names, in any state, or null. */
+  private Cell local(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> rt.actors.get(byId.id());
+      case Address.SpotById byId -> rt.spots.get(byId.id());
+      case Address.ActorByRef byRef -> rt.actors.get(byRef.ref().id().value());
+      case Address.SpotByRef byRef -> rt.spots.get(byRef.ref().id().value());
+      case Address.Instance instance -> rt.spots.get(instance.id());
+    };
   }
 
   /** The Ready cell the address names. */

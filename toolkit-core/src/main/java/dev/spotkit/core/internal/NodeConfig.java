@@ -7,7 +7,9 @@ import dev.spotkit.core.ObjectRole;
 import dev.spotkit.core.SpotFactory;
 import dev.spotkit.core.SpotRelocationAdapter;
 import dev.spotkit.core.session.FrameCodec;
+import dev.spotkit.core.location.LeaseSettings;
 import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.RelocationStore;
 import java.time.Duration;
 import java.util.Map;
 
@@ -26,10 +28,14 @@ import java.util.Map;
  * @param closeTimeout bound of node close and of OnClosing deadlines.
  * @param applicationJobLimit the Application Job Queue limit: handler turns running at once (the dispatcher's
  *     live permits).
+ * @param mesh the mesh settings, or null for a node without peers.
+ * @param lease owner lease settings (checked, LOC-03).
+ * @param relocationStore the Relocation Store (Instance Spot cold activation), or null.
  */
 public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
     Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
-    Duration requestTimeout, Duration closeTimeout, int applicationJobLimit) {
+    Duration requestTimeout, Duration closeTimeout, int applicationJobLimit, MeshSpec mesh, LeaseSettings lease,
+    RelocationStore relocationStore) {
 
   /** Relocation policy of a factory (spec 000 section 6). */
   public enum Policy {
@@ -89,6 +95,20 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param inboundLowWaterFrames reading resumes at this many unhandled frames.
    * @param inboundHighWaterFrames reading stops at this many unhandled frames.
    */
+  /**
+   * The mesh settings (see {@code MeshOptions}).
+   *
+   * @param host listen host.
+   * @param port listen port, 0 = free.
+   * @param secret the cluster secret (at least 16 bytes).
+   * @param maxFrameBytes frame limit.
+   * @param placementWeight 0..10000.
+   * @param objectLimit 0 = none.
+   */
+  public record MeshSpec(String host, int port, byte[] secret, int maxFrameBytes, int placementWeight,
+      int objectLimit) {
+  }
+
   public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
       int inboundLowWaterFrames, int inboundHighWaterFrames) {
   }

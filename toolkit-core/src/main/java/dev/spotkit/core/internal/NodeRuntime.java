@@ -5,6 +5,7 @@ import dev.spotkit.core.MeshName;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.ObjectRole;
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.OwnerLease;
 import dev.spotkit.core.session.SessionServer;
 import dev.spotkit.core.session.SessionServerConfig;
 import dev.spotkit.mailbox.Dispatcher;
@@ -74,6 +75,12 @@ public final class NodeRuntime {
   private final ConcurrentHashMap<CompletableFuture<?>, Boolean> pending = new ConcurrentHashMap<>();
   private volatile SpotCell entry;
   private volatile SessionServer sessionServer;
+  /** This host run's owner lease (null without a store): OwnerId, LeaseGeneration, admission deadline. */
+  private final OwnerLease ownerLease;
+  private final ScheduledFuture<?> renewing;
+  /** The mesh (null without {@code mesh(...)}): set once in start, before the descriptor is published. */
+  private volatile RouteMesh mesh;
+  private volatile Descriptors descriptors;
 
   private NodeRuntime(final NodeConfig config, final Facades facades) {
     this.config = config;
@@ -83,7 +90,15 @@ public final class NodeRuntime {
       rid = ThreadLocalRandom.current().nextLong();
     } while (rid == 0);
     this.nodeRid = new NodeRid(rid);
-    this.store = config.store() == null ? null : new StoreOps(config.store(), config.meshName() + "/" + nodeRid.hex());
+    if (config.store() != null) {
+      // LOC-03: the settings were checked when built; acquire issues the LeaseGeneration (blocks on the store)
+      this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
+      this.ownerLease.acquire();
+      this.store = new StoreOps(config.store(), ownerLease, config.meshName().value(), nodeRid.hex());
+    } else {
+      this.ownerLease = null;
+      this.store = null;
+    }
     this.dispatcher = Dispatcher.builder().workers(config.workers()).name("spotkit-" + config.meshName())
         .livePermits(config.applicationJobLimit())
         // A blocked turn keeps its worker: allow a worker per permit (virtual threads are cheap), so only the
@@ -93,6 +108,7 @@ public final class NodeRuntime {
     this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
         .name("spotkit-timers-" + config.meshName()).unstarted(r));
     this.scheduler.setRemoveOnCancelPolicy(true);
+    this.renewing = ownerLease == null ? null : ownerLease.startRenewing(scheduler);
   }
 
   /**
@@ -114,6 +130,11 @@ public final class NodeRuntime {
       if (config.role() == ObjectRole.SERVER) {
         rt.entry = rt.creations.startEntry();
       }
+      if (config.mesh() != null) {
+        rt.mesh = RouteMesh.start(rt, config.mesh(), rt.store.lifecycleGeneration());
+        rt.descriptors = new Descriptors(rt);
+        rt.descriptors.publish(dev.spotkit.core.location.NodeState.SERVING);
+      }
       if (config.sessions() != null) {
         rt.startSessions();
       }
@@ -125,6 +146,10 @@ public final class NodeRuntime {
   }
 
   private static void validate(final NodeConfig config) {
+    if (config.mesh() != null && config.store() == null) {
+      throw new SpotkitException.NotConfigured("a mesh needs the Location Store its nodes share; call"
+          + " locationStore(...) with the same store on every node");
+    }
     if (config.role() != ObjectRole.NONE && config.store() == null) {
       throw new SpotkitException.NotConfigured("object role " + config.role() + " needs a Location Store and none"
           + " is configured; nothing creates a hidden one (spec 000 section 1). Call"
@@ -191,14 +216,28 @@ public final class NodeRuntime {
   private void closeSteps() {
     final Deadline deadline = Deadline.after(config.closeTimeout());
     try {
+      final Descriptors published = descriptors;
+      if (published != null) {
+        published.publishQuietly(dev.spotkit.core.location.NodeState.DRAINING);
+      }
       if (store != null) {
         lifecycle.closeNode(deadline);
       } else {
         stopSessions();
       }
+      if (published != null) {
+        published.remove();
+      }
     } catch (RuntimeException e) {
       LOG.warn("node close failed part-way", e);
     } finally {
+      final RouteMesh routeMesh = mesh;
+      if (routeMesh != null) {
+        routeMesh.close();
+      }
+      if (renewing != null) {
+        renewing.cancel(false);
+      }
       scheduler.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
       failPending();
       stopDispatcher(deadline);
@@ -241,6 +280,40 @@ public final class NodeRuntime {
     if (server != null) {
       server.close();
     }
+  }
+
+  /**
+   * Admits new work under the owner lease (spec 002 section 5, LOC-04): lock-free while the local admission
+   * deadline has not passed.
+   *
+   * @param what the work, for the error.
+   * @throws SpotkitException.Unavailable once the deadline passed or the lease was lost.
+   */
+  void admit(final String what) {
+    if (ownerLease != null && !ownerLease.admitsNow()) {
+      ownerLease.admit(what);
+    }
+  }
+
+  /** Whether new work is admitted now (see {@link #admit}). */
+  boolean admits() {
+    return ownerLease == null || ownerLease.admitsNow();
+  }
+
+  /** The mesh, or null for a node without peers. */
+  RouteMesh mesh() {
+    return mesh;
+  }
+
+  /**
+   * A framework frame other than application messages and replies, from a peer; on its event loop.
+   *
+   * @param from the connection.
+   * @param command the command number.
+   * @param frame the frame.
+   */
+  void onMeshFrame(final dev.spotkit.core.mesh.PeerConnection from, final int command, final byte[] frame) {
+    LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command, from.peerRid());
   }
 
   /** Throws ShuttingDown once close started. */
@@ -380,6 +453,12 @@ public final class NodeRuntime {
       throw new SpotkitException.NotConfigured("this node has no Entry Spot; only an object server has one");
     }
     return cell;
+  }
+
+  /** The Entry Spot's id, or null on a node without one. */
+  String entryId() {
+    final SpotCell cell = entry;
+    return cell == null ? null : cell.id;
   }
 
   /** @return settings. */

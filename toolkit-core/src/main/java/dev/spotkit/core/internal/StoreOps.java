@@ -7,6 +7,7 @@ import dev.spotkit.core.location.Generations;
 import dev.spotkit.core.location.LeaseGeneration;
 import dev.spotkit.core.location.LocationRecord;
 import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.OwnerLease;
 import dev.spotkit.core.location.PlacementKind;
 import dev.spotkit.core.location.RecordState;
 import dev.spotkit.core.location.StoreCalls;
@@ -26,28 +27,49 @@ import java.util.List;
  *
  * <p>Rows are canonical {@link AuthorityRecord}s at {@code authority\0{actor|spot}\0{id}}. The first write of a
  * row (Missing to Creating, or the Entry Spot's Missing to Ready) issues its AuthorityOwnerGeneration in the same
- * batch. Not yet (the lease part of issue 3): the owner-lease record with its TTL and renewal; until then the
- * node's LeaseGeneration is issued alone, once, on its first row write. ObjectGenerations are issued in a batch of
- * their own before the row, because the creation path needs the value before the row exists.
+ * batch. Every row names this host run's OwnerId and LeaseGeneration (from its {@link OwnerLease}), and every write
+ * is admitted by the lease first (spec 002 section 5, LOC-04): past the local admission deadline no row changes.
+ * ObjectGenerations are issued in a batch of their own before the row, because the creation path needs the value
+ * before the row exists.
  */
 final class StoreOps {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
   private static final int ATTEMPTS = 64;
-  /** Spotkit's one-node runtime has no node lifecycle generation yet; every row names run 1. */
-  private static final long LIFECYCLE_GENERATION = 1;
-
   private final LocationStore store;
+  private final OwnerLease ownerLease;
   private final String owner;
   private final String meshName;
   private final String routingIdHex;
-  private volatile LeaseGeneration lease;
 
-  StoreOps(final LocationStore store, final String owner) {
+  /**
+   * @param store the Location Store.
+   * @param ownerLease the acquired lease of this host run; its OwnerId owns every row written here.
+   * @param meshName this node's MeshName.
+   * @param routingIdHex this node's RoutingId in hex.
+   */
+  StoreOps(final LocationStore store, final OwnerLease ownerLease, final String meshName,
+      final String routingIdHex) {
     this.store = store;
-    this.owner = owner;
-    final int slash = owner.lastIndexOf('/');
-    this.meshName = owner.substring(0, slash);
-    this.routingIdHex = owner.substring(slash + 1);
+    this.ownerLease = ownerLease;
+    this.owner = ownerLease.record().ownerId();
+    this.meshName = meshName;
+    this.routingIdHex = routingIdHex;
+  }
+
+  /** The host run's lifecycle generation: its LeaseGeneration (one per run, store-wide monotonic). */
+  long lifecycleGeneration() {
+    return lease().value();
+  }
+
+  OwnerLease ownerLease() {
+    return ownerLease;
+  }
+
+  /** Admits a store change (LOC-04); throws Unavailable past the local admission deadline. */
+  void admit(final String what) {
+    if (!ownerLease.admitsNow()) {
+      ownerLease.admit(what);
+    }
   }
 
   LocationStore store() {
@@ -55,6 +77,7 @@ final class StoreOps {
   }
 
   long issueGeneration() {
+    admit("issuing an ObjectGeneration");
     return Generations.issueAlone(store, GenerationCounter.OBJECT, TIMEOUT, ATTEMPTS).value();
   }
 
@@ -140,20 +163,8 @@ final class StoreOps {
         + " attempts in a row while creating the location record of " + cell.describe() + "; retry");
   }
 
-  /** Issues this node's LeaseGeneration once, on its first row write. */
   private LeaseGeneration lease() {
-    LeaseGeneration current = lease;
-    if (current == null) {
-      synchronized (this) {
-        current = lease;
-        if (current == null) {
-          current = Generations.issueAlone(store, GenerationCounter.OWNER_LEASE, TIMEOUT, ATTEMPTS)
-              .leaseGeneration();
-          lease = current;
-        }
-      }
-    }
-    return current;
+    return ownerLease.record().leaseGeneration();
   }
 
   private AuthorityRecord authority(final Cell cell, final LocationRecord record) {
@@ -166,10 +177,11 @@ final class StoreOps {
       case USER -> PlacementKind.USER_SPOT;
       case INSTANCE -> PlacementKind.INSTANCE_SPOT;
     } : PlacementKind.ACTOR;
-    return LocationRecords.toAuthority(record, kind, leaseGen, meshName, routingIdHex, LIFECYCLE_GENERATION);
+    return LocationRecords.toAuthority(record, kind, leaseGen, meshName, routingIdHex, leaseGen.value());
   }
 
   private WriteResult write(final WriteBatch batch) {
+    admit("a Location Store change");
     return StoreCalls.await(store.write(batch), TIMEOUT, "write");
   }
 }

@@ -77,6 +77,12 @@ public final class OwnerLease {
   private StoreVersion version;
   private boolean versionKnown;
   private long deadlineNanos;
+  /**
+   * The deadline while the lease is HELD, for the lock-free {@link #admitsNow()}; {@code held = false} once
+   * LOST. Written under the monitor, read by any thread.
+   */
+  private volatile long fastDeadlineNanos;
+  private volatile boolean fastHeld;
   private boolean stopped = true;
   private boolean everAdmitted;
   private int admissionStops;
@@ -248,6 +254,17 @@ public final class OwnerLease {
   }
 
   /**
+   * Lock-free check for hot paths (every message send): true while the lease is held and its local admission
+   * deadline has not passed. When it answers false, call {@link #admit(String)} for the typed error and the
+   * log line.
+   *
+   * @return whether new work is admitted now.
+   */
+  public boolean admitsNow() {
+    return fastHeld && nanoTime.getAsLong() - fastDeadlineNanos < 0;
+  }
+
+  /**
    * Whether new work is admitted now.
    *
    * @return true while the lease is held and the local admission deadline has not passed.
@@ -366,6 +383,7 @@ public final class OwnerLease {
           return true;
         }
         state = State.LOST;
+        fastHeld = false;
         versionKnown = false;
         check(nanoTime.getAsLong());
         return false;
@@ -395,6 +413,8 @@ public final class OwnerLease {
       deadlineNanos = candidate;
     }
     state = State.HELD;
+    fastDeadlineNanos = deadlineNanos;
+    fastHeld = true;
     version = newVersion;
     versionKnown = true;
     check(nanoTime.getAsLong());

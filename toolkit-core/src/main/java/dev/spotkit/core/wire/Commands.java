@@ -3,7 +3,7 @@ package dev.spotkit.core.wire;
 /**
  * Command numbers of framework frames (FACTS.md "Wire"; DESIGN.md "Nodes, transport and sessions"). This
  * package encodes and decodes {@link #REPLY}, {@link #USER_SPOT_CREATE}, {@link #USER_SPOT_CLOSE} and
- * {@link #ACTOR_CREATE}; the other numbers are listed so that a dispatcher can name what it sees.
+ * {@link #ACTOR_CREATE} and {@link #APPLICATION_MESSAGE}; the other numbers are listed so that a dispatcher can name what it sees.
  */
 public final class Commands {
 
@@ -41,6 +41,11 @@ public final class Commands {
   public static final int RELOCATION_STATE = 52;
   /** 53: relocation failed. */
   public static final int RELOCATION_FAILED = 53;
+  /**
+   * 60: an application message or request to an Actor or Spot owned by the receiving node. Spotkit-defined:
+   * the spec's files name no command for ordinary object messages (see {@link ApplicationMessageCodec}).
+   */
+  public static final int APPLICATION_MESSAGE = 60;
 
   private Commands() {
   }

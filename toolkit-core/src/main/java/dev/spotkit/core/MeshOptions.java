@@ -1,0 +1,137 @@
+package dev.spotkit.core;
+
+import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.mesh.MeshConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The node-to-node mesh: {@code mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))}. With it, a node
+ * publishes its MeshNode descriptor (endpoint, role, Entry Spot, registered types, placement weight, capacity)
+ * in the Location Store, reads its peers' descriptors, connects to them over authenticated TCP, places new
+ * actors and User Spots on any Serving node of the mesh, and routes messages to objects owned elsewhere (spec
+ * 002 sections 4 and 7). Every node of one mesh shares the Location Store and the cluster secret. Without it, a
+ * node serves only the objects it owns. Not thread-safe; only inside the callback.
+ */
+public final class MeshOptions {
+  String host = MeshConfig.DEFAULT_HOST;
+  int port;
+  byte[] secret;
+  int maxFrameBytes = MeshConfig.DEFAULT_MAX_FRAME_LENGTH;
+  int placementWeight = DEFAULT_PLACEMENT_WEIGHT;
+  int objectLimit;
+
+  /** Default placement weight (spec 002 section 4). */
+  public static final int DEFAULT_PLACEMENT_WEIGHT = 100;
+  /** Largest placement weight (spec 002 section 4). */
+  public static final int MAX_PLACEMENT_WEIGHT = 10_000;
+
+  MeshOptions() {
+  }
+
+  /**
+   * The mesh listener's address, advertised as this node's endpoint.
+   *
+   * @param listenHost a literal address or host name, default "127.0.0.1".
+   * @param listenPort 0..65535; 0 picks a free port.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when the port is out of range or the host is empty.
+   */
+  public MeshOptions listen(final String listenHost, final int listenPort) {
+    if (listenHost == null || listenHost.isBlank()) {
+      throw new SpotkitException.InvalidOperation("mesh listen host must not be empty; e.g. \"127.0.0.1\"");
+    }
+    if (listenPort < 0 || listenPort > 65535) {
+      throw new SpotkitException.InvalidOperation("mesh port " + listenPort + " must be 0..65535 (0 = free)");
+    }
+    this.host = listenHost;
+    this.port = listenPort;
+    return this;
+  }
+
+  /**
+   * The shared cluster secret every node of the mesh proves in the handshake (HMAC challenge); required.
+   *
+   * @param clusterSecret at least {@value MeshConfig#MIN_SECRET_BYTES} bytes; copied.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when shorter.
+   */
+  public MeshOptions clusterSecret(final byte[] clusterSecret) {
+    if (clusterSecret == null || clusterSecret.length < MeshConfig.MIN_SECRET_BYTES) {
+      throw new SpotkitException.InvalidOperation("the cluster secret must have at least "
+          + MeshConfig.MIN_SECRET_BYTES + " bytes");
+    }
+    this.secret = Arrays.copyOf(clusterSecret, clusterSecret.length);
+    return this;
+  }
+
+  /**
+   * The shared cluster secret as text.
+   *
+   * @param clusterSecret at least {@value MeshConfig#MIN_SECRET_BYTES} UTF-8 bytes.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when shorter.
+   */
+  public MeshOptions clusterSecret(final String clusterSecret) {
+    if (clusterSecret == null) {
+      throw new SpotkitException.InvalidOperation("the cluster secret must not be null");
+    }
+    return clusterSecret(clusterSecret.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Largest mesh frame accepted; a longer one closes the connection with a logged reason.
+   *
+   * @param bytes 1 KiB..1 GiB; default 16 MiB.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when outside that range.
+   */
+  public MeshOptions maxFrameBytes(final int bytes) {
+    if (bytes < 1024 || bytes > (1 << 30)) {
+      throw new SpotkitException.InvalidOperation("maxFrameBytes " + bytes + " must be 1024..1073741824");
+    }
+    this.maxFrameBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Relative share of new objects placed on this node (spec 002 section 4).
+   *
+   * @param weight 0..{@value #MAX_PLACEMENT_WEIGHT}; default {@value #DEFAULT_PLACEMENT_WEIGHT}; 0 = never
+   *     chosen for new objects (objects already here stay).
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when outside that range.
+   */
+  public MeshOptions placementWeight(final int weight) {
+    if (weight < 0 || weight > MAX_PLACEMENT_WEIGHT) {
+      throw new SpotkitException.InvalidOperation("placementWeight " + weight + " must be 0.."
+          + MAX_PLACEMENT_WEIGHT);
+    }
+    this.placementWeight = weight;
+    return this;
+  }
+
+  /**
+   * The overall Actor/Spot limit of this node (spec 002 section 4): creations placed here beyond it are
+   * refused by the reservation and go to another node.
+   *
+   * @param limit 0 = no limit (default), or 1..2^31-1.
+   * @return these options.
+   * @throws SpotkitException.NotConfigured when negative (a startup configuration error).
+   */
+  public MeshOptions objectLimit(final int limit) {
+    if (limit < 0) {
+      throw new SpotkitException.NotConfigured("objectLimit " + limit + " is negative; use 0 for no limit");
+    }
+    this.objectLimit = limit;
+    return this;
+  }
+
+  NodeConfig.MeshSpec toSpec() {
+    if (secret == null) {
+      throw new SpotkitException.NotConfigured("the mesh needs a cluster secret shared by every node; call"
+          + " mesh(m -> m.clusterSecret(...))");
+    }
+    return new NodeConfig.MeshSpec(host, port, secret.clone(), maxFrameBytes, placementWeight, objectLimit);
+  }
+}

@@ -1,0 +1,98 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.location.LocationKeys;
+import dev.spotkit.core.location.MeshNodeDescriptorRecord;
+import dev.spotkit.core.location.NodeState;
+import dev.spotkit.core.location.OwnerLeaseRecord;
+import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.core.location.StoreCalls;
+import dev.spotkit.store.Mutation;
+import dev.spotkit.store.WriteBatch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * This node's MeshNode descriptor (spec 002 section 4): built whole at startup from the registrations, the
+ * mesh endpoint and the Entry Spot, published with an increasing revision under the owner lease (LOC-04: no
+ * publish past the local admission deadline), republished as Draining when close starts, removed at the end
+ * of close. The usage counts in it are a copy for operators; the Location Store's rows are the truth.
+ */
+final class Descriptors {
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private final NodeRuntime rt;
+  private final String key;
+  private long revision;
+
+  Descriptors(final NodeRuntime rt) {
+    this.rt = rt;
+    this.key = LocationKeys.meshNode(rt.meshName().value(), RouteMesh.ridBytes(rt.nodeRid())).preimage();
+  }
+
+  /**
+   * Publishes the descriptor in {@code state} with the next revision.
+   *
+   * @throws dev.spotkit.core.SpotkitException.Unavailable past the admission deadline or when the store fails.
+   */
+  synchronized void publish(final NodeState state) {
+    rt.store().admit("publishing the MeshNode descriptor");
+    final MeshNodeDescriptorRecord record = build(state, ++revision);
+    StoreCalls.await(rt.store().store().write(WriteBatch.of(List.of(), List.of(Mutation.Put.of(key,
+        record.encode())))), TIMEOUT, "publish of the MeshNode descriptor");
+  }
+
+  /** Publishes, logging instead of throwing (close). */
+  void publishQuietly(final NodeState state) {
+    try {
+      publish(state);
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.warn("could not publish the MeshNode descriptor as {}: {}", state, e.getMessage());
+    }
+  }
+
+  /** Deletes the descriptor (end of close); never throws. */
+  synchronized void remove() {
+    try {
+      rt.store().admit("removing the MeshNode descriptor");
+      StoreCalls.await(rt.store().store().write(WriteBatch.of(List.of(), List.of(new Mutation.Delete(key)))),
+          TIMEOUT, "removal of the MeshNode descriptor");
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.warn("could not remove the MeshNode descriptor: {}", e.getMessage());
+    }
+  }
+
+  private MeshNodeDescriptorRecord build(final NodeState state, final long rev) {
+    final NodeConfig config = rt.config();
+    final OwnerLeaseRecord lease = rt.store().ownerLease().record();
+    final List<MeshNodeDescriptorRecord.Capability> capabilities = new ArrayList<>();
+    for (NodeConfig.ActorType type : config.actorTypes().values()) {
+      capabilities.add(new MeshNodeDescriptorRecord.Capability(PlacementKind.ACTOR, type.stableType(),
+          policy(type.policy()), type.adapter() != null, 0));
+    }
+    for (NodeConfig.SpotType type : config.spotTypes().values()) {
+      capabilities.add(new MeshNodeDescriptorRecord.Capability(type.kind() == NodeConfig.SpotKind.USER
+          ? PlacementKind.USER_SPOT : PlacementKind.INSTANCE_SPOT, type.stableType(), policy(type.policy()),
+          type.adapter() != null, 0));
+    }
+    final int limit = config.mesh().objectLimit();
+    final MeshNodeDescriptorRecord.Usage actors = new MeshNodeDescriptorRecord.Usage(rt.actors.size(), 0, limit);
+    final MeshNodeDescriptorRecord.Usage spots = new MeshNodeDescriptorRecord.Usage(rt.spots.size(), 0, limit);
+    final MeshNodeDescriptorRecord.Descriptor descriptor = new MeshNodeDescriptorRecord.Descriptor(
+        rt.meshName().value(), rt.nodeRid().hex(), rt.store().lifecycleGeneration(), rt.mesh().endpoint(),
+        rt.entryId(), Map.of(), 0, capabilities, config.role() == dev.spotkit.core.ObjectRole.SERVER
+        ? MeshNodeDescriptorRecord.Role.SERVER : MeshNodeDescriptorRecord.Role.CLIENT,
+        config.mesh().placementWeight(), actors, spots, List.of(), 0, 0, null, state, "cluster-secret",
+        System.currentTimeMillis());
+    return new MeshNodeDescriptorRecord(lease.ownerId(), lease.leaseGeneration(), rev, descriptor);
+  }
+
+  private static MeshNodeDescriptorRecord.Policy policy(final NodeConfig.Policy policy) {
+    return switch (policy) {
+      case DISABLE -> MeshNodeDescriptorRecord.Policy.DISABLED;
+      case RECREATE -> MeshNodeDescriptorRecord.Policy.RECREATE;
+      case PRESERVE -> MeshNodeDescriptorRecord.Policy.SNAPSHOT;
+    };
+  }
+}

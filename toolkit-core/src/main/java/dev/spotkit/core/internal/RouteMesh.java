@@ -1,0 +1,377 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.LocationKeys;
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.MeshNodeDescriptorRecord;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.StoreCalls;
+import dev.spotkit.core.mesh.CloseReason;
+import dev.spotkit.core.mesh.MeshConfig;
+import dev.spotkit.core.mesh.MeshListener;
+import dev.spotkit.core.mesh.MeshTransport;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.ApplicationMessage;
+import dev.spotkit.core.wire.ApplicationMessageCodec;
+import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.core.wire.Commands;
+import dev.spotkit.core.wire.FrameHead;
+import dev.spotkit.core.wire.OperationKind;
+import dev.spotkit.core.wire.Reply;
+import dev.spotkit.core.wire.ReplyCodec;
+import dev.spotkit.core.wire.TerminalResult;
+import dev.spotkit.core.wire.WireFormatException;
+import dev.spotkit.store.ReadResult;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The node's part of the RouteMesh: the mesh transport, the route cache, and the application traffic to and
+ * from peers (spec 002 sections 4 and 7; FACTS.md "Message Follow and route cache").
+ *
+ * <p>Outbound: a message for an object that is not Ready here is routed by the owner in its authority record
+ * (cached up to {@link #ROUTE_CACHE_MAX_AGE}; Missing, Creating and errors are never cached) to the owner's
+ * mesh endpoint from its MeshNode descriptor, over the one ordered connection per peer pair, as command 60.
+ * A request's reply comes back as command 20 on the same connection.
+ *
+ * <p>Inbound: frames arrive on a Netty event loop, in order per connection; an application message is handed
+ * to the local mailbox there (never blocking), so messages from one peer keep their order. Errors of a request
+ * go back as a command 20 failure whose payload names the typed error.
+ */
+final class RouteMesh implements MeshListener {
+  /** RouteCacheMaxAge (FACTS.md "Message Follow and route cache"). */
+  static final Duration ROUTE_CACHE_MAX_AGE = Duration.ofSeconds(15);
+  /** Content type of a failure reply's payload: the error's message as UTF-8 text. */
+  static final String ERROR_CONTENT = "text/plain";
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** A cached owner: where the Ready object of this generation lives. */
+  record Route(NodeRid owner, InetSocketAddress endpoint, long generation, long expiresAtNanos) {
+  }
+
+  private final NodeRuntime rt;
+  private final MeshTransport transport;
+  private final int maxPayloadBytes;
+  private final ConcurrentHashMap<String, Route> routes = new ConcurrentHashMap<>();
+
+  private RouteMesh(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration)
+      throws IOException {
+    this.rt = rt;
+    this.maxPayloadBytes = spec.maxFrameBytes() - 1024;
+    this.transport = MeshTransport.start(MeshConfig.builder(rt.nodeRid(), lifecycleGeneration, spec.secret())
+        .host(spec.host()).port(spec.port()).maxFrameLength(spec.maxFrameBytes()).build(), this);
+  }
+
+  /**
+   * Starts the mesh listener.
+   *
+   * @throws SpotkitException.Unavailable when the port cannot be bound.
+   */
+  static RouteMesh start(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration) {
+    try {
+      return new RouteMesh(rt, spec, lifecycleGeneration);
+    } catch (IOException e) {
+      throw new SpotkitException.Unavailable("mesh listener on " + spec.host() + ":" + spec.port()
+          + " could not start: " + e.getMessage(), e);
+    }
+  }
+
+  /** The advertised endpoint, "host:port". */
+  String endpoint() {
+    final InetSocketAddress address = transport.localAddress();
+    return address.getHostString() + ":" + address.getPort();
+  }
+
+  void close() {
+    transport.close();
+  }
+
+  // ---------------------------------------------------------------- outbound
+
+  /**
+   * Sends or requests to the owner of an object that is not Ready on this node. Blocks for a store read and a
+   * connect when the route is not cached (callers run on virtual threads or application threads).
+   *
+   * @param address the target (not Instance intent).
+   * @param envelope the message and, for a request, its reply sink.
+   * @throws SpotkitException.NotFound no Ready object with that id anywhere in the mesh.
+   * @throws SpotkitException.StaleGeneration the ref's generation is not the live one.
+   * @throws SpotkitException.Unavailable the owner cannot be reached or the store does not answer.
+   */
+  void forward(final Address address, final Envelope.Msg envelope) {
+    final ObjectKey key = keyOf(address);
+    final long wanted = generationOf(address);
+    final Route route = route(key, wanted, describe(address));
+    final ApplicationMessage.TargetKind kind = key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
+        ? ApplicationMessage.TargetKind.ACTOR : ApplicationMessage.TargetKind.SPOT;
+    send(route, key, kind, key.id(), wanted, null, envelope);
+  }
+
+  /**
+   * Sends a message with Instance intent to another node (which activates the Instance Spot when absent).
+   *
+   * @param owner the node.
+   * @param endpoint its mesh endpoint.
+   * @param address the Instance Spot.
+   * @param envelope the message.
+   */
+  void forwardInstance(final NodeRid owner, final InetSocketAddress endpoint, final Address.Instance address,
+      final Envelope.Msg envelope) {
+    send(new Route(owner, endpoint, 0, 0), ObjectKey.spot(address.id()), ApplicationMessage.TargetKind.INSTANCE_SPOT,
+        address.id(), 0, address.stableType(), envelope);
+  }
+
+  private void send(final Route route, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final String stableType, final Envelope.Msg envelope) {
+    final ApplicationPayload payload = rt.copier().encode("message", envelope.payload(), maxPayloadBytes);
+    final ReplySink sink = envelope.reply();
+    final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(CONNECT_TIMEOUT);
+    final PeerConnection connection = connection(route.owner(), route.endpoint(), connectBy);
+    if (sink == null) {
+      if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
+          stableType, 0, 0, payload)))) {
+        routes.remove(cacheKey(key));
+        throw new SpotkitException.Unavailable("the connection to node " + route.owner() + " owning "
+            + key.kind().segment() + " '" + id + "' closed; the message was not sent");
+      }
+      return;
+    }
+    final long deadlineUnixMs = System.currentTimeMillis() + Math.max(1, sink.deadline.remaining().toMillis());
+    connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
+        generation, stableType, deadlineUnixMs, 0, payload)), sink.deadline).whenComplete((frame, failure) -> {
+          if (failure != null) {
+            sink.fail(Cell.typed(failure, sink.description));
+            return;
+          }
+          completeFromReply(sink, key, frame);
+        });
+  }
+
+  private void completeFromReply(final ReplySink sink, final ObjectKey key, final byte[] frame) {
+    final Reply reply;
+    try {
+      reply = ReplyCodec.decode(frame, key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
+          ? OperationKind.ACTOR_REQUEST : OperationKind.SPOT_REQUEST);
+    } catch (WireFormatException e) {
+      sink.fail(new SpotkitException.InternalFailure(sink.description + ": malformed reply from the owner: "
+          + e.getMessage(), e));
+      return;
+    }
+    if (reply.terminalResult() != TerminalResult.OK) {
+      final SpotkitException error = ReplyErrors.toException(reply, sink.description);
+      if (error instanceof SpotkitException.NotFound || error instanceof SpotkitException.StaleGeneration) {
+        routes.remove(cacheKey(key));
+      }
+      sink.fail(error);
+      return;
+    }
+    if (reply.payload() == null) {
+      sink.fail(new SpotkitException.InternalFailure(sink.description + ": the owner's reply has no payload"));
+      return;
+    }
+    try {
+      sink.complete(rt.copier().decode(reply.payload(), sink.replyType));
+    } catch (SpotkitException e) {
+      sink.fail(e);
+    }
+  }
+
+  /**
+   * The owner of a Ready object: from the cache, else from its authority record and the owner's descriptor.
+   *
+   * @throws SpotkitException.NotFound when Missing, Creating, or owned by this node without a Ready cell.
+   * @throws SpotkitException.StaleGeneration when {@code wanted} is non-zero and not the live generation.
+   */
+  Route route(final ObjectKey key, final long wanted, final String what) {
+    final String cacheKey = cacheKey(key);
+    final Route cached = routes.get(cacheKey);
+    if (cached != null && System.nanoTime() - cached.expiresAtNanos() < 0) {
+      checkGeneration(cached.generation(), wanted, what);
+      return cached;
+    }
+    final LocationRecords.Stored stored = LocationRecords.read(rt.store().store(), key).orElseThrow(() ->
+        new SpotkitException.NotFound(what + " not found in mesh " + rt.meshName() + " (no location record;"
+            + " messages never create one)"));
+    final AuthorityRecord.Allocation allocation = stored.authority().allocation();
+    if (allocation.state() != AuthorityRecord.State.ACTIVE) {
+      throw new SpotkitException.NotFound(what + " is being created and not Ready yet; retry shortly");
+    }
+    final long generation = stored.authority().objectGeneration().value();
+    checkGeneration(generation, wanted, what);
+    final NodeRid owner = new NodeRid(Long.parseUnsignedLong(allocation.routingIdHex(), 16));
+    if (owner.equals(rt.nodeRid())) {
+      throw new SpotkitException.NotFound(what + " is recorded on this node but is not Ready here (closing or"
+          + " being replaced)");
+    }
+    final Route route = new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
+        System.nanoTime() + ROUTE_CACHE_MAX_AGE.toNanos());
+    routes.put(cacheKey, route);
+    return route;
+  }
+
+  /**
+   * The mesh endpoint of a node from its descriptor.
+   *
+   * @throws SpotkitException.Unavailable when the node published no descriptor (it stopped).
+   */
+  InetSocketAddress endpointOf(final String meshName, final NodeRid node, final String what) {
+    final ReadResult read = StoreCalls.await(rt.store().store().read(LocationKeys.meshNode(meshName,
+        ridBytes(node)).preimage()), STORE_TIMEOUT, "read of the descriptor of node " + node);
+    if (!(read instanceof ReadResult.Found found)) {
+      throw new SpotkitException.Unavailable(what + " is owned by node " + node + ", which published no"
+          + " descriptor (stopped, or its lease lapsed)");
+    }
+    return parseEndpoint(MeshNodeDescriptorRecord.decode(found.value()).descriptor().endpoint());
+  }
+
+  static InetSocketAddress parseEndpoint(final String endpoint) {
+    final int colon = endpoint.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new SpotkitException.Unavailable("descriptor endpoint '" + endpoint + "' is not host:port");
+    }
+    return InetSocketAddress.createUnresolved(endpoint.substring(0, colon),
+        Integer.parseInt(endpoint.substring(colon + 1)));
+  }
+
+  static byte[] ridBytes(final NodeRid rid) {
+    return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(rid.value()).array();
+  }
+
+  private static void checkGeneration(final long live, final long wanted, final String what) {
+    if (wanted != 0 && wanted != live) {
+      throw new SpotkitException.StaleGeneration("ref of " + what + " has generation " + wanted + " but the live"
+          + " incarnation has generation " + live + "; refused rather than misrouted");
+    }
+  }
+
+  /** The open connection to a peer, dialing it when there is none. */
+  PeerConnection connection(final NodeRid peer, final InetSocketAddress endpoint, final Deadline deadline) {
+    final PeerConnection open = transport.connection(peer).filter(PeerConnection::isOpen).orElse(null);
+    if (open != null) {
+      return open;
+    }
+    final InetSocketAddress resolved = endpoint.isUnresolved()
+        ? new InetSocketAddress(endpoint.getHostString(), endpoint.getPort()) : endpoint;
+    try {
+      return transport.connect(resolved, peer).get(Math.max(1, deadline.remaining().toNanos()),
+          TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SpotkitException.Unavailable("node " + peer + " at " + endpoint + " did not accept a mesh"
+          + " connection in time");
+    } catch (ExecutionException e) {
+      throw new SpotkitException.Unavailable("node " + peer + " at " + endpoint + " cannot be reached: "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpotkitException.Unavailable("interrupted while connecting to node " + peer);
+    }
+  }
+
+  // ---------------------------------------------------------------- inbound
+
+  @Override
+  public void onFrame(final PeerConnection from, final byte[] frame) {
+    final int command = FrameHead.decode(frame).command();
+    switch (command) {
+      case Commands.APPLICATION_MESSAGE -> onApplicationMessage(from, frame);
+      case Commands.REPLY -> NodeRuntime.LOG.debug("late reply {} from {} ignored",
+          ReplyCodec.correlation(frame), from.peerRid());
+      default -> rt.onMeshFrame(from, command, frame);
+    }
+  }
+
+  @Override
+  public void onConnectionLost(final PeerConnection connection, final CloseReason reason) {
+    routes.values().removeIf(route -> route.owner().equals(connection.peerRid()));
+  }
+
+  private void onApplicationMessage(final PeerConnection from, final byte[] frame) {
+    final ApplicationMessage m;
+    try {
+      m = ApplicationMessageCodec.decode(frame);
+    } catch (WireFormatException e) {
+      NodeRuntime.LOG.warn("malformed application message from {}: {}", from.peerRid(), e.getMessage());
+      from.close();
+      return;
+    }
+    final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
+    try {
+      final Object message = rt.copier().decode(m.payload());
+      final Address address = switch (m.targetKind()) {
+        case ACTOR -> new Address.ActorById(m.targetId());
+        case SPOT -> new Address.SpotById(m.targetId());
+        case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
+      };
+      rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink));
+    } catch (SpotkitException e) {
+      if (sink != null) {
+        sink.fail(e);
+      } else {
+        NodeRuntime.LOG.debug("one-way message from {} to {} '{}' dropped: {}", from.peerRid(), m.targetKind(),
+            m.targetId(), e.getMessage());
+      }
+    }
+  }
+
+  private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {
+    final long remainingMs = Math.max(1, m.deadlineUnixMs() - System.currentTimeMillis());
+    final ReplySink sink = new ReplySink(Deadline.after(Duration.ofMillis(remainingMs)), Object.class,
+        "request from node " + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "'");
+    final long correlation = m.correlation();
+    rt.attachDeadline(sink.future, sink.deadline, () -> sink.description + " timed out");
+    sink.future.whenComplete((value, failure) -> {
+      Reply reply;
+      if (failure == null) {
+        try {
+          reply = new Reply(correlation, TerminalResult.OK, dev.spotkit.core.wire.FailureCode.NONE,
+              dev.spotkit.core.wire.ReplyTail.Empty.INSTANCE, rt.copier().encode("reply", value, maxPayloadBytes));
+        } catch (SpotkitException e) {
+          reply = ReplyErrors.toReply(correlation, e);
+        }
+      } else {
+        reply = ReplyErrors.toReply(correlation, Cell.typed(failure, sink.description));
+      }
+      from.send(ReplyCodec.encode(reply));
+    });
+    return sink;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  static ObjectKey keyOf(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> ObjectKey.actor(byId.id());
+      case Address.ActorByRef byRef -> ObjectKey.actor(byRef.ref().id().value());
+      case Address.SpotById byId -> ObjectKey.spot(byId.id());
+      case Address.SpotByRef byRef -> ObjectKey.spot(byRef.ref().id().value());
+      case Address.Instance instance -> ObjectKey.spot(instance.id());
+    };
+  }
+
+  private static long generationOf(final Address address) {
+    return switch (address) {
+      case Address.ActorByRef byRef -> byRef.ref().generation().value();
+      case Address.SpotByRef byRef -> byRef.ref().generation().value();
+      default -> 0;
+    };
+  }
+
+  private static String describe(final Address address) {
+    final ObjectKey key = keyOf(address);
+    return key.kind().segment() + " '" + key.id() + "'";
+  }
+
+  private static String cacheKey(final ObjectKey key) {
+    return key.kind().segment() + '\0' + key.id();
+  }
+}

@@ -1,0 +1,78 @@
+package dev.spotkit.core.wire;
+
+/**
+ * Command 60 (Spotkit-defined): an application message for an Actor or Spot owned by the receiving node. A
+ * one-way send has correlation 0 and deadline 0; a request has both non-zero and is answered by exactly one
+ * command 20 reply with the same correlation.
+ *
+ * @param correlation 0 for a one-way send, else the reply correlation (non-zero).
+ * @param targetKind who is addressed.
+ * @param targetId ActorId or SpotId, 1..255 UTF-8 bytes.
+ * @param objectGeneration the ref's ObjectGeneration, or 0 when addressed by id.
+ * @param stableType the Instance Spot stable type (1..255 UTF-8 bytes) for {@link TargetKind#INSTANCE_SPOT},
+ *     else null.
+ * @param deadlineUnixMs the request's absolute deadline in Unix ms, 0 for a one-way send.
+ * @param hops how many nodes already forwarded it (Message Follow), 0..255.
+ * @param payload the encoded message.
+ */
+public record ApplicationMessage(long correlation, TargetKind targetKind, String targetId, long objectGeneration,
+    String stableType, long deadlineUnixMs, int hops, ApplicationPayload payload) {
+
+  /** Whom the message addresses; the wire value is the object-identity kind of FACTS.md "Wire". */
+  public enum TargetKind {
+    /** 1: an Actor. */
+    ACTOR(1),
+    /** 2: a Spot by id (Entry or User Spot, or a running Instance Spot). */
+    SPOT(2),
+    /** 3: an Instance Spot with Instance intent (activates it when absent). */
+    INSTANCE_SPOT(3);
+
+    private final int wire;
+
+    TargetKind(final int wire) {
+      this.wire = wire;
+    }
+
+    /**
+     * The wire value.
+     *
+     * @return 1..3.
+     */
+    public int wireValue() {
+      return wire;
+    }
+  }
+
+  /**
+   * Checks the fields.
+   *
+   * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
+   */
+  public ApplicationMessage {
+    Checks.present("targetKind", targetKind);
+    Checks.text8("targetId", targetId);
+    Checks.present("payload", payload);
+    if (targetKind == TargetKind.INSTANCE_SPOT) {
+      Checks.text8("stableType", stableType);
+    } else if (stableType != null) {
+      throw new dev.spotkit.core.SpotkitException.InvalidOperation("stableType is only sent with Instance"
+          + " intent");
+    }
+    if ((correlation == 0) != (deadlineUnixMs == 0)) {
+      throw new dev.spotkit.core.SpotkitException.InvalidOperation("a request has a correlation and a deadline,"
+          + " a one-way send neither (correlation " + correlation + ", deadline " + deadlineUnixMs + ")");
+    }
+    if (hops < 0 || hops > 255) {
+      throw new dev.spotkit.core.SpotkitException.InvalidOperation("hops " + hops + " must be 0..255");
+    }
+  }
+
+  /**
+   * Whether a reply is expected.
+   *
+   * @return true for a request.
+   */
+  public boolean isRequest() {
+    return correlation != 0;
+  }
+}

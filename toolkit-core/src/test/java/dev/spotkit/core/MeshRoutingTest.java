@@ -1,0 +1,118 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.spotkit.store.InMemoryLocationStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Three MeshNodes on loopback sharing one in-memory Location Store: messages and requests cross nodes. */
+class MeshRoutingTest {
+  static final String SECRET = "test-cluster-secret-0123456789";
+
+  record Note(int n) {}
+
+  record Ask(int n) {}
+
+  record Answer(int n, String by) {}
+
+  record Seen() {}
+
+  /** Records notes, answers asks with the id of its node. */
+  static final class Recorder implements Actor {
+    final List<Integer> notes = new CopyOnWriteArrayList<>();
+    private final ActorContext ctx;
+
+    Recorder(final ActorContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.message(Note.class, n -> notes.add(n.n()))
+          .request(Ask.class, a -> new Answer(a.n() * 2, ctx.self().nodeRid().hex()))
+          .request(Seen.class, s -> List.copyOf(notes));
+    }
+  }
+
+  private final InMemoryLocationStore store = new InMemoryLocationStore();
+  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+
+  private MeshNode node() {
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+        .closeTimeout(Duration.ofSeconds(5))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .actor("recorder", Recorder::new, a -> a.disableRelocation()))
+        .start();
+    nodes.add(node);
+    return node;
+  }
+
+  @AfterEach
+  void close() {
+    nodes.forEach(MeshNode::close);
+  }
+
+  @Test
+  void messagesAndRequestsReachTheOwnerOnAnotherNode() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final ActorRef ref = a.actors().getOrCreate("alice", "recorder").await();
+    assertThat(ref.nodeRid()).isEqualTo(a.nodeRid());
+
+    for (int i = 0; i < 200; i++) {
+      b.toActor("alice").send(new Note(i));
+    }
+    final Answer answer = c.toActor(ref).request(new Ask(21), Answer.class).timeout(Duration.ofSeconds(5)).await();
+    assertThat(answer).isEqualTo(new Answer(42, a.nodeRid().hex()));
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        b.toActor("alice").request(new Seen(), List.class).await().size() == 200);
+  }
+
+  @Test
+  void oneSenderKeepsItsOrderAcrossTheMesh() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    a.actors().getOrCreate("bob", "recorder").await();
+    for (int i = 0; i < 2000; i++) {
+      b.toActor("bob").send(new Note(i));
+    }
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() ->
+        b.toActor("bob").request(new Seen(), List.class).await().size() == 2000);
+    @SuppressWarnings("unchecked") final List<Object> seen = a.toActor("bob").request(new Seen(), List.class).await();
+    assertThat(seen).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 2000).boxed().map(Object.class::cast).toList());
+  }
+
+  @Test
+  void unknownIdsAndStaleRefsGetTypedErrorsFromAnyNode() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final ActorRef ref = a.actors().getOrCreate("carol", "recorder").await();
+    assertThatThrownBy(() -> b.toActor("nobody").send(new Note(1)))
+        .isInstanceOf(SpotkitException.NotFound.class);
+    final ActorRef stale = new ActorRef(ref.id(), new ObjectGeneration(ref.generation().value() + 1000),
+        ref.meshName(), ref.nodeRid());
+    assertThatThrownBy(() -> b.toActor(stale).request(new Ask(1), Answer.class).await())
+        .isInstanceOf(SpotkitException.StaleGeneration.class);
+  }
+
+  @Test
+  void aStoppedOwnerIsReportedAndNotGuessed() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    a.actors().getOrCreate("dave", "recorder").await();
+    assertThat(b.toActor("dave").request(new Ask(1), Answer.class).await().n()).isEqualTo(2);
+    a.close();
+    assertThatThrownBy(() -> b.toActor("dave").request(new Ask(2), Answer.class)
+        .timeout(Duration.ofSeconds(2)).await())
+        .isInstanceOfAny(SpotkitException.NotFound.class, SpotkitException.Unavailable.class);
+  }
+}
