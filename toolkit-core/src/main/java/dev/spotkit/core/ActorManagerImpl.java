@@ -32,13 +32,13 @@ final class ActorManagerImpl implements ActorManager {
 
   @Override
   public Optional<ActorRef> find(final String actorId) {
-    return rt.findActor(actorId).map(ActorCell::ref);
+    return rt.findActorRef(actorId);
   }
 
   @Override
   public Call<Boolean> destroy(final ActorRef actor) {
     SpotManagerImpl.requireRef("actor", actor);
     return new CallImpl<>(rt, "destroy of actor '" + actor.id() + "'",
-        (deadline, awaiting) -> rt.lifecycle().destroyActor(actor));
+        (deadline, awaiting) -> rt.lifecycle().destroyActor(actor, deadline));
   }
 }

@@ -48,13 +48,13 @@ final class SpotManagerImpl implements SpotManager {
 
   @Override
   public Optional<SpotRef> find(final String spotId) {
-    return rt.findSpot(spotId).map(SpotCell::ref);
+    return rt.findSpotRef(spotId);
   }
 
   @Override
   public Call<Boolean> close(final SpotRef spot) {
     requireRef("spot", spot);
     return new CallImpl<>(rt, "close of spot '" + spot.id() + "'",
-        (deadline, awaiting) -> rt.lifecycle().closeSpot(spot));
+        (deadline, awaiting) -> rt.lifecycle().closeSpot(spot, deadline));
   }
 }

@@ -41,6 +41,20 @@ class MeshRoutingTest {
     }
   }
 
+  /** A room with no behaviour. */
+  static final class Hall implements UserSpot<Actor> {
+    private final UserSpotContext ctx;
+
+    Hall(final UserSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public UserSpotContext context() {
+      return ctx;
+    }
+  }
+
   private final InMemoryLocationStore store = new InMemoryLocationStore();
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
@@ -49,7 +63,8 @@ class MeshRoutingTest {
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("recorder", Recorder::new, a -> a.disableRelocation()))
+            .actor("recorder", Recorder::new, a -> a.disableRelocation())
+            .userSpot("hall", Hall::new, o -> o.recreateOnRelocation()))
         .start();
     nodes.add(node);
     return node;
@@ -114,5 +129,43 @@ class MeshRoutingTest {
     assertThatThrownBy(() -> b.toActor("dave").request(new Ask(2), Answer.class)
         .timeout(Duration.ofSeconds(2)).await())
         .isInstanceOfAny(SpotkitException.NotFound.class, SpotkitException.Unavailable.class);
+  }
+
+  @Test
+  @Spec("LOC-07")
+  void findFromAnyNodeReturnsTheOwnersRefAndOnlyReadyObjects() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final ActorRef actor = a.actors().getOrCreate("erin", "recorder").await();
+    final SpotRef hall = a.spots().getOrCreate("hall-1", "hall").await();
+    assertThat(b.actors().find("erin")).contains(actor);
+    assertThat(b.spots().find("hall-1")).contains(hall);
+    assertThat(b.actors().find("nobody")).isEmpty();
+    assertThat(b.spots().find("hall-1").orElseThrow().nodeRid()).isEqualTo(a.nodeRid());
+  }
+
+  @Test
+  void destroyAndCloseFromAnotherNodeMatchTheRefsGeneration() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final ActorRef actor = a.actors().getOrCreate("frank", "recorder").await();
+    final SpotRef hall = a.spots().getOrCreate("hall-2", "hall").await();
+    final ActorRef staleActor = new ActorRef(actor.id(), new ObjectGeneration(actor.generation().value() + 7),
+        actor.meshName(), actor.nodeRid());
+    final SpotRef staleHall = new SpotRef(hall.id(), new ObjectGeneration(hall.generation().value() + 7),
+        hall.meshName(), hall.nodeRid());
+
+    assertThatThrownBy(() -> b.actors().destroy(staleActor).await())
+        .isInstanceOf(SpotkitException.StaleGeneration.class);
+    assertThatThrownBy(() -> b.spots().close(staleHall).await())
+        .isInstanceOf(SpotkitException.StaleGeneration.class);
+    assertThat(a.actors().find("frank")).contains(actor);
+
+    assertThat(b.actors().destroy(actor).await()).isTrue();
+    assertThat(b.spots().close(hall).await()).isTrue();
+    assertThat(a.actors().find("frank")).isEmpty();
+    assertThat(b.spots().find("hall-2")).isEmpty();
+    assertThat(b.actors().destroy(actor).await()).isFalse();
+    assertThat(b.spots().close(hall).await()).isFalse();
   }
 }

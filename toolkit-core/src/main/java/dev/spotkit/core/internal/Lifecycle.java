@@ -30,20 +30,31 @@ public final class Lifecycle {
 
   private final NodeRuntime rt;
 
+  private final RemoteLifecycle remote;
+
   Lifecycle(final NodeRuntime rt) {
     this.rt = rt;
+    this.remote = new RemoteLifecycle(rt);
+  }
+
+  RemoteLifecycle remote() {
+    return remote;
   }
 
   /**
    * Close of a User Spot by ref: false while members remain (no OnClosing) or when that generation is gone.
    *
    * @param ref the spot.
+   * @param deadline the call's deadline (used when the spot is owned by another node).
    * @return the future result.
    */
-  public CompletableFuture<Boolean> closeSpot(final SpotRef ref) {
+  public CompletableFuture<Boolean> closeSpot(final SpotRef ref, final Deadline deadline) {
     rt.requireServer("spot close");
     rt.ensureRunning("close spot '" + ref.id() + "'");
     final SpotCell cell = rt.spots.get(ref.id().value());
+    if (cell == null && rt.mesh() != null) {
+      return remote.closeSpot(ref, deadline);
+    }
     if (cell == null || cell.state != CellState.READY && cell.generation != ref.generation().value()) {
       return CompletableFuture.completedFuture(false);
     }
@@ -113,12 +124,16 @@ public final class Lifecycle {
    * Destroys an actor incarnation by ref.
    *
    * @param ref the actor.
+   * @param deadline the call's deadline (used when the actor is owned by another node).
    * @return true when destroyed; false when that generation is gone.
    */
-  public CompletableFuture<Boolean> destroyActor(final ActorRef ref) {
+  public CompletableFuture<Boolean> destroyActor(final ActorRef ref, final Deadline deadline) {
     rt.requireServer("actor destroy");
     rt.ensureRunning("destroy actor '" + ref.id() + "'");
     final ActorCell cell = rt.actors.get(ref.id().value());
+    if (cell == null && rt.mesh() != null) {
+      return remote.destroyActor(ref, deadline);
+    }
     if (cell == null || cell.state != CellState.READY && cell.generation != ref.generation().value()) {
       return CompletableFuture.completedFuture(false);
     }

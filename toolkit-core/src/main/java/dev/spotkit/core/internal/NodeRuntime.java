@@ -313,7 +313,17 @@ public final class NodeRuntime {
    * @param frame the frame.
    */
   void onMeshFrame(final dev.spotkit.core.mesh.PeerConnection from, final int command, final byte[] frame) {
-    LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command, from.peerRid());
+    try {
+      switch (command) {
+        case dev.spotkit.core.wire.Commands.ACTOR_DESTROY -> lifecycle.remote().onActorDestroy(from, frame);
+        case dev.spotkit.core.wire.Commands.USER_SPOT_CLOSE -> lifecycle.remote().onUserSpotClose(from, frame);
+        default -> LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command,
+            from.peerRid());
+      }
+    } catch (dev.spotkit.core.wire.WireFormatException e) {
+      LOG.warn("malformed command {} from {}: {}; closing the connection", command, from.peerRid(), e.getMessage());
+      from.close();
+    }
   }
 
   /** Throws ShuttingDown once close started. */
@@ -430,6 +440,39 @@ public final class NodeRuntime {
    */
   public Optional<ActorCell> findActor(final String id) {
     return Optional.ofNullable(actors.get(Ids.requireValid("ActorId", id))).filter(c -> c.state == CellState.READY);
+  }
+
+  /**
+   * Find of an actor anywhere in the mesh: the local Ready cell, else (with a mesh) the Ready owner in the
+   * Location Store.
+   *
+   * @param id the ActorId.
+   * @return the ref, or empty when no Ready actor has that id.
+   */
+  public Optional<dev.spotkit.core.ActorRef> findActorRef(final String id) {
+    final Optional<ActorCell> local = findActor(id);
+    if (local.isPresent() || mesh == null) {
+      return local.map(ActorCell::ref);
+    }
+    return mesh.locate(dev.spotkit.core.location.ObjectKey.actor(id)).map(at -> new dev.spotkit.core.ActorRef(
+        new dev.spotkit.core.ActorId(id), new dev.spotkit.core.ObjectGeneration(at.generation()), at.meshName(),
+        at.owner()));
+  }
+
+  /**
+   * Find of a spot anywhere in the mesh (see {@link #findActorRef}).
+   *
+   * @param id the SpotId.
+   * @return the ref, or empty when no Ready spot has that id.
+   */
+  public Optional<dev.spotkit.core.SpotRef> findSpotRef(final String id) {
+    final Optional<SpotCell> local = findSpot(id);
+    if (local.isPresent() || mesh == null) {
+      return local.map(SpotCell::ref);
+    }
+    return mesh.locate(dev.spotkit.core.location.ObjectKey.spot(id)).map(at -> new dev.spotkit.core.SpotRef(
+        new dev.spotkit.core.SpotId(id), new dev.spotkit.core.ObjectGeneration(at.generation()), at.meshName(),
+        at.owner()));
   }
 
   /**

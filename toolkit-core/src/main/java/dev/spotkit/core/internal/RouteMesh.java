@@ -150,7 +150,7 @@ final class RouteMesh implements MeshListener {
     connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
         generation, stableType, deadlineUnixMs, 0, payload)), sink.deadline).whenComplete((frame, failure) -> {
           if (failure != null) {
-            sink.fail(Cell.typed(failure, sink.description));
+            sink.fail(Cell.typed(unwrap(failure), sink.description));
             return;
           }
           completeFromReply(sink, key, frame);
@@ -220,6 +220,27 @@ final class RouteMesh implements MeshListener {
   }
 
   /**
+   * Where a Ready object lives according to its authority record (Find; spec 000 section 2: only Ready objects
+   * are found). Reads the store every time (a Find must not answer from a stale cache).
+   *
+   * @param key the object.
+   * @return the owner, or empty when Missing or not Ready.
+   */
+  java.util.Optional<Located> locate(final ObjectKey key) {
+    return LocationRecords.read(rt.store().store(), key).filter(stored ->
+        stored.authority().allocation().state() == AuthorityRecord.State.ACTIVE).map(stored -> new Located(
+            stored.authority().objectGeneration().value(), new dev.spotkit.core.MeshName(
+            stored.authority().allocation().meshName()), new NodeRid(Long.parseUnsignedLong(
+            stored.authority().allocation().routingIdHex(), 16)), stored.authority().allocation().stableType(),
+            stored));
+  }
+
+  /** A Ready object's generation and owner, with the row it was read from. */
+  record Located(long generation, dev.spotkit.core.MeshName meshName, NodeRid owner, String stableType,
+      LocationRecords.Stored stored) {
+  }
+
+  /**
    * The mesh endpoint of a node from its descriptor.
    *
    * @throws SpotkitException.Unavailable when the node published no descriptor (it stopped).
@@ -275,6 +296,64 @@ final class RouteMesh implements MeshListener {
       Thread.currentThread().interrupt();
       throw new SpotkitException.Unavailable("interrupted while connecting to node " + peer);
     }
+  }
+
+  /**
+   * A framework request to another node, answered by one command 20 reply. Blocks for a descriptor read and a
+   * connect when not connected yet.
+   *
+   * @param owner the node.
+   * @param meshName its MeshName (for its descriptor).
+   * @param encoder builds the frame around the correlation.
+   * @param kind the request's OperationKind (decodes the reply's tail).
+   * @param deadline absolute.
+   * @param what for errors.
+   * @return the OK reply; fails with the typed error the owner answered, DeadlineExceeded, or Unavailable.
+   */
+  CompletableFuture<Reply> call(final NodeRid owner, final String meshName,
+      final java.util.function.LongFunction<byte[]> encoder, final OperationKind kind, final Deadline deadline,
+      final String what) {
+    final PeerConnection connection = connection(owner, endpointOf(meshName, owner, what), deadline);
+    return connection.request(encoder, deadline).thenApply(frame -> {
+      final Reply reply = ReplyCodec.decode(frame, kind);
+      if (reply.terminalResult() != TerminalResult.OK) {
+        throw ReplyErrors.toException(reply, what);
+      }
+      return reply;
+    });
+  }
+
+  /** Unix ms of a monotonic deadline, for the wire. */
+  static long unixMs(final Deadline deadline) {
+    return System.currentTimeMillis() + Math.max(1, deadline.remaining().toMillis());
+  }
+
+  /** The monotonic deadline of a wire Unix ms deadline (at least 1 ms from now). */
+  static Deadline deadlineOf(final long unixMs) {
+    return Deadline.after(Duration.ofMillis(Math.max(1, unixMs - System.currentTimeMillis())));
+  }
+
+  /**
+   * Sends exactly one command 20 reply for {@code correlation} when {@code result} completes: {@code ok} builds
+   * the OK reply; a failure becomes a typed failure reply.
+   */
+  static <T> void answer(final PeerConnection to, final long correlation, final CompletableFuture<T> result,
+      final java.util.function.Function<T, Reply> ok) {
+    result.whenComplete((value, failure) -> {
+      Reply reply;
+      try {
+        reply = failure == null ? ok.apply(value)
+            : ReplyErrors.toReply(correlation, Cell.typed(unwrap(failure), "request from " + to.peerRid()));
+      } catch (SpotkitException e) {
+        reply = ReplyErrors.toReply(correlation, e);
+      }
+      to.send(ReplyCodec.encode(reply));
+    });
+  }
+
+  static Throwable unwrap(final Throwable failure) {
+    return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        ? failure.getCause() : failure;
   }
 
   // ---------------------------------------------------------------- inbound

@@ -46,6 +46,8 @@ public final class Commands {
    * the spec's files name no command for ordinary object messages (see {@link ApplicationMessageCodec}).
    */
   public static final int APPLICATION_MESSAGE = 60;
+  /** 61: destroy an Actor on its owner node. Spotkit-defined (see {@link ActorDestroy}). */
+  public static final int ACTOR_DESTROY = 61;
 
   private Commands() {
   }
