@@ -42,6 +42,9 @@ class WireDecoderPropertiesTest {
       new Codec("userSpotClose", UserSpotCloseCodec::decode, m -> UserSpotCloseCodec.encode((UserSpotClose) m)),
       reply(OperationKind.USER_SPOT_CREATE), reply(OperationKind.USER_SPOT_CLOSE),
       reply(OperationKind.ACTOR_CREATE), reply(OperationKind.ACTOR_JOIN), reply(OperationKind.NODE_REQUEST),
+      new Codec("applicationMessage", ApplicationMessageCodec::decode,
+          m -> ApplicationMessageCodec.encode((ApplicationMessage) m)),
+      new Codec("actorDestroy", ActorDestroy::decode, m -> ((ActorDestroy) m).encode()),
       new Codec("head", FrameHead::decode, null),
       new Codec("correlation", ReplyCodec::correlation, null));
 
@@ -154,7 +157,7 @@ class WireDecoderPropertiesTest {
   @Provide
   Arbitrary<Integer> commands() {
     return Arbitraries.of(Commands.REPLY, Commands.USER_SPOT_CREATE, Commands.USER_SPOT_CLOSE,
-        Commands.ACTOR_CREATE);
+        Commands.ACTOR_CREATE, Commands.APPLICATION_MESSAGE, Commands.ACTOR_DESTROY);
   }
 
   @Provide
@@ -233,6 +236,33 @@ class WireDecoderPropertiesTest {
         userSpotCreates().map(CreationCodec::encode),
         actorCreates().map(CreationCodec::encode),
         closes().map(UserSpotCloseCodec::encode),
-        replies().map(ReplyCodec::encode));
+        replies().map(ReplyCodec::encode),
+        applicationMessages().map(ApplicationMessageCodec::encode),
+        destroys().map(ActorDestroy::encode));
+  }
+
+  @Provide
+  Arbitrary<ApplicationMessage> applicationMessages() {
+    final Arbitrary<ApplicationPayload> payloads = Combinators.combine(texts(), texts(),
+        Arbitraries.bytes().array(byte[].class).ofMaxSize(64)).as(ApplicationPayload::new);
+    return Combinators.combine(Arbitraries.of(ApplicationMessage.TargetKind.class), texts(), texts(),
+        Arbitraries.longs().between(0, Long.MAX_VALUE), positive(), Arbitraries.of(true, false),
+        Arbitraries.integers().between(0, 255), payloads)
+        .as((kind, id, type, generation, deadline, request, hops, payload) -> new ApplicationMessage(
+            request ? deadline : 0, kind, id, generation, kind == ApplicationMessage.TargetKind.INSTANCE_SPOT
+            ? type : null, request ? deadline : 0, hops, payload));
+  }
+
+  @Provide
+  Arbitrary<ActorDestroy> destroys() {
+    return Combinators.combine(positive(), texts(), positive(), rids(), positive(), positive())
+        .as((c, id, g, rid, aog, d) -> new ActorDestroy(c, new WireActorRef(id, g), rid, aog, d));
+  }
+
+  @Property(tries = 300)
+  void spotkitCommandsRoundTrip(@ForAll("applicationMessages") final ApplicationMessage message,
+      @ForAll("destroys") final ActorDestroy destroy) {
+    assertThat(ApplicationMessageCodec.decode(ApplicationMessageCodec.encode(message))).isEqualTo(message);
+    assertThat(ActorDestroy.decode(destroy.encode())).isEqualTo(destroy);
   }
 }
