@@ -29,6 +29,77 @@ public final class LocationKeys {
   }
 
   /**
+   * {@code node-capacity\0{MeshName}\0{hex(RoutingId)}}: the per-node usage record ({@link NodeCapacityRecord}).
+   *
+   * <p>Spotkit-defined, not a spec preimage: spec 002 sections 4 and 6 require a node's current usage and the
+   * capacity other operations secured to be checked and changed in the same all-or-nothing request as the
+   * authority row (the descriptor's counts are only a copy for operators), but name no key for that record.
+   * Spotkit keeps it apart from the descriptor so that a reservation does not rewrite the descriptor and a
+   * descriptor publish does not move the usage. Other-language runtimes sharing a store must use the same key.
+   *
+   * @param meshName the RouteMesh name, without a 0x00 byte.
+   * @param routingId the node's RoutingId bytes, at least one.
+   * @return the key.
+   * @throws IllegalArgumentException when the name contains 0x00 or the RoutingId is empty.
+   */
+  public static LogicalKey nodeCapacity(final String meshName, final byte[] routingId) {
+    return LogicalKey.of("node-capacity", meshName, hex(routingId));
+  }
+
+  /**
+   * {@link #nodeCapacity(String, byte[])} for a RoutingId already in lowercase hex, as descriptors and
+   * allocations carry it.
+   *
+   * @param meshName the RouteMesh name.
+   * @param routingIdHex the RoutingId as lowercase hex, an even number (at least 2) of {@code [0-9a-f]}.
+   * @return the key.
+   * @throws IllegalArgumentException when the hex is not lowercase hex of at least one byte.
+   */
+  public static LogicalKey nodeCapacity(final String meshName, final String routingIdHex) {
+    return nodeCapacity(meshName, parseRoutingIdHex(routingIdHex));
+  }
+
+  /**
+   * {@link #meshNode(String, byte[])} for a RoutingId already in lowercase hex.
+   *
+   * @param meshName the RouteMesh name.
+   * @param routingIdHex the RoutingId as lowercase hex.
+   * @return the key.
+   * @throws IllegalArgumentException when the hex is not lowercase hex of at least one byte.
+   */
+  public static LogicalKey meshNode(final String meshName, final String routingIdHex) {
+    return meshNode(meshName, parseRoutingIdHex(routingIdHex));
+  }
+
+  /**
+   * The scan prefix of every MeshNode descriptor of one mesh: {@code mesh-node\0{MeshName}\0}.
+   *
+   * @param meshName the RouteMesh name.
+   * @return the prefix preimage.
+   */
+  public static String meshNodePrefix(final String meshName) {
+    return LogicalKey.of("mesh-node", meshName, "").preimage();
+  }
+
+  /**
+   * The scan prefix of every authority row of one kind: {@code authority\0{actor|spot}\0}.
+   *
+   * @param kind actor or spot.
+   * @return the prefix preimage.
+   */
+  public static String authorityPrefix(final AuthorityKind kind) {
+    return LogicalKey.of("authority", kind.segment(), "").preimage();
+  }
+
+  private static byte[] parseRoutingIdHex(final String routingIdHex) {
+    if (routingIdHex.isEmpty() || !routingIdHex.matches("([0-9a-f]{2})+")) {
+      throw new IllegalArgumentException("RoutingId hex '" + routingIdHex
+          + "' is not lowercase hex of at least one byte");
+    }
+    return HexFormat.of().parseHex(routingIdHex);
+  }
+
+  /**
    * {@code owner-lease\0{OwnerId}}.
    *
    * @param ownerId the host run's OwnerId.

@@ -18,6 +18,12 @@
  *       value as a bare decimal; issuing puts value + 1 by CAS, in the same batch as the gated record where the
  *       caller can; 2^63-1 is the exhausted sentinel (LOC-02). The three generations have types of their own
  *       (ObjectGeneration, AuthorityOwnerGeneration, LeaseGeneration), so they cannot be swapped (LOC-01).</li>
+ *   <li>Usage: spec 002 requires a node's usage to be checked and changed in the same request as the authority
+ *       row but names no key; Spotkit keeps it in its own {@link dev.spotkit.core.location.NodeCapacityRecord} at
+ *       {@code node-capacity\0{MeshName}\0{hex(RoutingId)}}. {@link dev.spotkit.core.location.PlacementBatches}
+ *       writes it together with the row (Reserve, Commit, Abort, Delete); the descriptor's counts are only the
+ *       operator copy. {@link dev.spotkit.core.location.NodeDirectory}, {@link dev.spotkit.core.location.Placement}
+ *       and {@link dev.spotkit.core.location.LocationQuery} are the discovery, choice and operator-query side.</li>
  *   <li>The MessagePack member of the Redis layout (tag 0x01 + array of five) belongs to toolkit-redis.</li>
  * </ul>
  */

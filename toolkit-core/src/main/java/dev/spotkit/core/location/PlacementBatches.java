@@ -1,0 +1,574 @@
+package dev.spotkit.core.location;
+
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.store.Condition;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.Mutation;
+import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreException;
+import dev.spotkit.store.StoreNow;
+import dev.spotkit.store.StoreVersion;
+import dev.spotkit.store.WriteBatch;
+import dev.spotkit.store.WriteResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Reserve, Commit, Abort and Delete of spec 002 section 6.1 as single all-or-nothing Location Store batches, each
+ * with a typed result. Every batch changes the authority row and the target's {@link NodeCapacityRecord} together
+ * (LOC-13, LOC-17), so usage never drifts from the rows that hold it.
+ *
+ * <table>
+ *   <caption>What each batch checks and changes</caption>
+ *   <tr><th>operation</th><th>conditions</th><th>mutations</th></tr>
+ *   <tr><td>reserve</td><td>authority absent; descriptor, target owner lease, capacity record and both counters
+ *       at the versions read</td><td>authority Creating (allocation reserved); reserved += bundle; counters
+ *       advanced</td></tr>
+ *   <tr><td>commit</td><td>authority at the reservation's version; owner lease; capacity</td><td>authority Ready
+ *       (allocation active, pendingCreation cleared); reserved -= bundle, active += bundle; caller's extra
+ *       puts</td></tr>
+ *   <tr><td>abort</td><td>authority at the reservation's version; capacity</td><td>authority deleted; reserved
+ *       -= bundle; caller's extra puts</td></tr>
+ *   <tr><td>delete</td><td>authority Ready at the ObjectGeneration given; owner lease; capacity</td><td>authority
+ *       deleted; active -= bundle; caller's extra puts</td></tr>
+ * </table>
+ *
+ * <p>Conflicts: a Conflict is retried, after re-reading everything, only while the authority row is still the
+ * one the operation is about, i.e. when the Conflict can only have come from a counter, the capacity record, the
+ * descriptor or the lease moving. When the row appeared or changed, that is the answer ({@link Reservation.Existing}
+ * or {@link Outcome.Changed}), never retried. At most {@code maxAttempts} tries, then
+ * {@link SpotkitException.Unavailable}. A write whose answer was lost ({@link StoreException.Indeterminate}) is
+ * never guessed: the authority row is re-read and compared byte for byte with what was written (spec 002
+ * section 10).
+ *
+ * <p>Blocking: waits for each store call at most the timeout given; call from virtual threads only.
+ * Thread-safety: stateless apart from the store; any thread.
+ */
+public final class PlacementBatches {
+  /** Default bound on tries per operation: enough for 64 writers racing on one capacity record. */
+  public static final int DEFAULT_ATTEMPTS = 64;
+
+  private final LocationStore store;
+  private final Duration timeout;
+  private final int maxAttempts;
+
+  /**
+   * Batches over {@code store}.
+   *
+   * @param store the Location Store.
+   * @param timeout the longest wait of each store call, positive.
+   * @param maxAttempts tries per operation, 1..10000.
+   * @throws IllegalArgumentException when a bound is out of range.
+   */
+  public PlacementBatches(final LocationStore store, final Duration timeout, final int maxAttempts) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("store call timeout " + timeout + " must be positive");
+    }
+    if (maxAttempts < 1 || maxAttempts > 10_000) {
+      throw new IllegalArgumentException("maxAttempts " + maxAttempts + " is outside 1..10000");
+    }
+    this.maxAttempts = maxAttempts;
+  }
+
+  /**
+   * The node a reservation targets: the run picked from {@link NodeDirectory#readMesh(String)}.
+   *
+   * @param meshName the RouteMesh name.
+   * @param routingIdHex the RoutingId, lowercase hex.
+   * @param lifecycleGeneration the node run the allocation is fixed to.
+   * @param ownerId the target host run's OwnerId (becomes the row's ownerId).
+   * @param leaseGeneration the target host run's LeaseGeneration (the row's ownerLeaseGeneration).
+   */
+  public record Target(String meshName, String routingIdHex, long lifecycleGeneration, String ownerId,
+      LeaseGeneration leaseGeneration) {
+    /**
+     * Checks for null.
+     *
+     * @throws NullPointerException when a part is null.
+     */
+    public Target {
+      Objects.requireNonNull(meshName, "meshName");
+      Objects.requireNonNull(routingIdHex, "routingIdHex");
+      Objects.requireNonNull(ownerId, "ownerId");
+      Objects.requireNonNull(leaseGeneration, "leaseGeneration");
+    }
+
+    /**
+     * The target of a peer.
+     *
+     * @param peer a live peer.
+     * @return its target.
+     */
+    public static Target of(final NodePeer peer) {
+      return new Target(peer.meshName(), peer.routingIdHex(), peer.lifecycleGeneration(), peer.ownerId(),
+          peer.leaseGeneration());
+    }
+
+    NodePeer.HostRun hostRun() {
+      return new NodePeer.HostRun(routingIdHex, lifecycleGeneration);
+    }
+  }
+
+  /**
+   * What to reserve.
+   *
+   * @param key the object's authority key; an Actor needs kind ACTOR, a Spot USER_SPOT or INSTANCE_SPOT.
+   * @param kind actor, userSpot or instanceSpot (the Entry Spot is not placed and takes no capacity).
+   * @param stableType the factory's stable type, UTF-8 1..255 bytes.
+   * @param target the chosen node run.
+   * @param payload framework-internal bytes for the row (no key or placement information in it).
+   * @param pendingCreation the creation in progress, or null.
+   */
+  public record ReserveRequest(ObjectKey key, PlacementKind kind, String stableType, Target target,
+      StoreBytes payload, AuthorityRecord.PendingCreation pendingCreation) {
+    /**
+     * Checks that the kind fits the key.
+     *
+     * @throws IllegalArgumentException when the kind is ENTRY_SPOT or does not match the key's kind.
+     */
+    public ReserveRequest {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(stableType, "stableType");
+      Objects.requireNonNull(target, "target");
+      Objects.requireNonNull(payload, "payload");
+      if (kind == PlacementKind.ENTRY_SPOT) {
+        throw new IllegalArgumentException("the Entry Spot is not placed and takes no capacity (spec 002 section"
+            + " 4); its own node writes its row");
+      }
+      if ((kind == PlacementKind.ACTOR) != (key.kind() == AuthorityKind.ACTOR)) {
+        throw new IllegalArgumentException("placement kind " + kind.wire() + " does not fit authority key kind "
+            + key.kind().segment() + " of '" + key.id() + "'");
+      }
+    }
+
+    /**
+     * The capacity bundle this request secures (spec 002 section 3.3).
+     *
+     * @return one Actor slot, or one Spot slot plus one slot of the Spot's kind and type.
+     */
+    public AuthorityRecord.Capacity capacity() {
+      return kind == PlacementKind.ACTOR ? AuthorityRecord.Capacity.actor()
+          : AuthorityRecord.Capacity.spot(kind, stableType);
+    }
+  }
+
+  /** Why a target run refused a reservation; the caller excludes that run and may pick another. */
+  public enum Refusal {
+    /** The descriptor is missing, of another run, or not Serving. */
+    NOT_SERVING,
+    /** The target did not register the kind and stable type. */
+    NOT_REGISTERED,
+    /** The target's owner lease is missing, expired or of another run. */
+    LEASE_INVALID,
+    /** The bundle would take active + reserved over a limit. */
+    CAPACITY_FULL,
+    /** The target published no node capacity record yet ({@link #publishLimits}). */
+    NO_CAPACITY_RECORD
+  }
+
+  /** Outcome of {@link #reserve(ReserveRequest)}. */
+  public sealed interface Reservation {
+    /**
+     * This call won: the Creating row and the reserved slots are stored (LOC-09, LOC-13).
+     *
+     * @param record the row as written (allocation reserved).
+     * @param version its StoreVersion, to pass to commit or abort.
+     * @param now StoreNow of the write.
+     */
+    record Reserved(AuthorityRecord record, StoreVersion version, StoreNow now) implements Reservation {
+    }
+
+    /**
+     * A row already exists: the answer, not an error. The caller compares kind and type (AlreadyExists,
+     * TypeMismatch, or wait for the Creating row) and never runs a second factory.
+     *
+     * @param record the current row.
+     * @param version its StoreVersion.
+     * @param now StoreNow of the read.
+     */
+    record Existing(AuthorityRecord record, StoreVersion version, StoreNow now) implements Reservation {
+    }
+
+    /**
+     * The target run refused; nothing changed. Exclude {@code hostRun} and pick again until the deadline.
+     *
+     * @param reason why.
+     * @param hostRun the refusing run.
+     * @param detail the values behind the reason.
+     */
+    record Refused(Refusal reason, NodePeer.HostRun hostRun, String detail) implements Reservation {
+      /**
+       * The refusal as the typed error a caller with no other candidate reports.
+       *
+       * @return CapacityExceeded for CAPACITY_FULL, NotFound for NOT_REGISTERED, else Unavailable.
+       */
+      public SpotkitException toException() {
+        final String message = "node " + hostRun.routingIdHex() + " run " + hostRun.lifecycleGeneration()
+            + " refused the reservation (" + reason + "): " + detail;
+        return switch (reason) {
+          case CAPACITY_FULL -> new SpotkitException.CapacityExceeded(message);
+          case NOT_REGISTERED -> new SpotkitException.NotFound(message);
+          case NOT_SERVING, LEASE_INVALID, NO_CAPACITY_RECORD -> new SpotkitException.Unavailable(message);
+        };
+      }
+    }
+  }
+
+  /** Outcome of {@link #commit}, {@link #abort} and {@link #delete}. */
+  public sealed interface Outcome {
+    /**
+     * Applied in one batch.
+     *
+     * @param record the row after the change (commit), or empty when it was deleted (abort, delete).
+     * @param version the row's new StoreVersion (commit), or empty.
+     * @param now StoreNow of the write (or of the re-read that confirmed a write whose answer was lost).
+     */
+    record Done(Optional<AuthorityRecord> record, Optional<StoreVersion> version, StoreNow now) implements Outcome {
+    }
+
+    /**
+     * There is no row; nothing changed.
+     *
+     * @param now StoreNow of the read.
+     */
+    record Missing(StoreNow now) implements Outcome {
+    }
+
+    /**
+     * The row is not the one the operation is about (another version, generation or state); nothing changed.
+     * Applying commit or abort to anything but that reservation, or delete to a Reserved row, ends here.
+     *
+     * @param current the current row.
+     * @param version its StoreVersion.
+     */
+    record Changed(AuthorityRecord current, StoreVersion version) implements Outcome {
+    }
+
+    /**
+     * The row's owner lease is missing, expired or of another run; nothing changed.
+     *
+     * @param why the reason.
+     */
+    record LeaseInvalid(String why) implements Outcome {
+    }
+  }
+
+  /**
+   * Reserve (spec 002 sections 6.1 and 7): Missing to Creating, with the capacity bundle, ObjectGeneration and
+   * the first AuthorityOwnerGeneration issued in the same batch.
+   *
+   * @param request what and where.
+   * @return Reserved, Existing or Refused.
+   * @throws SpotkitException.GenerationExhausted when a counter holds the sentinel (nothing written).
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   * @throws RecordDecodeException when a row or record is unreadable.
+   */
+  public Reservation reserve(final ReserveRequest request) {
+    final Target t = request.target();
+    final String authKey = request.key().logicalKey().preimage();
+    final String descKey = LocationKeys.meshNode(t.meshName(), t.routingIdHex()).preimage();
+    final String capKey = LocationKeys.nodeCapacity(t.meshName(), t.routingIdHex()).preimage();
+    final AuthorityRecord.Capacity bundle = request.capacity();
+    for (int attempt = 0; attempt < maxAttempts; attempt++) {
+      final ReadResult auth = read(authKey);
+      if (auth instanceof ReadResult.Found found) {
+        return new Reservation.Existing(AuthorityRecord.decode(found.value()), found.version(), found.now());
+      }
+      final ReadResult desc = read(descKey);
+      final Optional<Reservation.Refused> notServing = checkDescriptor(request, desc);
+      if (notServing.isPresent()) {
+        return notServing.get();
+      }
+      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), timeout);
+      if (!lease.valid()) {
+        return new Reservation.Refused(Refusal.LEASE_INVALID, t.hostRun(), lease.why());
+      }
+      final ReadResult cap = read(capKey);
+      if (!(cap instanceof ReadResult.Found capFound)) {
+        return new Reservation.Refused(Refusal.NO_CAPACITY_RECORD, t.hostRun(), "no record at "
+            + LocationKeys.nodeCapacity(t.meshName(), t.routingIdHex()));
+      }
+      final NodeCapacityRecord usage = NodeCapacityRecord.decode(capFound.value());
+      final Optional<String> full = usage.whyFull(bundle);
+      if (full.isPresent()) {
+        return new Reservation.Refused(Refusal.CAPACITY_FULL, t.hostRun(), full.get());
+      }
+      final Generations.Issued object = Generations.prepare(GenerationCounter.OBJECT,
+          read(GenerationCounter.OBJECT.key().preimage()));
+      final Generations.Issued owner = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
+          read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
+      final AuthorityRecord record = new AuthorityRecord(request.payload(), object.objectGeneration(),
+          owner.authorityOwnerGeneration(), t.ownerId(), t.leaseGeneration(), new AuthorityRecord.Allocation(
+          AuthorityRecord.State.RESERVED, request.kind(), request.stableType(), t.meshName(), t.routingIdHex(),
+          t.lifecycleGeneration(), bundle), request.pendingCreation());
+      final StoreBytes bytes = record.encode();
+      final WriteBatch batch = WriteBatch.of(List.of(new Condition.ExpectAbsent(authKey),
+          new Condition.ExpectVersion(descKey, ((ReadResult.Found) desc).version()), lease.condition().get(),
+          new Condition.ExpectVersion(capKey, capFound.version()), object.condition(), owner.condition()),
+          List.of(Mutation.Put.of(authKey, bytes), Mutation.Put.of(capKey, usage.reserve(bundle).encode()),
+              object.advance(), owner.advance()));
+      final Optional<Written> written = write(batch, authKey, bytes, "reserve of " + request.key().logicalKey());
+      if (written.isPresent()) {
+        return new Reservation.Reserved(record, written.get().version().orElseThrow(), written.get().now());
+      }
+    }
+    throw exhausted("reserve of " + request.key().logicalKey());
+  }
+
+  private Optional<Reservation.Refused> checkDescriptor(final ReserveRequest request, final ReadResult desc) {
+    final Target t = request.target();
+    if (!(desc instanceof ReadResult.Found found)) {
+      return Optional.of(new Reservation.Refused(Refusal.NOT_SERVING, t.hostRun(), "descriptor "
+          + LocationKeys.meshNode(t.meshName(), t.routingIdHex()) + " is missing"));
+    }
+    final MeshNodeDescriptorRecord d = MeshNodeDescriptorRecord.decode(found.value());
+    if (d.descriptor().lifecycleGeneration() != t.lifecycleGeneration() || !d.ownerId().equals(t.ownerId())
+        || !d.leaseGeneration().equals(t.leaseGeneration())) {
+      return Optional.of(new Reservation.Refused(Refusal.NOT_SERVING, t.hostRun(), "descriptor is now run "
+          + d.descriptor().lifecycleGeneration() + " of owner " + d.ownerId() + " lease " + d.leaseGeneration()));
+    }
+    if (d.descriptor().state() != NodeState.SERVING) {
+      return Optional.of(new Reservation.Refused(Refusal.NOT_SERVING, t.hostRun(), "state is "
+          + d.descriptor().state().wire()));
+    }
+    if (!NodePeer.of(d).registers(request.kind(), request.stableType())) {
+      return Optional.of(new Reservation.Refused(Refusal.NOT_REGISTERED, t.hostRun(), request.kind().wire()
+          + " type '" + request.stableType() + "' is not registered"));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Commit (spec 002 section 6.1, section 7 "Approved"): that reservation's Creating to Ready, its reserved slots
+   * to active, and the caller's extra puts (e.g. the creation's final result) in the same batch (LOC-10).
+   *
+   * @param key the object.
+   * @param reservedVersion the StoreVersion {@link Reservation.Reserved} returned.
+   * @param extra further mutations of the same batch (keys other than the row and the capacity record).
+   * @return Done (with the Ready row), Missing, Changed or LeaseInvalid.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer reserved slots.
+   */
+  public Outcome commit(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
+    return change(key, "commit", extra, (record, version) -> {
+      if (!version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED) {
+        return null;
+      }
+      final AuthorityRecord.Allocation a = record.allocation();
+      return new Plan(new AuthorityRecord(record.payload(), record.objectGeneration(),
+          record.authorityOwnerGeneration(), record.ownerId(), record.ownerLeaseGeneration(),
+          new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(), a.meshName(),
+              a.routingIdHex(), a.descriptorLifecycleGeneration(), a.capacity()), null), true,
+          NodeCapacityRecord::commit);
+    });
+  }
+
+  /**
+   * Abort (spec 002 section 6.1, section 7 decline, exception or framework failure): that reservation's
+   * Creating row deleted and its reserved slots returned in one batch, with the caller's extra puts (LOC-10).
+   * The owner lease is not checked: recovery aborts reservations of runs that are gone.
+   *
+   * @param key the object.
+   * @param reservedVersion the StoreVersion {@link Reservation.Reserved} returned.
+   * @param extra further mutations of the same batch.
+   * @return Done, Missing or Changed.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer reserved slots.
+   */
+  public Outcome abort(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
+    return change(key, "abort", extra, (record, version) ->
+        !version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED ? null
+            : new Plan(null, false, NodeCapacityRecord::release));
+  }
+
+  /**
+   * Delete (spec 002 section 6.1, section 7.2 Destroy/Close): the Ready row of {@code generation} deleted and its
+   * active slots returned in the same batch, after confirming the current owner lease (LOC-17). A Reserved row
+   * is {@link Outcome.Changed} and nothing changes.
+   *
+   * @param key the object.
+   * @param generation the ObjectGeneration of the caller's ref; another generation is Changed.
+   * @param extra further mutations of the same batch.
+   * @return Done, Missing, Changed or LeaseInvalid.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer active slots.
+   */
+  public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final List<Mutation> extra) {
+    return change(key, "delete", extra, (record, version) ->
+        !record.objectGeneration().equals(generation) || record.allocation().state() != AuthorityRecord.State.ACTIVE
+            ? null : new Plan(null, true, NodeCapacityRecord::retire));
+  }
+
+  /** The row after the change (null: delete it), whether to pin the owner lease, and the usage change. */
+  private record Plan(AuthorityRecord after, boolean checkLease, UsageChange usage) {
+  }
+
+  private interface UsageChange {
+    NodeCapacityRecord apply(NodeCapacityRecord usage, AuthorityRecord.Capacity bundle);
+  }
+
+  /** Decides from the current row: a plan, or null when the row is not the one the operation is about. */
+  private interface Decide {
+    Plan plan(AuthorityRecord record, StoreVersion version);
+  }
+
+  private Outcome change(final ObjectKey key, final String op, final List<Mutation> extra, final Decide decide) {
+    final String authKey = key.logicalKey().preimage();
+    final String what = op + " of " + key.logicalKey();
+    for (int attempt = 0; attempt < maxAttempts; attempt++) {
+      final ReadResult read = read(authKey);
+      if (!(read instanceof ReadResult.Found found)) {
+        return new Outcome.Missing(read.now());
+      }
+      final AuthorityRecord record = AuthorityRecord.decode(found.value());
+      final Plan plan = decide.plan(record, found.version());
+      if (plan == null) {
+        return new Outcome.Changed(record, found.version());
+      }
+      final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
+          found.version())));
+      if (plan.checkLease()) {
+        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), timeout);
+        if (!lease.valid()) {
+          return new Outcome.LeaseInvalid(lease.why());
+        }
+        conditions.add(lease.condition().get());
+      }
+      final AuthorityRecord.Allocation a = record.allocation();
+      final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());
+      final String capKey = capLogical.preimage();
+      final ReadResult cap = read(capKey);
+      if (!(cap instanceof ReadResult.Found capFound)) {
+        throw new SpotkitException.InternalFailure(what + ": node capacity record " + capLogical + " is missing"
+            + " while the row holds " + a.capacity() + "; the store was not changed");
+      }
+      final NodeCapacityRecord usage;
+      try {
+        usage = plan.usage().apply(NodeCapacityRecord.decode(capFound.value()), a.capacity());
+      } catch (IllegalStateException e) {
+        throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed", e);
+      }
+      conditions.add(new Condition.ExpectVersion(capKey, capFound.version()));
+      final List<Mutation> mutations = new ArrayList<>();
+      final StoreBytes after = plan.after() == null ? null : plan.after().encode();
+      mutations.add(after == null ? new Mutation.Delete(authKey) : Mutation.Put.of(authKey, after));
+      mutations.add(Mutation.Put.of(capKey, usage.encode()));
+      mutations.addAll(extra);
+      final Optional<Written> written = write(WriteBatch.of(conditions, mutations), authKey, after, what);
+      if (written.isPresent()) {
+        return new Outcome.Done(Optional.ofNullable(plan.after()), written.get().version(), written.get().now());
+      }
+    }
+    throw exhausted(what);
+  }
+
+  /**
+   * Stores {@code limits} as the node's capacity limits (startup, or a limit change): creates the record with no
+   * usage when missing, else keeps every count and replaces the limits ({@link NodeCapacityRecord#withLimitsOf}).
+   * Limits lowered below the current use block new reservations only.
+   *
+   * @param meshName the node's MeshName.
+   * @param routingIdHex the node's RoutingId, lowercase hex.
+   * @param limits the limits (counts ignored), e.g. {@link NodeCapacityRecord#limitsOf}.
+   * @return the record as stored.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   */
+  public NodeCapacityRecord publishLimits(final String meshName, final String routingIdHex,
+      final NodeCapacityRecord limits) {
+    final String capKey = LocationKeys.nodeCapacity(meshName, routingIdHex).preimage();
+    final NodeCapacityRecord empty = new NodeCapacityRecord(NodeCapacityRecord.Slots.NONE,
+        NodeCapacityRecord.Slots.NONE, List.of());
+    for (int attempt = 0; attempt < maxAttempts; attempt++) {
+      final ReadResult read = read(capKey);
+      final NodeCapacityRecord merged;
+      final Condition condition;
+      if (read instanceof ReadResult.Found found) {
+        final NodeCapacityRecord current = NodeCapacityRecord.decode(found.value());
+        merged = current.withLimitsOf(limits);
+        if (merged.equals(current)) {
+          return current;
+        }
+        condition = new Condition.ExpectVersion(capKey, found.version());
+      } else {
+        merged = empty.withLimitsOf(limits);
+        condition = new Condition.ExpectAbsent(capKey);
+      }
+      final WriteResult result = StoreCalls.await(store.write(WriteBatch.of(List.of(condition),
+          List.of(Mutation.Put.of(capKey, merged.encode())))), timeout, "write of " + capKey.replace("\0", "\\0"));
+      if (result instanceof WriteResult.Applied) {
+        return merged;
+      }
+    }
+    throw exhausted("capacity limits of node " + routingIdHex);
+  }
+
+  /**
+   * Reads the capacity records of {@code peers}, one read each.
+   *
+   * @param peers live peers.
+   * @return RoutingId hex to record, in the peers' order; a peer without a record is absent.
+   * @throws SpotkitException.Unavailable when the store fails.
+   * @throws RecordDecodeException when a record is unreadable.
+   */
+  public Map<String, NodeCapacityRecord> readCapacities(final List<NodePeer> peers) {
+    final Map<String, NodeCapacityRecord> out = new LinkedHashMap<>();
+    for (NodePeer peer : peers) {
+      if (read(LocationKeys.nodeCapacity(peer.meshName(), peer.routingIdHex()).preimage())
+          instanceof ReadResult.Found found) {
+        out.put(peer.routingIdHex(), NodeCapacityRecord.decode(found.value()));
+      }
+    }
+    return out;
+  }
+
+  private ReadResult read(final String key) {
+    return StoreCalls.await(store.read(key), timeout, "read of " + key.replace("\0", "\\0"));
+  }
+
+  /** An applied write: the row's new version (empty when deleted) and StoreNow. */
+  private record Written(Optional<StoreVersion> version, StoreNow now) {
+  }
+
+  /**
+   * Writes {@code batch}; empty on Conflict. When the answer is lost (Indeterminate), re-reads {@code authKey}:
+   * it applied when the row holds exactly {@code expected} (or is gone, when {@code expected} is null).
+   */
+  private Optional<Written> write(final WriteBatch batch, final String authKey, final StoreBytes expected,
+      final String what) {
+    final WriteResult result;
+    try {
+      result = StoreCalls.await(store.write(batch), timeout, "write of " + what);
+    } catch (SpotkitException.Unavailable e) {
+      if (!(e.getCause() instanceof StoreException.Indeterminate)) {
+        throw e;
+      }
+      final ReadResult again = read(authKey);
+      if (again instanceof ReadResult.Found found && found.value().equals(expected)) {
+        return Optional.of(new Written(Optional.of(found.version()), found.now()));
+      }
+      if (again instanceof ReadResult.Missing missing && expected == null) {
+        return Optional.of(new Written(Optional.empty(), missing.now()));
+      }
+      return Optional.empty();
+    }
+    if (result instanceof WriteResult.Applied applied) {
+      return Optional.of(new Written(Optional.ofNullable(applied.versions().get(authKey)), applied.now()));
+    }
+    return Optional.empty();
+  }
+
+  private SpotkitException.Unavailable exhausted(final String what) {
+    return new SpotkitException.Unavailable(what + " conflicted " + maxAttempts + " times in a row (counters,"
+        + " capacity record, descriptor or lease kept moving); nothing was changed by this call; retry later");
+  }
+}
