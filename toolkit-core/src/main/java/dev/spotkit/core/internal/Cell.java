@@ -29,6 +29,8 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   /** Store version of this cell's record; written only by the cell's serialized lifecycle steps. */
   StoreVersion storeVersion;
   LocationRecord storeRecord;
+  /** The terminal record of a remote creation (set before the creation starts), else NONE. */
+  CreationTerminal terminal = CreationTerminal.NONE;
 
   Cell(final NodeRuntime rt, final String id, final ObjectKey key, final String stableType, final String label) {
     this.rt = rt;

@@ -159,8 +159,9 @@ public final class Creations {
     final SpotCell entry = rt.entry();
     try {
       rt.ensureRunning("create " + cell.describe());
-      cell.generation = rt.store().issueGeneration();
-      rt.store().reserve(cell, null);
+      if (cell.storeRecord == null) {
+        rt.store().reserve(cell, entry.id); // else reserved for this node by a coordinator (command 49)
+      }
       cell.context = rt.facades().actorContext(cell);
       @SuppressWarnings("unchecked")
       final ActorFactory<Actor> factory = (ActorFactory<Actor>) cell.type.factory();
@@ -175,12 +176,13 @@ public final class Creations {
       final CreateDecision decision = callback(entry, () -> ((EntrySpot) entry.spot).onCreateActor(creation),
           "onCreateActor of " + entry.describe());
       if (decision instanceof CreateDecision.Decline decline) {
+        cell.terminal.rejected(decline.reply());
         rt.lifecycle().abortActor(cell, null);
         cell.creation.complete(new CreateOutcome.Rejected<>(decline.reply()));
         return;
       }
       cell.actor = actor;
-      rt.store().update(cell, cell.storeRecord.withState(RecordState.READY).withMembership(entry.id));
+      rt.store().commit(cell, entry.id, cell.terminal.created(cell.generation, decision.reply()));
       cell.membership = entry;
       entry.members.add(cell);
       cell.state = CellState.READY;
@@ -190,6 +192,7 @@ public final class Creations {
       throw e;
     } catch (Throwable t) {
       final SpotkitException error = Cell.typed(t, "creation of " + cell.describe());
+      cell.terminal.failed(error);
       rt.lifecycle().abortActor(cell, error);
       cell.creation.completeExceptionally(error);
     }
@@ -199,12 +202,14 @@ public final class Creations {
   private void completeSpot(final SpotCell cell, final Object request) {
     try {
       rt.ensureRunning("create " + cell.describe());
-      cell.generation = rt.store().issueGeneration();
-      rt.store().reserve(cell, null);
+      if (cell.storeRecord == null) {
+        rt.store().reserve(cell, null); // else reserved for this node by a coordinator (command 47)
+      }
       final Spot spot = buildSpot(cell);
       final CreateDecision decision = callback(cell, () -> ((UserSpot<?>) spot).onCreate(request),
           "onCreate of " + cell.describe());
       if (decision instanceof CreateDecision.Decline decline) {
+        cell.terminal.rejected(decline.reply());
         rt.lifecycle().abortSpot(cell, null);
         cell.creation.complete(new CreateOutcome.Rejected<>(decline.reply()));
         return;
@@ -213,12 +218,13 @@ public final class Creations {
         spot.onInitialize();
         return Boolean.TRUE;
       }, "onInitialize of " + cell.describe());
-      makeReady(cell, cell.storeRecord.withState(RecordState.READY));
+      makeReady(cell, decision.reply());
       cell.creation.complete(new CreateOutcome.Created<>(cell.ref(), decision.reply()));
     } catch (VirtualMachineError e) {
       throw e;
     } catch (Throwable t) {
       final SpotkitException error = Cell.typed(t, "creation of " + cell.describe());
+      cell.terminal.failed(error);
       rt.lifecycle().abortSpot(cell, error);
       cell.creation.completeExceptionally(error);
     }
@@ -241,7 +247,9 @@ public final class Creations {
           spot.onInitialize();
           return Boolean.TRUE;
         }, "onInitialize of " + cell.describe());
-        makeReady(cell, rt.store().readyRecord(cell, null));
+        rt.ensureRunning("create " + cell.describe());
+        rt.store().update(cell, rt.store().readyRecord(cell, null));
+        open(cell);
         cell.creation.complete(new CreateOutcome.Created<>(cell.ref(), java.util.Optional.empty()));
       } catch (VirtualMachineError e) {
         throw e;
@@ -278,9 +286,14 @@ public final class Creations {
     return spot;
   }
 
-  private void makeReady(final SpotCell cell, final dev.spotkit.core.location.LocationRecord record) {
+  /** Commits the reservation (with the terminal record of a remote creation) and opens the spot. */
+  private void makeReady(final SpotCell cell, final java.util.Optional<Object> reply) {
     rt.ensureRunning("create " + cell.describe());
-    rt.store().update(cell, record);
+    rt.store().commit(cell, null, cell.terminal.created(cell.generation, reply));
+    open(cell);
+  }
+
+  private void open(final SpotCell cell) {
     cell.state = CellState.READY;
     rt.spots.put(cell.id, cell); // no-op for registered cells; publishes the Entry Spot
     cell.mailbox.open();
@@ -348,14 +361,13 @@ public final class Creations {
   private void activateInstance(final SpotCell cell) {
     try {
       rt.ensureRunning("activate " + cell.describe());
-      cell.generation = rt.store().issueGeneration();
       rt.store().reserve(cell, null);
       final Spot spot = buildSpot(cell);
       callback(cell, () -> {
         spot.onInitialize();
         return Boolean.TRUE;
       }, "onInitialize of " + cell.describe());
-      makeReady(cell, cell.storeRecord.withState(RecordState.READY));
+      makeReady(cell, java.util.Optional.empty());
     } catch (VirtualMachineError e) {
       throw e;
     } catch (Throwable t) {

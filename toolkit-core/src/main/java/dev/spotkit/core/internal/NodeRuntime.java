@@ -132,8 +132,10 @@ public final class NodeRuntime {
       }
       if (config.mesh() != null) {
         rt.mesh = RouteMesh.start(rt, config.mesh(), rt.store.lifecycleGeneration());
-        rt.descriptors = new Descriptors(rt);
-        rt.descriptors.publish(dev.spotkit.core.location.NodeState.SERVING);
+      }
+      if (config.role() == ObjectRole.SERVER) {
+        rt.descriptors = new Descriptors(rt); // capacity limits, then the descriptor: placement can pick us
+        rt.descriptors.start();
       }
       if (config.sessions() != null) {
         rt.startSessions();

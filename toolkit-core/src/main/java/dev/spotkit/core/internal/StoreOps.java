@@ -8,6 +8,9 @@ import dev.spotkit.core.location.LeaseGeneration;
 import dev.spotkit.core.location.LocationRecord;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.OwnerLease;
+import dev.spotkit.core.location.PlacementBatches;
+import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreVersion;
 import dev.spotkit.core.location.PlacementKind;
 import dev.spotkit.core.location.RecordState;
 import dev.spotkit.core.location.StoreCalls;
@@ -40,6 +43,7 @@ final class StoreOps {
   private final String owner;
   private final String meshName;
   private final String routingIdHex;
+  private final PlacementBatches batches;
 
   /**
    * @param store the Location Store.
@@ -54,6 +58,7 @@ final class StoreOps {
     this.owner = ownerLease.record().ownerId();
     this.meshName = meshName;
     this.routingIdHex = routingIdHex;
+    this.batches = new PlacementBatches(store, TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS);
   }
 
   /** The host run's lifecycle generation: its LeaseGeneration (one per run, store-wide monotonic). */
@@ -76,19 +81,95 @@ final class StoreOps {
     return store;
   }
 
+  PlacementBatches batches() {
+    return batches;
+  }
+
+  /** This host run as a placement target. */
+  PlacementBatches.Target self() {
+    final LeaseGeneration leaseGeneration = lease();
+    return new PlacementBatches.Target(meshName, routingIdHex, leaseGeneration.value(), owner, leaseGeneration);
+  }
+
+  /**
+   * Reserve on this node (spec 002 section 6.1): Missing to Creating with the capacity bundle, ObjectGeneration
+   * and first AuthorityOwnerGeneration in one batch; the cell adopts the row.
+   *
+   * @throws SpotkitException.AlreadyExists when a row exists (another creator holds this id).
+   * @throws SpotkitException.CapacityExceeded when this node is full.
+   */
+  void reserve(final Cell cell, final String membership) {
+    admit("a creation reservation");
+    final PlacementBatches.Reservation reservation = batches.reserve(new PlacementBatches.ReserveRequest(cell.key,
+        kind(cell), cell.stableType, self(), payload(membership), null));
+    switch (reservation) {
+      case PlacementBatches.Reservation.Reserved reserved -> adopt(cell, reserved.record(), reserved.version());
+      case PlacementBatches.Reservation.Existing existing -> throw new SpotkitException.AlreadyExists(
+          cell.describe() + " already has a location record; another creator holds this id");
+      case PlacementBatches.Reservation.Refused refused -> throw refused.toException();
+    }
+  }
+
+  /** The cell takes over a Creating row reserved for this node (here or by a coordinator on another node). */
+  void adopt(final Cell cell, final AuthorityRecord row, final StoreVersion version) {
+    cell.generation = row.objectGeneration().value();
+    cell.storeRecord = LocationRecords.fromAuthority(cell.key, row);
+    cell.storeVersion = version;
+  }
+
+  /**
+   * Commit (spec 002 section 6.1): the cell's Creating row to Ready, reserved slots to active, plus
+   * {@code extra} (the creation's terminal record), in one batch (LOC-10).
+   *
+   * @throws SpotkitException.Unavailable when the row changed under the creation or the lease is invalid.
+   */
+  void commit(final Cell cell, final String membership, final List<Mutation> extra) {
+    admit("a creation commit");
+    final PlacementBatches.Outcome outcome = batches.commit(cell.key, cell.storeVersion, payload(membership),
+        extra);
+    if (!(outcome instanceof PlacementBatches.Outcome.Done done)) {
+      throw new SpotkitException.Unavailable("the Creating record of " + cell.describe() + " could not be"
+          + " committed: " + outcome);
+    }
+    cell.storeRecord = LocationRecords.fromAuthority(cell.key, done.record().orElseThrow());
+    cell.storeVersion = done.version().orElseThrow();
+  }
+
+  /**
+   * Abort: the cell's Creating row deleted and its slots returned, plus {@code extra}, in one batch; never
+   * throws (logs).
+   */
+  void abort(final Cell cell, final List<Mutation> extra) {
+    if (cell.storeRecord == null) {
+      return;
+    }
+    try {
+      final PlacementBatches.Outcome outcome = batches.abort(cell.key, cell.storeVersion, extra);
+      if (!(outcome instanceof PlacementBatches.Outcome.Done)) {
+        NodeRuntime.LOG.warn("abort of the reservation of {} found {}", cell.describe(), outcome);
+      }
+      cell.storeRecord = null;
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.warn("could not abort the reservation of {}", cell.describe(), e);
+    }
+  }
+
+  private static StoreBytes payload(final String membership) {
+    return membership == null ? StoreBytes.empty() : StoreBytes.utf8(membership);
+  }
+
+  private static PlacementKind kind(final Cell cell) {
+    return cell instanceof SpotCell spot ? switch (spot.kind) {
+      case ENTRY -> PlacementKind.ENTRY_SPOT;
+      case USER -> PlacementKind.USER_SPOT;
+      case INSTANCE -> PlacementKind.INSTANCE_SPOT;
+    } : PlacementKind.ACTOR;
+  }
+
+  /** The Entry Spot's generation: it is not placed (no reservation), so it is issued alone. */
   long issueGeneration() {
     admit("issuing an ObjectGeneration");
     return Generations.issueAlone(store, GenerationCounter.OBJECT, TIMEOUT, ATTEMPTS).value();
-  }
-
-  /** Missing to CREATING: the one creator of this id wins. */
-  void reserve(final Cell cell, final String membership) {
-    final LocationRecord record = new LocationRecord(cell.key, cell.generation, cell.stableType, owner,
-        membership, RecordState.CREATING);
-    if (!create(cell, record)) {
-      throw new SpotkitException.AlreadyExists(cell.describe() + " already has a location record; another"
-          + " creator holds this id");
-    }
   }
 
   /** Writes the cell's next record, conditional on the version this node last wrote. */
@@ -118,15 +199,32 @@ final class StoreOps {
     return new LocationRecord(cell.key, cell.generation, cell.stableType, owner, membership, RecordState.READY);
   }
 
-  /** Deletes the cell's record if this node wrote one; never throws. */
+  /**
+   * Removes the cell's row if this node holds one; never throws (logs). A Creating row is aborted; a Ready
+   * row is deleted with its active slots returned in the same batch (LOC-17); the Entry Spot's row, which
+   * holds no capacity, is deleted alone.
+   */
   void remove(final Cell cell) {
     if (cell.storeRecord == null) {
       return;
     }
-    final String key = cell.key.logicalKey().preimage();
+    if (cell.storeRecord.state() == RecordState.CREATING) {
+      abort(cell, cell.terminal.ended());
+      return;
+    }
     try {
-      write(WriteBatch.of(List.of(new Condition.ExpectVersion(key, cell.storeVersion)),
-          List.of(new Mutation.Delete(key))));
+      if (kind(cell) == PlacementKind.ENTRY_SPOT) {
+        final String key = cell.key.logicalKey().preimage();
+        write(WriteBatch.of(List.of(new Condition.ExpectVersion(key, cell.storeVersion)),
+            List.of(new Mutation.Delete(key))));
+      } else {
+        admit("a Location Store delete");
+        final PlacementBatches.Outcome outcome = batches.delete(cell.key,
+            new dev.spotkit.core.ObjectGeneration(cell.generation), List.of());
+        if (!(outcome instanceof PlacementBatches.Outcome.Done)) {
+          NodeRuntime.LOG.warn("delete of the location record of {} found {}", cell.describe(), outcome);
+        }
+      }
       cell.storeRecord = null;
     } catch (RuntimeException e) {
       NodeRuntime.LOG.warn("could not delete the location record of {}", cell.describe(), e);
@@ -172,12 +270,7 @@ final class StoreOps {
   }
 
   private AuthorityRecord authority(final Cell cell, final LocationRecord record, final LeaseGeneration leaseGen) {
-    final PlacementKind kind = cell instanceof SpotCell spot ? switch (spot.kind) {
-      case ENTRY -> PlacementKind.ENTRY_SPOT;
-      case USER -> PlacementKind.USER_SPOT;
-      case INSTANCE -> PlacementKind.INSTANCE_SPOT;
-    } : PlacementKind.ACTOR;
-    return LocationRecords.toAuthority(record, kind, leaseGen, meshName, routingIdHex, leaseGen.value());
+    return LocationRecords.toAuthority(record, kind(cell), leaseGen, meshName, routingIdHex, leaseGen.value());
   }
 
   private WriteResult write(final WriteBatch batch) {

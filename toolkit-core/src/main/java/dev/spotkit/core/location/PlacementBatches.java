@@ -360,12 +360,29 @@ public final class PlacementBatches {
    * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer reserved slots.
    */
   public Outcome commit(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
+    return commit(key, reservedVersion, null, extra);
+  }
+
+  /**
+   * Commit that also replaces the row's framework-internal payload (e.g. the Actor's membership, known only on
+   * the target), in the same batch.
+   *
+   * @param key the object.
+   * @param reservedVersion the StoreVersion {@link Reservation.Reserved} returned.
+   * @param payload the row's new payload, or null to keep it.
+   * @param extra further mutations of the same batch (keys other than the row and the capacity record).
+   * @return Done (with the Ready row), Missing, Changed or LeaseInvalid.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer reserved slots.
+   */
+  public Outcome commit(final ObjectKey key, final StoreVersion reservedVersion, final StoreBytes payload,
+      final List<Mutation> extra) {
     return change(key, "commit", extra, (record, version) -> {
       if (!version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED) {
         return null;
       }
       final AuthorityRecord.Allocation a = record.allocation();
-      return new Plan(new AuthorityRecord(record.payload(), record.objectGeneration(),
+      return new Plan(new AuthorityRecord(payload == null ? record.payload() : payload, record.objectGeneration(),
           record.authorityOwnerGeneration(), record.ownerId(), record.ownerLeaseGeneration(),
           new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(), a.meshName(),
               a.routingIdHex(), a.descriptorLifecycleGeneration(), a.capacity()), null), true,

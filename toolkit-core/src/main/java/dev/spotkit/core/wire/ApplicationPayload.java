@@ -64,6 +64,36 @@ public final class ApplicationPayload {
     return payload.clone();
   }
 
+  /**
+   * The envelope's bytes alone (version, body length, packetName, contentType, payload), as stored inline in
+   * a creation record.
+   *
+   * @return the bytes.
+   */
+  public byte[] toBytes() {
+    final WireWriter out = new WireWriter(16 + packetName.length() + contentType.length() + payload.length);
+    writeTo(out);
+    return out.toByteArray();
+  }
+
+  /**
+   * Reads bytes written by {@link #toBytes()}.
+   *
+   * @param bytes the envelope, nothing before or after it.
+   * @return the envelope.
+   * @throws WireFormatException when malformed, of another version, truncated or followed by trailing bytes.
+   */
+  public static ApplicationPayload fromBytes(final byte[] bytes) {
+    final WireReader in = new WireReader(bytes, "applicationPayload");
+    if (bytes.length == 0 || (bytes[0] & 0xFF) != VERSION) {
+      throw in.error(WireError.INVALID_FIELD, "version", 0, bytes.length == 0 ? "nothing" : "value "
+          + (bytes[0] & 0xFF), "1");
+    }
+    final ApplicationPayload payload = read(in, "payload");
+    in.expectEnd();
+    return payload;
+  }
+
   static ApplicationPayload read(final WireReader in, final String f) {
     in.u8(f + ".version"); // the caller checked it is 1
     final int lengthAt = in.position();
