@@ -70,6 +70,11 @@ class MeshRoutingTest {
     return node;
   }
 
+  /** A node of {@code from} that does not own {@code owner} (messages from it cross the mesh). */
+  private static MeshNode notOwning(final NodeRid owner, final MeshNode... from) {
+    return java.util.Arrays.stream(from).filter(n -> !n.nodeRid().equals(owner)).findFirst().orElseThrow();
+  }
+
   @AfterEach
   void close() {
     nodes.forEach(MeshNode::close);
@@ -81,13 +86,12 @@ class MeshRoutingTest {
     final MeshNode b = node();
     final MeshNode c = node();
     final ActorRef ref = a.actors().getOrCreate("alice", "recorder").await();
-    assertThat(ref.nodeRid()).isEqualTo(a.nodeRid());
 
     for (int i = 0; i < 200; i++) {
       b.toActor("alice").send(new Note(i));
     }
     final Answer answer = c.toActor(ref).request(new Ask(21), Answer.class).timeout(Duration.ofSeconds(5)).await();
-    assertThat(answer).isEqualTo(new Answer(42, a.nodeRid().hex()));
+    assertThat(answer).isEqualTo(new Answer(42, ref.nodeRid().hex()));
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
         b.toActor("alice").request(new Seen(), List.class).await().size() == 200);
   }
@@ -96,12 +100,12 @@ class MeshRoutingTest {
   void oneSenderKeepsItsOrderAcrossTheMesh() {
     final MeshNode a = node();
     final MeshNode b = node();
-    a.actors().getOrCreate("bob", "recorder").await();
+    final MeshNode sender = notOwning(a.actors().getOrCreate("bob", "recorder").await().nodeRid(), a, b);
     for (int i = 0; i < 2000; i++) {
-      b.toActor("bob").send(new Note(i));
+      sender.toActor("bob").send(new Note(i));
     }
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() ->
-        b.toActor("bob").request(new Seen(), List.class).await().size() == 2000);
+        sender.toActor("bob").request(new Seen(), List.class).await().size() == 2000);
     @SuppressWarnings("unchecked") final List<Object> seen = a.toActor("bob").request(new Seen(), List.class).await();
     assertThat(seen).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 2000).boxed().map(Object.class::cast).toList());
   }
@@ -109,8 +113,9 @@ class MeshRoutingTest {
   @Test
   void unknownIdsAndStaleRefsGetTypedErrorsFromAnyNode() {
     final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode other = node();
     final ActorRef ref = a.actors().getOrCreate("carol", "recorder").await();
+    final MeshNode b = notOwning(ref.nodeRid(), a, other);
     assertThatThrownBy(() -> b.toActor("nobody").send(new Note(1)))
         .isInstanceOf(SpotkitException.NotFound.class);
     final ActorRef stale = new ActorRef(ref.id(), new ObjectGeneration(ref.generation().value() + 1000),
@@ -123,10 +128,12 @@ class MeshRoutingTest {
   void aStoppedOwnerIsReportedAndNotGuessed() {
     final MeshNode a = node();
     final MeshNode b = node();
-    a.actors().getOrCreate("dave", "recorder").await();
-    assertThat(b.toActor("dave").request(new Ask(1), Answer.class).await().n()).isEqualTo(2);
-    a.close();
-    assertThatThrownBy(() -> b.toActor("dave").request(new Ask(2), Answer.class)
+    final ActorRef dave = a.actors().getOrCreate("dave", "recorder").await();
+    final MeshNode owner = dave.nodeRid().equals(a.nodeRid()) ? a : b;
+    final MeshNode other = owner == a ? b : a;
+    assertThat(other.toActor("dave").request(new Ask(1), Answer.class).await().n()).isEqualTo(2);
+    owner.close();
+    assertThatThrownBy(() -> other.toActor("dave").request(new Ask(2), Answer.class)
         .timeout(Duration.ofSeconds(2)).await())
         .isInstanceOfAny(SpotkitException.NotFound.class, SpotkitException.Unavailable.class);
   }
@@ -141,15 +148,18 @@ class MeshRoutingTest {
     assertThat(b.actors().find("erin")).contains(actor);
     assertThat(b.spots().find("hall-1")).contains(hall);
     assertThat(b.actors().find("nobody")).isEmpty();
-    assertThat(b.spots().find("hall-1").orElseThrow().nodeRid()).isEqualTo(a.nodeRid());
+    assertThat(b.spots().find("hall-1").orElseThrow().nodeRid()).isEqualTo(hall.nodeRid());
   }
 
   @Test
   void destroyAndCloseFromAnotherNodeMatchTheRefsGeneration() {
     final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode c = node();
+    final MeshNode d = node();
     final ActorRef actor = a.actors().getOrCreate("frank", "recorder").await();
-    final SpotRef hall = a.spots().getOrCreate("hall-2", "hall").await();
+    final MeshNode b = notOwning(actor.nodeRid(), a, c, d);
+    final SpotRef hall = b.spots().create("hall").await();
+    final MeshNode closer = notOwning(hall.nodeRid(), a, c, d);
     final ActorRef staleActor = new ActorRef(actor.id(), new ObjectGeneration(actor.generation().value() + 7),
         actor.meshName(), actor.nodeRid());
     final SpotRef staleHall = new SpotRef(hall.id(), new ObjectGeneration(hall.generation().value() + 7),
@@ -157,15 +167,15 @@ class MeshRoutingTest {
 
     assertThatThrownBy(() -> b.actors().destroy(staleActor).await())
         .isInstanceOf(SpotkitException.StaleGeneration.class);
-    assertThatThrownBy(() -> b.spots().close(staleHall).await())
+    assertThatThrownBy(() -> closer.spots().close(staleHall).await())
         .isInstanceOf(SpotkitException.StaleGeneration.class);
     assertThat(a.actors().find("frank")).contains(actor);
 
     assertThat(b.actors().destroy(actor).await()).isTrue();
-    assertThat(b.spots().close(hall).await()).isTrue();
+    assertThat(closer.spots().close(hall).await()).isTrue();
     assertThat(a.actors().find("frank")).isEmpty();
-    assertThat(b.spots().find("hall-2")).isEmpty();
+    assertThat(b.spots().find(hall.id().value())).isEmpty();
     assertThat(b.actors().destroy(actor).await()).isFalse();
-    assertThat(b.spots().close(hall).await()).isFalse();
+    assertThat(closer.spots().close(hall).await()).isFalse();
   }
 }

@@ -14,7 +14,8 @@ import dev.spotkit.core.SpotFactory;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
-import dev.spotkit.core.location.RecordState;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.PlacementKind;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -52,6 +53,7 @@ public final class Creations {
       final Object request, final Deadline deadline) {
     rt.requireServer("actor creation");
     rt.ensureRunning("create actor of type '" + stableType + "'");
+    rt.admit("an actor creation");
     final NodeConfig.ActorType type = rt.config().actorTypes().get(Ids.requireValid("stable type", stableType));
     if (type == null) {
       throw new SpotkitException.NotConfigured("no actor factory is registered for stable type '" + stableType
@@ -59,9 +61,16 @@ public final class Creations {
     }
     final String actorId = id == null ? Ids.newUuid() : Ids.requireValid("ActorId", id);
     final Object copy = rt.copier().copy("creation request", request, MAX_CREATION_REQUEST_BYTES).value();
-    return rt.async(() -> getOrCreate(rt.actors, actorId, "actor", () -> new ActorCell(rt, actorId, type),
-        cell -> cell.type == type, cell -> startActor(cell, copy), cell -> cell.creation, ActorCell::ref,
-        deadline));
+    final Supplier<CreateOutcome<ActorRef>> local = () -> getOrCreate(rt.actors, actorId, "actor",
+        () -> new ActorCell(rt, actorId, type), cell -> cell.type == type, cell -> startActor(cell, copy),
+        cell -> cell.creation, ActorCell::ref, deadline);
+    final RemoteCreations mesh = remote;
+    if (mesh == null || localReady(rt.actors.get(actorId))) {
+      return rt.async(local::get);
+    }
+    return rt.async(() -> mesh.getOrCreate(new RemoteCreations.Spec<>(ObjectKey.actor(actorId), PlacementKind.ACTOR,
+        stableType, copy, id == null, (generation, owner) -> new ActorRef(new dev.spotkit.core.ActorId(actorId),
+        new dev.spotkit.core.ObjectGeneration(generation), rt.meshName(), owner)), deadline, local));
   }
 
   /**
@@ -73,12 +82,80 @@ public final class Creations {
       final Object request, final Deadline deadline) {
     rt.requireServer("User Spot creation");
     rt.ensureRunning("create spot of type '" + stableType + "'");
+    rt.admit("a spot creation");
     final NodeConfig.SpotType type = spotType(stableType, NodeConfig.SpotKind.USER);
     final String spotId = id == null ? Ids.newUuid() : Ids.requireCallerSpotId(id);
     final Object copy = rt.copier().copy("creation request", request, MAX_CREATION_REQUEST_BYTES).value();
-    return rt.async(() -> getOrCreate(rt.spots, spotId, "spot", () -> new SpotCell(rt, spotId, type),
-        cell -> cell.type == type, cell -> cell.control(() -> completeSpot(cell, copy)), cell -> cell.creation,
-        SpotCell::ref, deadline));
+    final Supplier<CreateOutcome<SpotRef>> local = () -> getOrCreate(rt.spots, spotId, "spot",
+        () -> new SpotCell(rt, spotId, type), cell -> cell.type == type,
+        cell -> cell.control(() -> completeSpot(cell, copy)), cell -> cell.creation, SpotCell::ref, deadline);
+    final RemoteCreations mesh = remote;
+    if (mesh == null || localReady(rt.spots.get(spotId))) {
+      return rt.async(local::get);
+    }
+    return rt.async(() -> mesh.getOrCreate(new RemoteCreations.Spec<>(ObjectKey.spot(spotId),
+        PlacementKind.USER_SPOT, stableType, copy, id == null, (generation, owner) -> new SpotRef(
+        new dev.spotkit.core.SpotId(spotId), new dev.spotkit.core.ObjectGeneration(generation), rt.meshName(),
+        owner)), deadline, local));
+  }
+
+  private static boolean localReady(final Cell cell) {
+    return cell != null && cell.state == CellState.READY;
+  }
+
+  /** The mesh part of creation; null on a node without a mesh. Set once by the runtime after the mesh started. */
+  private volatile RemoteCreations remote;
+
+  void enableMesh() {
+    remote = new RemoteCreations(rt);
+  }
+
+  RemoteCreations remote() {
+    return remote;
+  }
+
+  /**
+   * Target side of command 49: creates an actor on a row a coordinator reserved for this node (the cell adopts
+   * the row; factory, configure and OnCreateActor run on the Entry Spot's gate as for a local creation).
+   *
+   * @return the outcome future.
+   */
+  CompletableFuture<CreateOutcome<ActorRef>> createReservedActor(final String id, final String stableType,
+      final dev.spotkit.core.location.AuthorityRecord row, final dev.spotkit.store.StoreVersion version,
+      final Object request, final CreationTerminal terminal) {
+    rt.ensureRunning("create actor '" + id + "'");
+    final NodeConfig.ActorType type = rt.config().actorTypes().get(stableType);
+    if (type == null) {
+      throw new SpotkitException.NotConfigured("no actor factory for stable type '" + stableType + "' here");
+    }
+    final ActorCell cell = new ActorCell(rt, id, type);
+    rt.store().adopt(cell, row, version);
+    cell.terminal = terminal;
+    if (rt.actors.putIfAbsent(id, cell) != null) {
+      throw new SpotkitException.Unavailable("actor '" + id + "' already has a local incarnation here");
+    }
+    startActor(cell, request);
+    return cell.creation;
+  }
+
+  /**
+   * Target side of command 47 (see {@link #createReservedActor}); OnCreate and OnInitialize on the spot's gate.
+   *
+   * @return the outcome future.
+   */
+  CompletableFuture<CreateOutcome<SpotRef>> createReservedSpot(final String id, final String stableType,
+      final dev.spotkit.core.location.AuthorityRecord row, final dev.spotkit.store.StoreVersion version,
+      final Object request, final CreationTerminal terminal) {
+    rt.ensureRunning("create spot '" + id + "'");
+    final NodeConfig.SpotType type = spotType(stableType, NodeConfig.SpotKind.USER);
+    final SpotCell cell = new SpotCell(rt, id, type);
+    rt.store().adopt(cell, row, version);
+    cell.terminal = terminal;
+    if (rt.spots.putIfAbsent(id, cell) != null) {
+      throw new SpotkitException.Unavailable("spot '" + id + "' already has a local incarnation here");
+    }
+    cell.control(() -> completeSpot(cell, request));
+    return cell.creation;
   }
 
   private <C extends Cell, R> CreateOutcome<R> getOrCreate(final Map<String, C> registry, final String id,
@@ -93,7 +170,7 @@ public final class Creations {
         return await(creation.apply(staged), deadline, label, id);
       }
       if (!sameType.apply(existing)) {
-        throw new SpotkitException.InvalidOperation(label + " '" + id + "' exists with stable type '"
+        throw new SpotkitException.TypeMismatch(label + " '" + id + "' exists with stable type '"
             + existing.stableType + "'; ask for that type or use another id");
       }
       if (existing.state == CellState.READY) {

@@ -133,6 +133,9 @@ public final class NodeRuntime {
       if (config.mesh() != null) {
         rt.mesh = RouteMesh.start(rt, config.mesh(), rt.store.lifecycleGeneration());
       }
+      if (rt.mesh != null && config.role() == ObjectRole.SERVER) {
+        rt.creations.enableMesh(); // before the descriptor: once published, peers may send command 47/49
+      }
       if (config.role() == ObjectRole.SERVER) {
         rt.descriptors = new Descriptors(rt); // capacity limits, then the descriptor: placement can pick us
         rt.descriptors.start();
@@ -319,6 +322,8 @@ public final class NodeRuntime {
       switch (command) {
         case dev.spotkit.core.wire.Commands.ACTOR_DESTROY -> lifecycle.remote().onActorDestroy(from, frame);
         case dev.spotkit.core.wire.Commands.USER_SPOT_CLOSE -> lifecycle.remote().onUserSpotClose(from, frame);
+        case dev.spotkit.core.wire.Commands.ACTOR_CREATE, dev.spotkit.core.wire.Commands.USER_SPOT_CREATE ->
+            creations.remote().onCreate(from, command, frame);
         default -> LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command,
             from.peerRid());
       }

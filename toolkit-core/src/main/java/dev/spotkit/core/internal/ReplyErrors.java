@@ -46,7 +46,21 @@ final class ReplyErrors {
     if (kind == null) {
       kind = kindOf(reply.terminalResult());
     }
-    final String message = what + ": " + text;
+    return of(kind, what + ": " + text);
+  }
+
+  /** The typed error of a kind, by its name when known (else InternalFailure). */
+  static SpotkitException of(final String kindName, final String message) {
+    ErrorKind kind;
+    try {
+      kind = kindName == null ? ErrorKind.INTERNAL_FAILURE : ErrorKind.valueOf(kindName);
+    } catch (IllegalArgumentException e) {
+      kind = ErrorKind.INTERNAL_FAILURE;
+    }
+    return of(kind, message);
+  }
+
+  static SpotkitException of(final ErrorKind kind, final String message) {
     return switch (kind) {
       case NOT_FOUND -> new SpotkitException.NotFound(message);
       case UNAVAILABLE -> new SpotkitException.Unavailable(message);

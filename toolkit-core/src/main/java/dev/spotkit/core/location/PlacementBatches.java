@@ -409,6 +409,29 @@ public final class PlacementBatches {
   }
 
   /**
+   * Recovery of an abandoned reservation: aborts the Creating row at {@code version} only when its owner run's
+   * lease is no longer valid (the target died before Ready, spec 002 section 7), so a waiting GetOrCreate can
+   * compete again instead of waiting for a creation that cannot finish.
+   *
+   * @param key the object.
+   * @param version the Creating row's StoreVersion as read.
+   * @return true when this call aborted it; false when the row changed or its owner is alive.
+   * @throws SpotkitException.Unavailable when the store fails.
+   */
+  public boolean abortAbandoned(final ObjectKey key, final StoreVersion version) {
+    final ReadResult read = read(key.logicalKey().preimage());
+    if (!(read instanceof ReadResult.Found found) || !found.version().equals(version)) {
+      return false;
+    }
+    final AuthorityRecord row = AuthorityRecord.decode(found.value());
+    if (row.allocation().state() != AuthorityRecord.State.RESERVED
+        || Leases.check(store, row.ownerId(), row.ownerLeaseGeneration(), timeout).valid()) {
+      return false;
+    }
+    return abort(key, version, List.of()) instanceof Outcome.Done;
+  }
+
+  /**
    * Delete (spec 002 section 6.1, section 7.2 Destroy/Close): the Ready row of {@code generation} deleted and its
    * active slots returned in the same batch, after confirming the current owner lease (LOC-17). A Reserved row
    * is {@link Outcome.Changed} and nothing changes.
