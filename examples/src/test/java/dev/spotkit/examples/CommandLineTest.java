@@ -74,4 +74,49 @@ class CommandLineTest {
       assertThat(text.lines()).hasSize(1);
     }
   }
+
+  @Test
+  void oneNodePerProcessOptionsSayThatASharedStoreIsNeededAndExitTwo() {
+    final String needsStore = "chat-server: one node per process needs a Location Store shared by every process";
+    final String redis = "; the Redis store (--store redis://HOST:6379) is upcoming. Until then run every node in one"
+        + " process with --nodes N" + System.lineSeparator();
+    assertThat(serverErrors("--node-index", "1", "--peers", "10.0.0.1:7100,10.0.0.2:7100"))
+        .isEqualTo(needsStore + redis);
+    assertThat(serverErrors("--store", "redis://10.0.0.9:6379"))
+        .isEqualTo(needsStore + " (--store redis://10.0.0.9:6379 is not one: no shared store is available yet)"
+            + redis);
+    assertThat(serverErrors("--node-index", "0")).isEqualTo("chat-server: one node per process needs both"
+        + " --node-index I and --peers HOST:PORT,... (every node's mesh endpoint, in node-index order)"
+        + System.lineSeparator());
+    assertThat(serverErrors("--node-index", "2", "--peers", "a:1,b:2")).isEqualTo("chat-server: --node-index 2"
+        + " must be between 0 and 1 (one per --peers entry)" + System.lineSeparator());
+    assertThat(serverErrors("--node-index", "0", "--peers", "a:1,b")).isEqualTo("chat-server: --peers entry 'b'"
+        + " is not HOST:PORT" + System.lineSeparator());
+    assertThat(serverErrors("--nodes", "3", "--store", "redis://x:6379")).startsWith("chat-server: --nodes runs"
+        + " every node in this process");
+    assertThat(serverErrors("--nodes", "0")).isEqualTo("chat-server: --nodes 0 must be between 1 and 64"
+        + System.lineSeparator());
+    assertThat(serverErrors("--port", "65535", "--nodes", "2")).startsWith("chat-server: --port 65535 with"
+        + " --nodes 2 needs ports up to 65536");
+  }
+
+  @Test
+  void chatBotsTakeSeveralPortsAndNeedOne() {
+    final CommandLine top = new CommandLine(new SpotkitExamples());
+    assertThat(top.getSubcommands().get("chat-bots").getUsageMessage()).contains("--ports=PORT[,PORT...]")
+        .contains("[--port=<port>]...");
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    top.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+    assertThat(top.execute("chat-bots", "--clients", "2")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("give the server's port: --port P (repeatable) or"
+        + " --ports P1,P2,...");
+  }
+
+  /** Runs chat-server with options that fail before it serves; returns stderr after checking exit code 2. */
+  private static String serverErrors(final String... args) {
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), args);
+    assertThat(code).as(String.join(" ", args)).isEqualTo(2);
+    return err.toString(StandardCharsets.UTF_8);
+  }
 }

@@ -16,7 +16,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Runs N chat bots against a server and checks delivery: every line reaches every member of its room
- * (the sender too) exactly once and in each sender's order.
+ * (the sender too) exactly once and in each sender's order. With several ports (the nodes of a mesh) the
+ * bots are spread over them round-robin, so the members of one room sit on different nodes.
  *
  * <p>Phases, each bounded by one overall deadline: connect every bot and start its reader; each bot sets
  * its nick and joins room {@code i % rooms}, and the swarm waits for every {@code ok join} (so every
@@ -30,22 +31,44 @@ public final class BotSwarm {
    * What to run.
    *
    * @param host server host.
-   * @param port server port.
+   * @param ports server ports, 1 to 64 of them (e.g. one per node of a mesh); bot i connects to
+   *     {@code ports.get(i % ports.size())}.
    * @param clients bots, 1 to 10,000.
    * @param rooms rooms, 1 to clients; bot i joins room {@code "room" + (i % rooms)}.
    * @param messages lines per bot, 0 to 1,000,000.
    * @param timeout bound on the whole run.
    */
-  public record Settings(String host, int port, int clients, int rooms, int messages, Duration timeout) {
-    /** Validates, naming the bad value. */
+  public record Settings(String host, List<Integer> ports, int clients, int rooms, int messages,
+      Duration timeout) {
+    /** Validates, naming the bad value; copies {@code ports}. */
     public Settings {
       Objects.requireNonNull(host, "host");
+      Objects.requireNonNull(ports, "ports");
       Objects.requireNonNull(timeout, "timeout");
-      check(port >= 1 && port <= 65535, "port " + port + " must be between 1 and 65535");
+      ports = List.copyOf(ports);
+      check(!ports.isEmpty() && ports.size() <= 64, "ports " + ports + " must name 1 to 64 ports");
+      for (int port : ports) {
+        check(port >= 1 && port <= 65535, "port " + port + " must be between 1 and 65535");
+      }
       check(clients >= 1 && clients <= 10_000, "clients " + clients + " must be between 1 and 10000");
       check(rooms >= 1 && rooms <= clients, "rooms " + rooms + " must be between 1 and clients (" + clients + ")");
       check(messages >= 0 && messages <= 1_000_000, "messages " + messages + " must be between 0 and 1000000");
       check(!timeout.isNegative() && !timeout.isZero(), "timeout " + timeout + " must be positive");
+    }
+
+    /**
+     * One server port.
+     *
+     * @param host server host.
+     * @param port server port.
+     * @param clients bots.
+     * @param rooms rooms.
+     * @param messages lines per bot.
+     * @param timeout bound on the whole run.
+     */
+    public Settings(final String host, final int port, final int clients, final int rooms, final int messages,
+        final Duration timeout) {
+      this(host, List.of(port), clients, rooms, messages, timeout);
     }
 
     private static void check(final boolean ok, final String message) {
@@ -100,9 +123,9 @@ public final class BotSwarm {
   /** Connect, join, send, await. Returns null on success, or why it stopped. */
   private static String talk(final Settings s, final List<Bot> bots, final ExecutorService threads,
       final Queue<Future<?>> readers, final long deadline) throws InterruptedException {
-    final InetSocketAddress server = new InetSocketAddress(s.host(), s.port());
     final List<Future<?>> joins = new ArrayList<>();
     for (Bot bot : bots) {
+      final InetSocketAddress server = new InetSocketAddress(s.host(), s.ports().get(bot.index % s.ports().size()));
       joins.add(threads.submit(() -> {
         bot.connect(server, (int) Math.max(1, remainingMillis(deadline)));
         readers.add(threads.submit(bot::readLoop));

@@ -1,6 +1,8 @@
 package dev.spotkit.examples.chat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -11,7 +13,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code chat-bots}: connects N bots to a chat server, checks delivery and prints one summary line; the
- * exit code is 0 only when nothing was lost, duplicated or reordered. See {@link BotSwarm}.
+ * exit code is 0 only when nothing was lost, duplicated or reordered. Several ports (the nodes of one mesh)
+ * get the bots round-robin. See {@link BotSwarm}.
  */
 @Command(name = "chat-bots", mixinStandardHelpOptions = true,
     description = "Load and check a chat server: every line must reach every room member once, in order.")
@@ -20,8 +23,12 @@ public final class ChatBotsCommand implements Callable<Integer> {
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host (default: ${DEFAULT-VALUE}).")
   String host;
 
-  @Option(names = "--port", required = true, description = "Server port.")
-  int port;
+  @Option(names = "--port", description = "Server port; repeat it for several nodes (bots go round-robin).")
+  List<Integer> port;
+
+  @Option(names = "--ports", split = ",", paramLabel = "PORT",
+      description = "Server ports as one list, e.g. 7000,7001,7002 (same as repeating --port).")
+  List<Integer> ports;
 
   @Option(names = "--clients", defaultValue = "50", description = "Bots (default: ${DEFAULT-VALUE}).")
   int clients;
@@ -42,7 +49,14 @@ public final class ChatBotsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    return runAndPrint(settings(spec, host, port, clients, rooms, messages, timeoutSeconds));
+    final List<Integer> all = new ArrayList<>();
+    all.addAll(port == null ? List.of() : port);
+    all.addAll(ports == null ? List.of() : ports);
+    if (all.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "give the server's port: --port P (repeatable) or"
+          + " --ports P1,P2,...");
+    }
+    return runAndPrint(settings(spec, host, all, clients, rooms, messages, timeoutSeconds));
   }
 
   /**
@@ -50,10 +64,10 @@ public final class ChatBotsCommand implements Callable<Integer> {
    *
    * @return the settings.
    */
-  static BotSwarm.Settings settings(final CommandSpec spec, final String host, final int port, final int clients,
-      final int rooms, final int messages, final int timeoutSeconds) {
+  static BotSwarm.Settings settings(final CommandSpec spec, final String host, final List<Integer> ports,
+      final int clients, final int rooms, final int messages, final int timeoutSeconds) {
     try {
-      return new BotSwarm.Settings(host, port, clients, rooms, messages, Duration.ofSeconds(timeoutSeconds));
+      return new BotSwarm.Settings(host, ports, clients, rooms, messages, Duration.ofSeconds(timeoutSeconds));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec == null ? new CommandLine(new ChatBotsCommand()) : spec.commandLine(),
           e.getMessage(), e);

@@ -1,18 +1,26 @@
 package dev.spotkit.examples.chat;
 
+import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code chat-demo}: starts a {@link ChatServer} in this process on a free loopback port, runs the
- * {@link BotSwarm} against it, prints the bots' summary line and exits with their exit code.
+ * {@code chat-demo}: starts a {@link ChatServer} of {@code --nodes} MeshNodes (default 3) in this process on
+ * free loopback ports, runs the {@link BotSwarm} against all of them (bots round-robin over the nodes, so
+ * rooms have members on several nodes), prints the bots' summary line and exits with their exit code.
  */
 @Command(name = "chat-demo", mixinStandardHelpOptions = true,
-    description = "Chat server and bots in one process; prints the bots' summary line.")
+    description = "Chat server (3 nodes) and bots in one process; prints the bots' summary line.")
 public final class ChatDemoCommand implements Callable<Integer> {
+
+  @Option(names = "--nodes", defaultValue = "3",
+      description = "MeshNodes the bots spread over (default: ${DEFAULT-VALUE}).")
+  int nodes = 3;
 
   @Option(names = "--clients", defaultValue = "50", description = "Bots (default: ${DEFAULT-VALUE}).")
   int clients;
@@ -32,10 +40,15 @@ public final class ChatDemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ChatBotsCommand.settings(spec, "127.0.0.1", 1, clients, rooms, messages, timeoutSeconds); // usage errors first
-    try (ChatServer server = ChatServer.start("127.0.0.1", 0)) {
+    // usage errors first
+    ChatBotsCommand.settings(spec, "127.0.0.1", List.of(1), clients, rooms, messages, timeoutSeconds);
+    if (nodes < 1 || nodes > ChatServer.MAX_NODES) {
+      throw new ParameterException(spec == null ? new CommandLine(this) : spec.commandLine(),
+          "--nodes " + nodes + " must be between 1 and " + ChatServer.MAX_NODES);
+    }
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0, nodes)) {
       return ChatBotsCommand.runAndPrint(
-          ChatBotsCommand.settings(spec, "127.0.0.1", server.port(), clients, rooms, messages, timeoutSeconds));
+          ChatBotsCommand.settings(spec, "127.0.0.1", server.ports(), clients, rooms, messages, timeoutSeconds));
     }
   }
 }

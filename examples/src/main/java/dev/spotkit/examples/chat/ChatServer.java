@@ -1,72 +1,173 @@
 package dev.spotkit.examples.chat;
 
 import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.InMemoryRelocationStore;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
- * The chat server: one {@link MeshNode} whose client sessions speak the {@link ChatProtocol}.
+ * The chat server: one or more {@link MeshNode}s in this process whose client sessions speak the
+ * {@link ChatProtocol}. With several nodes they form one mesh ({@value #MESH_NAME}): they share one
+ * in-memory Location Store and Relocation Store, prove one random cluster secret to each other over loopback
+ * TCP, and each has its own session port; a client may connect to any of them.
  *
  * <ul>
- *   <li>{@link Lobby} is the Entry Spot, where each player starts.</li>
- *   <li>{@link Player} is the actor bound to each connection ({@code bindTo("player")}).</li>
- *   <li>{@link Room} is a SpotWide User Spot, created on first {@code /join} with GetOrCreate.</li>
+ *   <li>{@link Lobby} is the Entry Spot of each node, where each player starts and stays.</li>
+ *   <li>{@link Player} is the actor bound to each connection ({@code bindTo("player")}), on the node the
+ *       client connected to.</li>
+ *   <li>{@link Room} is a User Spot created on first {@code /join} with GetOrCreate, on the node the placement
+ *       rules choose; it keeps its members by ref, so they may be on any node, and messages cross nodes.</li>
+ *   <li>{@link RoomDirectory} is one Instance Spot for {@code /rooms}, activated on the first node at start.</li>
  * </ul>
  *
  * <p>Bad input (unknown commands, lines over 8 KiB, invalid UTF-8) gets an {@code error: ...} line and never
- * stops the server. Single node, in-memory Location Store: nothing relocates, so every registration says
- * {@code disableRelocation()}.
+ * stops the server. Nothing relocates (one process, in-memory stores), so every registration says
+ * {@code disableRelocation()}. One node per OS process needs a Location Store shared between processes (the
+ * Redis store, upcoming); see {@link ChatServerCommand}.
  */
 public final class ChatServer implements AutoCloseable {
 
-  private final MeshNode node;
+  /** The MeshName of every node. */
+  public static final String MESH_NAME = "chat";
+  /** Where the nodes of one process listen for each other. */
+  static final String MESH_HOST = "127.0.0.1";
+  /** Most nodes in one process. */
+  public static final int MAX_NODES = 64;
+  /** Bytes of the random cluster secret. */
+  private static final int SECRET_BYTES = 32;
 
-  private ChatServer(final MeshNode node) {
-    this.node = node;
+  private final List<MeshNode> nodes;
+
+  private ChatServer(final List<MeshNode> nodes) {
+    this.nodes = List.copyOf(nodes);
   }
 
   /**
-   * Starts the node and its session listener.
+   * Starts one node and its session listener.
    *
    * @param host address to listen on, e.g. 127.0.0.1.
    * @param port port to listen on; 0 picks a free one (see {@link #port()}).
    * @return the running server.
+   * @throws SpotkitException.Unavailable when the port cannot be bound.
    */
   public static ChatServer start(final String host, final int port) {
-    final RoomDirectory directory = new RoomDirectory();
-    final MeshNode node = MeshNode.builder()
-        .meshName("chat")
-        .locationStore(new InMemoryLocationStore())
-        .objectServer(server -> server
-            .entrySpot(Lobby::new)
-            .actor("player", ctx -> new Player(ctx, directory), actor -> actor.disableRelocation())
-            .userSpot("room", ctx -> new Room(ctx, directory), spot -> spot.spotWide().disableRelocation()))
-        .sessions(sessions -> sessions.listen(host, port).codec(LineCodec.utf8()).bindTo("player"))
-        .start();
-    return new ChatServer(node);
+    return start(host, port, 1);
   }
 
   /**
-   * The port clients connect to.
+   * Starts {@code nodeCount} nodes in this process, one mesh sharing in-memory stores, each with its own
+   * session listener: node {@code i} listens on {@code port + i}, or on a free port when {@code port} is 0
+   * (see {@link #ports()}). On failure the nodes already started are closed again.
+   *
+   * @param host address the session listeners bind, e.g. 127.0.0.1 (the mesh itself stays on loopback).
+   * @param port the first node's session port, 0..65535; 0 = a free port for every node.
+   * @param nodeCount 1..{@value #MAX_NODES}; 1 runs a single node without a mesh listener.
+   * @return the running server.
+   * @throws IllegalArgumentException when {@code nodeCount} or {@code port + nodeCount - 1} is out of range.
+   * @throws SpotkitException.Unavailable when a port cannot be bound.
+   */
+  public static ChatServer start(final String host, final int port, final int nodeCount) {
+    if (nodeCount < 1 || nodeCount > MAX_NODES) {
+      throw new IllegalArgumentException("nodes " + nodeCount + " must be between 1 and " + MAX_NODES);
+    }
+    if (port < 0 || port > 0 && port + nodeCount - 1 > 65535) {
+      throw new IllegalArgumentException("port " + port + " with " + nodeCount + " nodes must leave every node"
+          + " a port of 1..65535 (port + nodes - 1 <= 65535), or be 0 for free ports");
+    }
+    final InMemoryLocationStore locations = new InMemoryLocationStore();
+    final InMemoryRelocationStore relocations = new InMemoryRelocationStore();
+    final byte[] secret = new byte[SECRET_BYTES];
+    new SecureRandom().nextBytes(secret);
+    final List<MeshNode> started = new ArrayList<>(nodeCount);
+    try {
+      for (int i = 0; i < nodeCount; i++) {
+        final int sessionPort = port == 0 ? 0 : port + i;
+        final MeshNode.Builder builder = MeshNode.builder()
+            .meshName(MESH_NAME)
+            .locationStore(locations)
+            .relocationStore(relocations)
+            .objectServer(server -> server
+                .entrySpot(Lobby::new)
+                .actor("player", Player::new, actor -> actor.disableRelocation())
+                .userSpot("room", Room::new, spot -> spot.spotWide().disableRelocation())
+                .instanceSpot(RoomDirectory.TYPE, RoomDirectory::new, spot -> spot.disableRelocation()))
+            .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo("player"));
+        if (nodeCount > 1) {
+          builder.mesh(mesh -> mesh.listen(MESH_HOST, 0).clusterSecret(secret));
+        }
+        started.add(builder.start());
+        if (i == 0) {
+          activateDirectory(started.get(0));
+        }
+      }
+    } catch (RuntimeException e) {
+      new ChatServer(started).close();
+      throw e;
+    }
+    return new ChatServer(started);
+  }
+
+  /** Activates the {@link RoomDirectory} on {@code node} before any other node or client could. */
+  private static void activateDirectory(final MeshNode node) {
+    node.toInstanceSpot(RoomDirectory.ID, RoomDirectory.TYPE)
+        .request(new RoomDirectory.Describe(), RoomDirectory.Description.class)
+        .timeout(Duration.ofSeconds(10)).await();
+  }
+
+  /**
+   * The port clients connect to on the first node.
    *
    * @return the bound port (the chosen one when started with port 0).
    */
   public int port() {
-    return node.sessionAddress().orElseThrow().getPort();
+    return ports().get(0);
   }
 
   /**
-   * The node, for tests that look at its spots.
+   * Every node's session port, in node order; a client may connect to any of them.
+   *
+   * @return the bound ports (the chosen ones when started with port 0).
+   */
+  public List<Integer> ports() {
+    final List<Integer> ports = new ArrayList<>(nodes.size());
+    for (MeshNode node : nodes) {
+      ports.add(node.sessionAddress().orElseThrow().getPort());
+    }
+    return List.copyOf(ports);
+  }
+
+  /**
+   * The first node, for tests that look at its spots.
    *
    * @return the running node.
    */
   MeshNode node() {
-    return node;
+    return nodes.get(0);
   }
 
-  /** Closes every session and stops the node. Idempotent. */
+  /**
+   * Every node, in node order, for tests.
+   *
+   * @return the running nodes.
+   */
+  List<MeshNode> nodes() {
+    return nodes;
+  }
+
+  /** Closes every session and stops every node, all nodes at once. Idempotent. */
   @Override
   public void close() {
-    node.close();
+    try (ExecutorService closing = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (MeshNode node : nodes) {
+        closing.execute(node::close);
+      }
+    }
   }
 }

@@ -10,10 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Destroys the player of a closed connection, from a spot's OnDisconnectActor, without waiting inside the
- * spot's turn and without failing silently: a destroy refused with {@code Unavailable} (the player is in the
- * middle of a join) is retried a few times, a little later each time; any other failure is logged. A node
- * that is closing takes its players with it, so {@code ShuttingDown} is not an error.
+ * Destroys the player of a closed connection (the player itself once it left its room, or the {@link Lobby}
+ * when the player cannot be told) without waiting inside a turn and without failing silently: a destroy
+ * refused with {@code Unavailable} (the actor is running a join barrier) is retried a few times, a little later
+ * each time; any other failure is logged. A node that is closing takes its players with it, so
+ * {@code ShuttingDown} is not an error.
  */
 final class Departures {
 

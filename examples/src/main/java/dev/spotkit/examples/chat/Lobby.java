@@ -3,12 +3,13 @@ package dev.spotkit.examples.chat;
 import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
-import dev.spotkit.core.SpotHandlers;
+import dev.spotkit.core.SpotkitException;
 
 /**
- * The Entry Spot: every player starts here when its connection opens, and comes back here on
- * {@code /leave}. When the connection of a player in the lobby ends, the player is destroyed
- * ({@link Departures}: retried or logged, never dropped silently).
+ * The Entry Spot: every player is a member here for its whole life (rooms keep their own members, see
+ * {@link Room}). When a player's connection ends, the lobby tells the player ({@link Player.Disconnected}),
+ * which leaves its room and then destroys itself ({@link Departures}: retried or logged, never dropped
+ * silently). A player that cannot be told is destroyed from here.
  */
 public final class Lobby implements EntrySpot {
 
@@ -29,12 +30,13 @@ public final class Lobby implements EntrySpot {
   }
 
   @Override
-  public void configure(final SpotHandlers on) {
-    // The lobby has no messages of its own.
-  }
-
-  @Override
   public void onDisconnectActor(final ActorRef actor) {
-    Departures.destroy(ctx.actors(), actor, () -> { }); // do not wait inside the lobby's turn
+    try {
+      ctx.toActor(actor).send(new Player.Disconnected()); // the player leaves its room first, then goes
+    } catch (SpotkitException.ShuttingDown | SpotkitException.NotFound gone) {
+      // the node takes its players with it, or this one is gone already
+    } catch (SpotkitException e) {
+      Departures.destroy(ctx.actors(), actor, () -> { }); // do not wait inside the lobby's turn
+    }
   }
 }

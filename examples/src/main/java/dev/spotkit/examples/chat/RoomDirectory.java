@@ -1,46 +1,93 @@
 package dev.spotkit.examples.chat;
 
+import dev.spotkit.core.InstanceSpot;
+import dev.spotkit.core.InstanceSpotContext;
+import dev.spotkit.core.SpotHandlers;
+import dev.spotkit.core.SpotRef;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.StringJoiner;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.TreeMap;
 
 /**
- * Member counts of the rooms, for {@code /rooms}. Rooms write their own count after every membership change;
- * players read a snapshot.
+ * Member counts of the rooms, for {@code /rooms}: one Instance Spot for the whole mesh ({@link #ID}), which
+ * every {@link Room} tells its member count after each change and every {@link Player} asks with a
+ * {@link Describe} request, from any node. {@link ChatServer} activates it on the first node at start, so all
+ * nodes find it there.
  *
- * <p><b>Note:</b> this is a plain thread-safe map shared by the spots of one node, which is enough for a
- * single-node demo. With several nodes the directory would be an Instance Spot that rooms send their counts
- * to.
+ * <p>Counts are kept per room incarnation (its {@link SpotRef}), not per name: a room that closed on one node
+ * and was created again on another sends from two refs, and their messages may arrive in either order; each
+ * incarnation's own messages arrive in order and its last count is 0. A listing sums the incarnations of a
+ * name. Across nodes the listing may be a moment behind a join; on one node a room's count is queued before
+ * the room answers the join, so {@code /rooms} after {@code ok join} already counts the player.
  */
-public final class RoomDirectory {
+public final class RoomDirectory implements InstanceSpot {
 
-  private final Map<String, Integer> members = new ConcurrentSkipListMap<>();
+  /** The directory's spot id. */
+  public static final String ID = "chat-room-directory";
+  /** Its stable type. */
+  public static final String TYPE = "room-directory";
 
   /**
-   * Records a room's member count. Any thread.
+   * A room's member count now.
    *
-   * @param room the room's name.
-   * @param count members now; 0 removes the room from the listing.
+   * @param room the room incarnation.
+   * @param name its name.
+   * @param members members now; 0 removes it from the listing.
    */
-  public void update(final String room, final int count) {
-    if (count == 0) {
-      members.remove(room);
-    } else {
-      members.put(room, count);
-    }
+  public record Count(SpotRef room, String name, int members) {
+  }
+
+  /** Asks for the {@code /rooms} line (request; the reply is {@link Description}). */
+  public record Describe() {
   }
 
   /**
-   * The {@code /rooms} answer. Any thread.
+   * The {@code /rooms} line.
    *
-   * @return {@code rooms: ROOM(3) ROOM(1)} in name order, or {@code rooms: none}.
+   * @param line {@code rooms: ROOM(3) ROOM(1)} in name order, or {@code rooms: none}.
    */
-  public String describe() {
-    if (members.isEmpty()) {
+  public record Description(String line) {
+  }
+
+  private final InstanceSpotContext ctx;
+  private final Map<SpotRef, Count> counts = new HashMap<>();
+
+  /**
+   * Built by the runtime on the first message with Instance intent.
+   *
+   * @param ctx this spot's context.
+   */
+  public RoomDirectory(final InstanceSpotContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public InstanceSpotContext context() {
+    return ctx;
+  }
+
+  @Override
+  public void configure(final SpotHandlers on) {
+    on.message(Count.class, count -> {
+      if (count.members() == 0) {
+        counts.remove(count.room());
+      } else {
+        counts.put(count.room(), count);
+      }
+    }).request(Describe.class, describe -> new Description(describe()));
+  }
+
+  private String describe() {
+    if (counts.isEmpty()) {
       return "rooms: none";
     }
+    final Map<String, Integer> byName = new TreeMap<>();
+    for (Count count : counts.values()) {
+      byName.merge(count.name(), count.members(), Integer::sum);
+    }
     final StringJoiner line = new StringJoiner(" ", "rooms: ", "");
-    members.forEach((room, count) -> line.add(room + "(" + count + ")"));
+    byName.forEach((room, members) -> line.add(room + "(" + members + ")"));
     return line.toString();
   }
 }

@@ -5,14 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** A small chat-demo in-process: every line reaches every room member once, in order. */
+/**
+ * A small chat-demo in-process on three nodes (bots round-robin over them, so every room has members on all
+ * three): every line reaches every room member once, in order.
+ */
 class ChatDemoTest {
 
   @Test
-  void tenClientsTwoRoomsTwentyMessagesLoseDuplicateAndReorderNothing() throws Exception {
-    try (ChatServer server = ChatServer.start("127.0.0.1", 0)) {
+  void tenClientsTwoRoomsTwentyMessagesOnThreeNodesLoseDuplicateAndReorderNothing() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0, 3)) {
+      assertThat(server.ports()).hasSize(3).doesNotHaveDuplicates();
       final BotReport report = BotSwarm.run(
-          new BotSwarm.Settings("127.0.0.1", server.port(), 10, 2, 20, Duration.ofSeconds(30)));
+          new BotSwarm.Settings("127.0.0.1", server.ports(), 10, 2, 20, Duration.ofSeconds(30)));
       assertThat(report.failure()).isNull();
       assertThat(report.sent()).isEqualTo(200);
       assertThat(report.expected()).isEqualTo(2L * 5 * 5 * 20); // 2 rooms x 5 members x 5 senders x 20 lines
@@ -26,12 +30,24 @@ class ChatDemoTest {
   }
 
   @Test
+  void oneNodeStillLosesDuplicatesAndReordersNothing() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0)) {
+      final BotReport report = BotSwarm.run(
+          new BotSwarm.Settings("127.0.0.1", server.port(), 6, 2, 20, Duration.ofSeconds(30)));
+      assertThat(report.failure()).isNull();
+      assertThat(report.passed()).isTrue();
+      assertThat(report.delivered()).isEqualTo(2L * 3 * 3 * 20);
+    }
+  }
+
+  @Test
   void theDemoCommandExitsZero() throws Exception {
     final ChatDemoCommand demo = new ChatDemoCommand();
     demo.clients = 4;
     demo.rooms = 2;
     demo.messages = 5;
     demo.timeoutSeconds = 30;
+    assertThat(demo.nodes).isEqualTo(3);
     assertThat(demo.call()).isZero();
   }
 }

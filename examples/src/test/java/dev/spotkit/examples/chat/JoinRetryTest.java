@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.CreateDecision;
 import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.SpotHandlers;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
@@ -31,7 +32,7 @@ class JoinRetryTest {
 
   /**
    * Stands in for {@link Room} under the stable type "room". The first one asks for its own close while it is
-   * being created: the close is queued on its lane before its creator (the player) can register a join.
+   * being created: the close is queued on its lane before its creator (the player) can send its join request.
    */
   final class VanishingRoom implements UserSpot<Player> {
     private final UserSpotContext ctx;
@@ -43,6 +44,11 @@ class JoinRetryTest {
     @Override
     public UserSpotContext context() {
       return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+      on.request(Room.Join.class, join -> new Room.Joined(ctx.self()));
     }
 
     @Override
@@ -64,11 +70,10 @@ class JoinRetryTest {
 
   @Test
   void aJoinThatFindsItsRoomGoneCreatesItAgainAndRetriesOnce() throws Exception {
-    final RoomDirectory directory = new RoomDirectory();
     node = MeshNode.builder().meshName("retry").locationStore(new InMemoryLocationStore())
         .objectServer(server -> server
             .entrySpot(Lobby::new)
-            .actor("player", ctx -> new Player(ctx, directory), actor -> actor.disableRelocation())
+            .actor("player", Player::new, actor -> actor.disableRelocation())
             .userSpot("room", VanishingRoom::new, spot -> spot.spotWide().disableRelocation()))
         .sessions(sessions -> sessions.listen(0).codec(LineCodec.utf8()).bindTo("player"))
         .start();
