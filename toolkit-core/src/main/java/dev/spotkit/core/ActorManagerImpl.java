@@ -1,6 +1,5 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.ActorCell;
 import dev.spotkit.core.internal.NodeRuntime;
 import java.util.Optional;
 

@@ -123,11 +123,11 @@ final class Descriptors {
     final MeshNodeDescriptorRecord.Usage actors = new MeshNodeDescriptorRecord.Usage(rt.actors.size(), 0, limit);
     final MeshNodeDescriptorRecord.Usage spots = new MeshNodeDescriptorRecord.Usage(rt.spots.size(), 0, limit);
     final MeshNodeDescriptorRecord.Descriptor descriptor = new MeshNodeDescriptorRecord.Descriptor(
-        rt.meshName().value(), rt.nodeRid().hex(), rt.store().lifecycleGeneration(), rt.mesh() == null ? "" : rt.mesh().endpoint(),
-        rt.entryId(), Map.of(), 0, capabilities, config.role() == dev.spotkit.core.ObjectRole.SERVER
-        ? MeshNodeDescriptorRecord.Role.SERVER : MeshNodeDescriptorRecord.Role.CLIENT,
-        config.mesh() == null ? 0 : config.mesh().placementWeight(), actors, spots, List.of(), 0, 0, null, state, "cluster-secret",
-        System.currentTimeMillis());
+        rt.meshName().value(), rt.nodeRid().hex(), rt.store().lifecycleGeneration(),
+        rt.mesh() == null ? "" : rt.mesh().endpoint(), rt.entryId(), Map.of(), 0, capabilities,
+        config.role() == dev.spotkit.core.ObjectRole.SERVER ? MeshNodeDescriptorRecord.Role.SERVER
+        : MeshNodeDescriptorRecord.Role.CLIENT, config.mesh() == null ? 0 : config.mesh().placementWeight(), actors,
+        spots, List.of(), 0, 0, null, state, "cluster-secret", System.currentTimeMillis());
     return new MeshNodeDescriptorRecord(lease.ownerId(), lease.leaseGeneration(), rev, descriptor);
   }
 

@@ -70,16 +70,29 @@ public final class Messaging {
       return;
     }
     final Cell local = local(address);
-    if (local == null || local.state != CellState.READY) {
-      final RouteMesh mesh = rt.mesh();
-      if (mesh != null) {
-        mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
-        return;
+    if (local != null && local.state == CellState.READY) {
+      final long generation = refGeneration(address);
+      if (generation != 0) {
+        checkGeneration(local, generation);
       }
+      checkNotOwnGate(local, awaiting);
+      offer(local, envelope);
+      return;
     }
-    final Cell cell = resolve(address);
-    checkNotOwnGate(cell, awaiting);
-    offer(cell, envelope);
+    final RouteMesh mesh = rt.mesh();
+    if (mesh != null) {
+      mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
+      return;
+    }
+    resolve(address); // throws the typed NotFound
+  }
+
+  private static long refGeneration(final Address address) {
+    return switch (address) {
+      case Address.ActorByRef byRef -> byRef.ref().generation().value();
+      case Address.SpotByRef byRef -> byRef.ref().generation().value();
+      default -> 0;
+    };
   }
 
   /**

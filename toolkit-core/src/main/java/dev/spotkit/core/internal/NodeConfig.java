@@ -85,17 +85,6 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
   }
 
   /**
-   * The session listener.
-   *
-   * @param host bind host.
-   * @param port bind port, 0 = free.
-   * @param codec frame codec.
-   * @param actorType stable type of the actor bound to each connection.
-   * @param maxOutboundBytes per-session outbound budget.
-   * @param inboundLowWaterFrames reading resumes at this many unhandled frames.
-   * @param inboundHighWaterFrames reading stops at this many unhandled frames.
-   */
-  /**
    * The mesh settings (see {@code MeshOptions}).
    *
    * @param host listen host.
@@ -109,6 +98,17 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
       int objectLimit) {
   }
 
+  /**
+   * The session listener.
+   *
+   * @param host bind host.
+   * @param port bind port, 0 = free.
+   * @param codec frame codec.
+   * @param actorType stable type of the actor bound to each connection.
+   * @param maxOutboundBytes per-session outbound budget.
+   * @param inboundLowWaterFrames reading resumes at this many unhandled frames.
+   * @param inboundHighWaterFrames reading stops at this many unhandled frames.
+   */
   public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
       int inboundLowWaterFrames, int inboundHighWaterFrames) {
   }

@@ -78,6 +78,16 @@ public final class NodeRuntime {
   /** This host run's owner lease (null without a store): OwnerId, LeaseGeneration, admission deadline. */
   private final OwnerLease ownerLease;
   private final ScheduledFuture<?> renewing;
+  /**
+   * The lease's admission answer, refreshed every {@link #ADMISSION_REFRESH} by the timer thread, so the send
+   * path reads one volatile instead of the clock. It may say "admitting" up to that long after the local
+   * admission deadline passed; the fencing margin (5 s by default, at least 1 ms by configuration) is what
+   * absorbs it (spec 002 section 5).
+   */
+  private volatile boolean admitting = true;
+  private final ScheduledFuture<?> admissionRefresh;
+  /** How often {@link #admitting} is refreshed. */
+  static final Duration ADMISSION_REFRESH = Duration.ofMillis(5);
   /** The mesh (null without {@code mesh(...)}): set once in start, before the descriptor is published. */
   private volatile RouteMesh mesh;
   private volatile Descriptors descriptors;
@@ -109,6 +119,8 @@ public final class NodeRuntime {
         .name("spotkit-timers-" + config.meshName()).unstarted(r));
     this.scheduler.setRemoveOnCancelPolicy(true);
     this.renewing = ownerLease == null ? null : ownerLease.startRenewing(scheduler);
+    this.admissionRefresh = ownerLease == null ? null : scheduler.scheduleAtFixedRate(
+        () -> admitting = ownerLease.admitsNow(), 0, ADMISSION_REFRESH.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   /**
@@ -242,6 +254,7 @@ public final class NodeRuntime {
       }
       if (renewing != null) {
         renewing.cancel(false);
+        admissionRefresh.cancel(false);
       }
       scheduler.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
       failPending();
@@ -295,14 +308,14 @@ public final class NodeRuntime {
    * @throws SpotkitException.Unavailable once the deadline passed or the lease was lost.
    */
   void admit(final String what) {
-    if (ownerLease != null && !ownerLease.admitsNow()) {
-      ownerLease.admit(what);
+    if (!admitting && ownerLease != null) {
+      ownerLease.admit(what); // throws unless a renewal answered since the last refresh
     }
   }
 
   /** Whether new work is admitted now (see {@link #admit}). */
   boolean admits() {
-    return ownerLease == null || ownerLease.admitsNow();
+    return admitting || ownerLease == null || ownerLease.admitsNow();
   }
 
   /** The mesh, or null for a node without peers. */

@@ -196,8 +196,10 @@ final class RouteMesh implements MeshListener {
     final String cacheKey = cacheKey(key);
     final Route cached = routes.get(cacheKey);
     if (cached != null && System.nanoTime() - cached.expiresAtNanos() < 0) {
-      checkGeneration(cached.generation(), wanted, what);
-      return cached;
+      if (wanted == 0 || wanted == cached.generation()) {
+        return cached;
+      }
+      routes.remove(cacheKey, cached); // another generation than cached: the store decides, not the cache
     }
     final LocationRecords.Stored stored = LocationRecords.read(rt.store().store(), key).orElseThrow(() ->
         new SpotkitException.NotFound(what + " not found in mesh " + rt.meshName() + " (no location record;"
