@@ -39,9 +39,11 @@ public final class Creations {
   private static final int MAX_ATTEMPTS = 1000;
 
   private final NodeRuntime rt;
+  private final InstanceActivations instances;
 
   Creations(final NodeRuntime rt) {
     this.rt = rt;
+    this.instances = new InstanceActivations(rt, this);
   }
 
   /**
@@ -112,6 +114,11 @@ public final class Creations {
 
   RemoteCreations remote() {
     return remote;
+  }
+
+  /** Instance Spot activation (spec 003 section 6, spec 002 section 7.1). */
+  InstanceActivations instances() {
+    return instances;
   }
 
   /**
@@ -343,7 +350,7 @@ public final class Creations {
     return cell;
   }
 
-  private Spot buildSpot(final SpotCell cell) throws Exception {
+  Spot buildSpot(final SpotCell cell) throws Exception {
     final SpotContext context = rt.facades().spotContext(cell);
     cell.context = context;
     @SuppressWarnings("unchecked")
@@ -364,7 +371,7 @@ public final class Creations {
   }
 
   /** Commits the reservation (with the terminal record of a remote creation) and opens the spot. */
-  private void makeReady(final SpotCell cell, final java.util.Optional<Object> reply) {
+  void makeReady(final SpotCell cell, final java.util.Optional<Object> reply) {
     rt.ensureRunning("create " + cell.describe());
     rt.store().commit(cell, null, cell.terminal.created(cell.generation, reply));
     open(cell);
@@ -374,82 +381,6 @@ public final class Creations {
     cell.state = CellState.READY;
     rt.spots.put(cell.id, cell); // no-op for registered cells; publishes the Entry Spot
     cell.mailbox.open();
-  }
-
-  /**
-   * Delivers a message with Instance intent: to the running Instance Spot, or activates one with this
-   * message as its first (spec 003 section 6). The first message is queued before the staged spot becomes
-   * visible, so it runs first.
-   */
-  void deliverWithIntent(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
-    final RouteMesh mesh = rt.mesh();
-    if (mesh != null && rt.spots.get(Ids.requireCallerSpotId(address.id())) == null) {
-      final RouteMesh.Route route;
-      try {
-        route = mesh.route(dev.spotkit.core.location.ObjectKey.spot(address.id()), 0,
-            "instance spot '" + address.id() + "'");
-      } catch (SpotkitException.NotFound e) {
-        deliverLocally(address, envelope, awaiting); // no Ready owner anywhere: this node activates it
-        return;
-      }
-      mesh.forwardInstance(route.owner(), route.endpoint(), address, envelope);
-      return;
-    }
-    deliverLocally(address, envelope, awaiting);
-  }
-
-  /**
-   * Delivers with Instance intent on this node only: to the local Instance Spot, or activates one here.
-   *
-   * @param address the Instance Spot.
-   * @param envelope the message.
-   * @param awaiting whether the caller blocks (own-gate check).
-   */
-  void deliverLocally(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
-    rt.requireServer("Instance Spot activation");
-    final NodeConfig.SpotType type = spotType(address.stableType(), NodeConfig.SpotKind.INSTANCE);
-    final String id = Ids.requireCallerSpotId(address.id());
-    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      final SpotCell existing = rt.spots.get(id);
-      if (existing != null) {
-        if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
-          throw new SpotkitException.InvalidOperation("spot '" + id + "' exists as a " + existing.kind
-              .name().toLowerCase() + " spot of type '" + existing.stableType + "'; Instance intent of type '"
-              + type.stableType() + "' cannot address it");
-        }
-        if (existing.state == CellState.STAGING || existing.state == CellState.READY) {
-          Messaging.checkNotOwnGate(existing, awaiting);
-          Messaging.offer(existing, envelope);
-          return;
-        }
-        rt.spots.remove(id, existing);
-        continue;
-      }
-      final SpotCell staged = new SpotCell(rt, id, type);
-      Messaging.offer(staged, envelope); // kept by the closed mailbox: the first message
-      if (rt.spots.putIfAbsent(id, staged) == null) {
-        staged.control(() -> activateInstance(staged));
-        return;
-      }
-    }
-    throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
-  }
-
-  private void activateInstance(final SpotCell cell) {
-    try {
-      rt.ensureRunning("activate " + cell.describe());
-      rt.store().reserve(cell, null);
-      final Spot spot = buildSpot(cell);
-      callback(cell, () -> {
-        spot.onInitialize();
-        return Boolean.TRUE;
-      }, "onInitialize of " + cell.describe());
-      makeReady(cell, java.util.Optional.empty());
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (Throwable t) {
-      rt.lifecycle().abortSpot(cell, Cell.typed(t, "activation of " + cell.describe()));
-    }
   }
 
   NodeConfig.SpotType spotType(final String stableType, final NodeConfig.SpotKind kind) {
@@ -479,7 +410,7 @@ public final class Creations {
   }
 
   /** Runs a creation callback inside a turn of {@code cell}; a throw or a null result propagates. */
-  private static <T> T callback(final Cell cell, final java.util.concurrent.Callable<T> code, final String what)
+  static <T> T callback(final Cell cell, final java.util.concurrent.Callable<T> code, final String what)
       throws Exception {
     final Throwable[] failed = new Throwable[1];
     final T result = cell.runCallback(what, false, code, failed);

@@ -66,7 +66,7 @@ public final class Messaging {
   private void deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
     rt.admit("a message turn");
     if (address instanceof Address.Instance instance) {
-      rt.creations().deliverWithIntent(instance, envelope, awaiting);
+      rt.creations().instances().deliver(instance, envelope, awaiting);
       return;
     }
     final Cell local = local(address);
@@ -111,7 +111,7 @@ public final class Messaging {
     }
     rt.admit("a message turn from a peer");
     if (address instanceof Address.Instance instance) {
-      rt.creations().deliverLocally(instance, envelope, false);
+      rt.creations().instances().deliverHere(instance, envelope, false);
       return;
     }
     final Cell cell = resolve(address);

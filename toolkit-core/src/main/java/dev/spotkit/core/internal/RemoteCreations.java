@@ -33,8 +33,6 @@ import dev.spotkit.core.wire.WireSpotRef;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.StoreBytes;
 import dev.spotkit.store.StoreVersion;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashSet;
@@ -117,7 +115,7 @@ final class RemoteCreations {
         awaitChange(spec, found.version(), deadline); // Creating: wait for the creator's result
         continue;
       }
-      final NodePeer target = pick(spec, excluded);
+      final NodePeer target = pick(spec.kind(), spec.stableType(), excluded);
       if (target.routingIdHex().equals(rt.nodeRid().hex())) {
         try {
           return local.get();
@@ -184,33 +182,51 @@ final class RemoteCreations {
     }
   }
 
-  private NodePeer pick(final Spec<?> spec, final Set<NodePeer.HostRun> excluded) {
+  /**
+   * Placement (spec 002 section 4): a Serving node with a valid lease, the type registered and room left, by
+   * weight; weight 0 never.
+   *
+   * @throws SpotkitException.NotFound when no node registered the type.
+   * @throws SpotkitException.CapacityExceeded when every candidate is full.
+   * @throws SpotkitException.Unavailable when no node is Serving.
+   */
+  NodePeer pick(final PlacementKind kind, final String stableType, final Set<NodePeer.HostRun> excluded) {
+    final List<NodePeer> known = peers(!excluded.isEmpty());
+    return placement.get().pick(known, rt.store().batches().readCapacities(known), kind, stableType, excluded);
+  }
+
+  /**
+   * Deterministic placement of one id (weighted rendezvous, {@link Placement#pickFor}): every node with the same
+   * view sends an Instance Spot's first messages to the same target.
+   *
+   * @throws SpotkitException.NotFound when no node registered the type.
+   * @throws SpotkitException.CapacityExceeded when every candidate is full.
+   * @throws SpotkitException.Unavailable when no node is Serving.
+   */
+  NodePeer pickFor(final String id, final PlacementKind kind, final String stableType) {
+    final List<NodePeer> known = peers(false);
+    return Placement.pickFor(id, known, rt.store().batches().readCapacities(known), kind, stableType, Set.of());
+  }
+
+  private List<NodePeer> peers(final boolean fresh) {
     Peers known = peers;
-    if (known == null || System.nanoTime() - known.readAtNanos() > PEERS_MAX_AGE_NANOS || !excluded.isEmpty()) {
+    if (fresh || known == null || System.nanoTime() - known.readAtNanos() > PEERS_MAX_AGE_NANOS) {
       known = new Peers(directory.readMesh(rt.meshName().value()), System.nanoTime());
       peers = known;
     }
-    return placement.get().pick(known.peers(), rt.store().batches().readCapacities(known.peers()), spec.kind(),
-        spec.stableType(), excluded);
+    return known.peers();
   }
 
   private AuthorityRecord.PendingCreation pending(final Spec<?> spec, final OperationId operation) {
     final byte[] request = rt.copier().encode("creation request", spec.request(),
         Creations.MAX_CREATION_REQUEST_BYTES).toBytes();
     return new AuthorityRecord.PendingCreation(reservationId(operation),
-        INLINE + Base64.getUrlEncoder().withoutPadding().encodeToString(request), sha256(request), request.length);
+        INLINE + Base64.getUrlEncoder().withoutPadding().encodeToString(request), Ids.sha256Hex(request),
+        request.length);
   }
 
   private static String reservationId(final OperationId operation) {
     return HexFormat.of().toHexDigits(operation.high()) + HexFormat.of().toHexDigits(operation.low());
-  }
-
-  private static String sha256(final byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
   }
 
   private <R> CreateOutcome<R> requestCreation(final Spec<R> spec, final NodePeer target,
@@ -366,7 +382,7 @@ final class RemoteCreations {
       throw new SpotkitException.DataLost("creation request reference '" + reference + "' is not inline-v1");
     }
     final byte[] bytes = Base64.getUrlDecoder().decode(reference.substring(INLINE.length()));
-    if (!sha256(bytes).equals(pending.requestSha256())) {
+    if (!Ids.sha256Hex(bytes).equals(pending.requestSha256())) {
       throw new SpotkitException.DataLost("the stored creation request does not match its SHA-256");
     }
     return rt.copier().decode(ApplicationPayload.fromBytes(bytes));

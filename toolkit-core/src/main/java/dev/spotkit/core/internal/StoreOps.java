@@ -99,9 +99,20 @@ final class StoreOps {
    * @throws SpotkitException.CapacityExceeded when this node is full.
    */
   void reserve(final Cell cell, final String membership) {
+    reserve(cell, membership, null);
+  }
+
+  /**
+   * Reserve on this node with a creation in progress recorded in the row (an Instance Spot's first message in
+   * the Relocation Store, spec 002 section 7.1).
+   *
+   * @throws SpotkitException.AlreadyExists when a row exists (another creator holds this id).
+   * @throws SpotkitException.CapacityExceeded when this node is full.
+   */
+  void reserve(final Cell cell, final String membership, final AuthorityRecord.PendingCreation pending) {
     admit("a creation reservation");
     final PlacementBatches.Reservation reservation = batches.reserve(new PlacementBatches.ReserveRequest(cell.key,
-        kind(cell), cell.stableType, self(), payload(membership), null));
+        kind(cell), cell.stableType, self(), payload(membership), pending));
     switch (reservation) {
       case PlacementBatches.Reservation.Reserved reserved -> adopt(cell, reserved.record(), reserved.version());
       case PlacementBatches.Reservation.Existing existing -> throw new SpotkitException.AlreadyExists(

@@ -50,6 +50,68 @@ public final class Placement {
    */
   public NodePeer pick(final List<NodePeer> peers, final Map<String, NodeCapacityRecord> capacities,
       final PlacementKind kind, final String stableType, final Set<NodePeer.HostRun> excluded) {
+    final List<NodePeer> candidates = candidates(peers, capacities, kind, stableType, excluded);
+    long total = 0;
+    for (NodePeer candidate : candidates) {
+      total += candidate.placementWeight();
+    }
+    long draw = random.nextLong(total);
+    for (NodePeer candidate : candidates) {
+      draw -= candidate.placementWeight();
+      if (draw < 0) {
+        return candidate;
+      }
+    }
+    throw new IllegalStateException("weighted draw fell past the last candidate; total weight " + total);
+  }
+
+  /**
+   * Picks one candidate for one object id deterministically: weighted rendezvous hashing over the same
+   * candidates as {@link #pick}, so every node with the same view of the mesh sends an Instance Spot's first
+   * messages to the same target (one reservation race less, spec 002 section 7.1), while the share of ids each
+   * node gets still follows the weights.
+   *
+   * @param objectId the object's id.
+   * @param peers live peers.
+   * @param capacities node capacity records by RoutingId hex.
+   * @param kind actor, userSpot or instanceSpot.
+   * @param stableType the stable type.
+   * @param excluded runs to skip.
+   * @return the chosen peer.
+   * @throws SpotkitException.NotFound when no Serving peer registered the kind and type.
+   * @throws SpotkitException.Unavailable when no peer is Serving, every registering peer is excluded, has weight
+   *     0, or has no capacity record.
+   * @throws SpotkitException.CapacityExceeded when every otherwise eligible peer is full.
+   */
+  public static NodePeer pickFor(final String objectId, final List<NodePeer> peers,
+      final Map<String, NodeCapacityRecord> capacities, final PlacementKind kind, final String stableType,
+      final Set<NodePeer.HostRun> excluded) {
+    NodePeer best = null;
+    double bestScore = Double.NEGATIVE_INFINITY;
+    for (NodePeer candidate : candidates(peers, capacities, kind, stableType, excluded)) {
+      final double unit = (hash(objectId, candidate.routingIdHex()) >>> 11) * 0x1.0p-53; // [0, 1)
+      final double score = candidate.placementWeight() / -Math.log(Math.max(unit, Double.MIN_NORMAL));
+      if (score > bestScore) {
+        bestScore = score;
+        best = candidate;
+      }
+    }
+    return best;
+  }
+
+  private static long hash(final String objectId, final String routingIdHex) {
+    try {
+      final byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest((objectId + '\0'
+          + routingIdHex).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.nio.ByteBuffer.wrap(digest).getLong();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+
+  private static List<NodePeer> candidates(final List<NodePeer> peers,
+      final Map<String, NodeCapacityRecord> capacities, final PlacementKind kind, final String stableType,
+      final Set<NodePeer.HostRun> excluded) {
     if (kind == PlacementKind.ENTRY_SPOT) {
       throw new IllegalArgumentException("the Entry Spot is never placed (spec 002 section 4)");
     }
@@ -64,7 +126,6 @@ public final class Placement {
     int weighted = 0;
     int withRecord = 0;
     final List<NodePeer> candidates = new ArrayList<>();
-    long total = 0;
     for (NodePeer peer : sorted) {
       if (peer.state() != NodeState.SERVING) {
         continue;
@@ -89,20 +150,12 @@ public final class Placement {
       withRecord++;
       if (usage.whyFull(bundle).isEmpty()) {
         candidates.add(peer);
-        total += peer.placementWeight();
       }
     }
     if (candidates.isEmpty()) {
       throw noCandidate(what, peers.size(), serving, registered, notExcluded, weighted, withRecord);
     }
-    long draw = random.nextLong(total);
-    for (NodePeer candidate : candidates) {
-      draw -= candidate.placementWeight();
-      if (draw < 0) {
-        return candidate;
-      }
-    }
-    throw new IllegalStateException("weighted draw fell past the last candidate; total weight " + total);
+    return candidates;
   }
 
   private static SpotkitException noCandidate(final String what, final int live, final int serving,
