@@ -33,7 +33,10 @@ import java.util.function.Consumer;
  * node.close();   // OnClosing(HostShutdown) on every spot
  * }</pre>
  *
- * <p>Not yet: node-to-node transport, cross-node relocation, the relocation store (later releases).
+ * <p>A mesh of nodes: give every node the same Location Store (and Relocation Store) and
+ * {@code mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))}; creation places objects on any Serving node
+ * and messages reach the owner wherever it lives (spec 002 sections 4-7, {@link MeshOptions}). Not yet:
+ * cross-node JoinSpot and live relocation (spec 001).
  */
 public final class MeshNode implements AutoCloseable {
   /** The smallest {@link Builder#closeTimeout(Duration)} accepted: 100 ms. */

@@ -1,5 +1,5 @@
 /**
- * The single-node runtime behind {@code dev.spotkit.core}. Not API: nothing outside toolkit-core may use it.
+ * The node runtime behind {@code dev.spotkit.core}. Not API: nothing outside toolkit-core may use it.
  *
  * <p>Shape (one object per concern, none locked from outside):
  * <ul>
@@ -10,6 +10,10 @@
  *       the creation paths; {@link dev.spotkit.core.internal.Joins}: the join chain;
  *       {@link dev.spotkit.core.internal.Lifecycle}: close, destroy, node close; {@code SessionBinder}: the
  *       session boundary; {@code StoreOps}: Location Store writes.</li>
+ *   <li>The mesh: {@code RouteMesh} (transport, route cache, command 60 messages and their command 20 replies),
+ *       {@code RemoteCreations} (placement and commands 47/49), {@code RemoteLifecycle} (commands 48/61),
+ *       {@code InstanceActivations} (Instance intent and cold activation), {@code Descriptors} (this node's
+ *       MeshNode descriptor and capacity limits), {@code ReplyErrors} (typed errors across the wire).</li>
  * </ul>
  *
  * <p>Decisions written down here:
@@ -44,6 +48,20 @@
  *       %), so a turn stuck in a handler costs one step's share, not the whole budget, and blocks only its own
  *       gate. Dispatcher.close waits up to a fixed 5 s for its workers, so it runs on its own thread and is
  *       waited for only until the close deadline.</li>
+ *   <li><b>Owner lease.</b> Acquired before anything is written; every row names its OwnerId and
+ *       LeaseGeneration, and the LeaseGeneration is the node's lifecycle generation. The send path reads a flag
+ *       the timer thread refreshes every 5 ms from the lease's admission deadline (so it never reads the clock);
+ *       store writes, creations and timer ticks ask the lease itself (LOC-04).</li>
+ *   <li><b>Placement and creation.</b> Every row change that holds capacity (reserve, commit, abort, delete)
+ *       is one batch together with the node capacity record ({@code PlacementBatches}); the coordinator never
+ *       runs a factory for another node; a target adopts the row the coordinator reserved and answers once; a
+ *       Creating row whose owner lease lapsed is aborted by the next GetOrCreate that waits on it.</li>
+ *   <li><b>Mesh messages.</b> A message for an object not Ready here goes to the owner in its authority row
+ *       (route cache 15 s, only Ready rows, dropped on NotFound/StaleGeneration answers and lost connections),
+ *       over the one ordered connection per node pair, so one sender's messages to one object keep their
+ *       order. Inbound messages are offered to the local mailbox on the Netty event loop (never forwarded again;
+ *       Message Follow comes with relocation). Instance Spot first messages go to a deterministic weighted
+ *       rendezvous pick per id, so senders on different nodes agree on the target.</li>
  *   <li><b>Hot path.</b> A one-way send allocates the envelope and nothing else (error texts are built when
  *       thrown); a turn allocates one {@link dev.spotkit.core.internal.Turn}, whose joins list appears with
  *       the first defer(), and the thread-local holding the current turn is read once per turn.</li>

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The owner lease of one host run and its local admission deadline (spec 002 sections 3.1 and 5; LOC-03,
- * LOC-04). Not yet wired into MeshNode.
+ * LOC-04). Each MeshNode with a Location Store holds one for its run.
  *
  * <p><b>Deadline formula.</b> For every successful store answer about the lease (the acquire or renew write,
  * or a re-read), with {@code sent} the local monotonic time (the injected {@code nanoTime}) taken just before
