@@ -2,6 +2,7 @@ package dev.spotkit.core;
 
 import dev.spotkit.core.internal.NodeConfig;
 import dev.spotkit.core.location.LeaseSettings;
+import dev.spotkit.core.location.LocationQuery;
 import dev.spotkit.store.RelocationStore;
 import dev.spotkit.core.internal.NodeRuntime;
 import dev.spotkit.core.internal.SpotCell;
@@ -50,10 +51,14 @@ public final class MeshNode implements AutoCloseable {
 
   private final NodeRuntime rt;
   private final ObjectRole role;
+  private final LocationQueries locations;
 
-  private MeshNode(final NodeRuntime rt, final ObjectRole role) {
+  private MeshNode(final NodeRuntime rt, final ObjectRole role, final LocationStore store,
+      final Duration storeTimeout) {
     this.rt = rt;
     this.role = role;
+    this.locations = new LocationQueriesImpl(role == ObjectRole.NONE || store == null ? null
+        : new LocationQuery(store, storeTimeout), rt::isClosing, rt.meshName() + "/" + rt.nodeRid());
   }
 
   /**
@@ -97,6 +102,18 @@ public final class MeshNode implements AutoCloseable {
    */
   public ActorManager actors() {
     return new ActorManagerImpl(rt);
+  }
+
+  /**
+   * The operator query (spec 002 section 7.4): where an object is by global id, and the objects of one kind in
+   * pages, read from this node's Location Store. For operational status only: never a message target list or a
+   * placement condition. Any thread; its calls block on the store (see {@link LocationQueries}).
+   *
+   * @return the query; its calls fail with {@link SpotkitException.NotConfigured} unless this node has an object
+   *     role (and so a Location Store).
+   */
+  public LocationQueries locations() {
+    return locations;
   }
 
   /**
@@ -417,7 +434,7 @@ public final class MeshNode implements AutoCloseable {
           server == null ? Map.of() : server.spotTypes(),
           sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit,
           mesh == null ? null : mesh.toSpec(), lease, relocationStore);
-      return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role);
+      return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, store, requestTimeout);
     }
   }
 }
