@@ -87,9 +87,12 @@ class MeshInstanceSpotTest {
 
   @Test
   @Spec("LOC-14")
+  @Spec("LOC-23")
   void theFirstMessageIsStoredBeforeReadyRunsFirstAndIsDeletedAfterItsHandler() {
     final List<MeshNode> mesh = three();
     initGate = new CountDownLatch(1);
+    final dev.spotkit.store.StoreFaults.Stall deletes = relocations.faults().stallNext(1,
+        call -> call.kind() == dev.spotkit.store.StoreFaults.Kind.DELETE);
     mesh.get(1).toInstanceSpot("t-1", "tally").send(new Tick("b", 0));
     // while OnInitialize waits: the Creating row references the stored first message
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> relocations.size() == 1);
@@ -99,6 +102,11 @@ class MeshInstanceSpotTest {
       mesh.get(i % 3).toInstanceSpot("t-1", "tally").send(new Tick("m", i));
     }
     initGate.countDown();
+    // the delete waits: by then the row already ended its use of the reference (Ready, no pending creation)
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> deletes.stalled() == 1);
+    assertThat(authorityRow("t-1")).contains("\"state\":\"active\"").doesNotContain("relocation-store:");
+    assertThat(relocations.size()).isEqualTo(1);
+    deletes.release();
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> relocations.size() == 0);
     final List<?> seen = mesh.get(2).toInstanceSpot("t-1", "tally").request(new Seen(), List.class).await();
     assertThat(seen).hasSize(50).first().isEqualTo("b0");

@@ -24,6 +24,10 @@ class MeshRoutingTest {
 
   record Seen() {}
 
+  record Stall() {}
+
+  static volatile java.util.concurrent.CountDownLatch stallGate = new java.util.concurrent.CountDownLatch(0);
+
   /** Records notes, answers asks with the id of its node. */
   static final class Recorder implements Actor {
     final List<Integer> notes = new CopyOnWriteArrayList<>();
@@ -37,7 +41,11 @@ class MeshRoutingTest {
     public void configure(final ActorHandlers on) {
       on.message(Note.class, n -> notes.add(n.n()))
           .request(Ask.class, a -> new Answer(a.n() * 2, ctx.self().nodeRid().hex()))
-          .request(Seen.class, s -> List.copyOf(notes));
+          .request(Seen.class, s -> List.copyOf(notes))
+          .request(Stall.class, s -> {
+            stallGate.await(10, TimeUnit.SECONDS);
+            return "late";
+          });
     }
   }
 
@@ -77,6 +85,7 @@ class MeshRoutingTest {
 
   @AfterEach
   void close() {
+    stallGate.countDown();
     nodes.forEach(MeshNode::close);
   }
 
@@ -177,5 +186,22 @@ class MeshRoutingTest {
     assertThat(b.spots().find(hall.id().value())).isEmpty();
     assertThat(b.actors().destroy(actor).await()).isFalse();
     assertThat(closer.spots().close(hall).await()).isFalse();
+  }
+
+  @Test
+  void aRemoteRequestEndsAtItsDeadlineAndTheLateReplyChangesNothing() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final ActorRef ref = a.actors().getOrCreate("gina", "recorder").await();
+    final MeshNode caller = notOwning(ref.nodeRid(), a, b);
+    stallGate = new java.util.concurrent.CountDownLatch(1);
+    final long started = System.nanoTime();
+    assertThatThrownBy(() -> caller.toActor(ref).request(new Stall(), String.class)
+        .timeout(Duration.ofMillis(300)).await())
+        .isInstanceOf(SpotkitException.DeadlineExceeded.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+    stallGate.countDown(); // the owner answers late: the caller already failed; the next request still works
+    assertThat(caller.toActor(ref).request(new Ask(5), Answer.class).timeout(Duration.ofSeconds(5)).await().n())
+        .isEqualTo(10);
   }
 }

@@ -242,4 +242,40 @@ class NodeStartTest {
           .hasMessageContaining("has the shape of an Entry Spot id");
     }
   }
+
+  @Test
+  @Spec("LOC-05")
+  void aDescriptorOverItsLimitsFailsStartupAndPublishesNothing() {
+    final InMemoryLocationStore store = new InMemoryLocationStore();
+    assertThatThrownBy(() -> MeshNode.builder().meshName("big").locationStore(store)
+        .objectServer(s -> {
+          s.entrySpot(TestNodes.PlainEntry::new);
+          for (int i = 0; i <= 1024; i++) { // 1,025 registered types: one over the limit
+            s.actor("type-" + i, Noop::new, a -> a.disableRelocation());
+          }
+        }).start())
+        .isInstanceOf(SpotkitException.NotConfigured.class)
+        .hasMessageContaining("cannot be published whole").hasMessageContaining("1025");
+    assertThat(keys(store, "mesh-node\0")).isEmpty();
+    assertThat(keys(store, "node-capacity\0")).isEmpty();
+    final MeshNode fits = MeshNode.builder().meshName("big").locationStore(store)
+        .objectServer(s -> {
+          s.entrySpot(TestNodes.PlainEntry::new);
+          for (int i = 0; i < 1024; i++) {
+            s.actor("type-" + i, Noop::new, a -> a.disableRelocation());
+          }
+        }).start();
+    try {
+      assertThat(keys(store, "mesh-node\0")).hasSize(1);
+    } finally {
+      fits.close();
+    }
+  }
+
+  private static java.util.List<String> keys(final InMemoryLocationStore store, final String prefix) {
+    final dev.spotkit.store.ScanResult result = store.scan(dev.spotkit.store.ScanRequest.first(prefix, 1000))
+        .toCompletableFuture().join();
+    return ((dev.spotkit.store.ScanResult.Page) result).entries().stream().map(dev.spotkit.store.ScanEntry::key)
+        .toList();
+  }
 }

@@ -86,8 +86,13 @@ final class Descriptors {
     revision = record.descriptorRevision();
   }
 
-  /** Publishes, logging instead of throwing (close). */
+  /** Publishes, logging instead of throwing (close); nothing when startup never published one. */
   void publishQuietly(final NodeState state) {
+    synchronized (this) {
+      if (revision == 0) {
+        return;
+      }
+    }
     try {
       publish(state);
     } catch (RuntimeException e) {
@@ -95,7 +100,7 @@ final class Descriptors {
     }
   }
 
-  /** Deletes the descriptor (end of close); never throws. */
+  /** Deletes the descriptor and the capacity record (end of close); never throws. */
   synchronized void remove() {
     try {
       rt.store().admit("removing the MeshNode descriptor");
