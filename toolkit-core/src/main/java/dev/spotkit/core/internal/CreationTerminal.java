@@ -16,21 +16,29 @@ final class CreationTerminal {
   /** Retention after the operation's deadline (spec 002 section 7). */
   static final Duration REPLAY_WINDOW = Duration.ofMinutes(5);
   /** No terminal record (a local creation). */
-  static final CreationTerminal NONE = new CreationTerminal(null, 0, null);
+  static final CreationTerminal NONE = new CreationTerminal(null, 0, 0, null);
 
   private final String key;
-  private final long keepUntilUnixMs;
+  /** Store time (ms) until which the record is kept: the deadline plus 5 minutes, on the store's clock. */
+  private final long keepUntilStoreMs;
+  /** A store time read and the local monotonic time it was read at: the store's clock, carried forward. */
+  private final long storeMsAtRead;
+  private final long nanosAtRead;
   private final JsonCopier copier;
   private CreationTerminalRecord ending;
 
   /**
    * @param key the terminal record's key, or null for none.
-   * @param deadlineUnixMs the operation's deadline in Unix ms.
+   * @param remainingMs time left to the operation's deadline when {@code storeNowMs} was read, in ms.
+   * @param storeNowMs a StoreNow the provider returned just now (spec 002 section 7: retention counts in store
+   *     time, not on this node's clock).
    * @param copier encodes application replies.
    */
-  CreationTerminal(final String key, final long deadlineUnixMs, final JsonCopier copier) {
+  CreationTerminal(final String key, final long remainingMs, final long storeNowMs, final JsonCopier copier) {
     this.key = key;
-    this.keepUntilUnixMs = deadlineUnixMs + REPLAY_WINDOW.toMillis();
+    this.storeMsAtRead = storeNowMs;
+    this.nanosAtRead = System.nanoTime();
+    this.keepUntilStoreMs = storeNowMs + Math.max(0, remainingMs) + REPLAY_WINDOW.toMillis();
     this.copier = copier;
   }
 
@@ -66,7 +74,8 @@ final class CreationTerminal {
   }
 
   private Mutation put(final CreationTerminalRecord record) {
-    final long left = Math.max(1, keepUntilUnixMs - System.currentTimeMillis());
+    final long storeNow = storeMsAtRead + (System.nanoTime() - nanosAtRead) / 1_000_000L;
+    final long left = Math.max(1, keepUntilStoreMs - storeNow);
     return Mutation.Put.expiring(key, record.encode(), Duration.ofMillis(left));
   }
 }

@@ -330,6 +330,14 @@ final class RemoteCreations {
     final ActorCreate a = actor ? CreationCodec.decodeActorCreate(frame) : null;
     final UserSpotCreate u = actor ? null : CreationCodec.decodeUserSpotCreate(frame);
     final long correlation = actor ? a.correlation() : u.correlation();
+    final Rid source = actor ? a.sourceNodeRid() : u.sourceNodeRid();
+    final long sourceGeneration = actor ? a.sourceNodeGeneration() : u.sourceNodeGeneration();
+    if (!source.equals(Rid.of(from.peerRid())) || sourceGeneration != from.peerGeneration()) {
+      RouteMesh.answer(from, correlation, CompletableFuture.<Reply>failedFuture(new SpotkitException.Unavailable(
+          "the creation names source node " + source + " run " + sourceGeneration + " but arrived from node "
+          + from.peerRid() + " run " + from.peerGeneration() + " (LOC-12); nothing was created")), r -> r);
+      return;
+    }
     final CompletableFuture<Reply> reply = rt.async(() -> actor
         ? createHere(true, a.operation(), a.sourceNodeRid(), a.sourceNodeGeneration(), a.actorId(), a.stableType(),
             a.reservation(), a.deadlineUnixMs(), correlation)
@@ -369,7 +377,8 @@ final class RemoteCreations {
           + " the coordinator sent (LOC-12); nothing was created");
     }
     final Object request = request(row.pendingCreation());
-    final CreationTerminal terminal = new CreationTerminal(terminalKey, deadlineUnixMs, rt.copier());
+    final CreationTerminal terminal = new CreationTerminal(terminalKey, deadlineUnixMs - System.currentTimeMillis(),
+        found.now().epochMillis(), rt.copier());
     return actor ? rt.creations().createReservedActor(id, stableType, row, found.version(), request, terminal)
         .thenApply(outcome -> actorReply(correlation, id, outcome))
         : rt.creations().createReservedSpot(id, stableType, row, found.version(), request, terminal)

@@ -121,6 +121,7 @@ final class RemoteLifecycle {
     try {
       final SpotCell cell = rt.spots.get(fence.spot().spotId());
       if (!fence.targetNodeRid().equals(Rid.of(rt.nodeRid()))
+          || !m.sourceNodeRid().equals(Rid.of(from.peerRid())) || m.sourceNodeGeneration() != from.peerGeneration()
           || fence.targetNodeGeneration() != rt.store().lifecycleGeneration()
           || cell == null || cell.storeRecord == null
           || cell.storeRecord.authorityOwnerGeneration() != fence.expectedAuthorityOwnerGeneration()

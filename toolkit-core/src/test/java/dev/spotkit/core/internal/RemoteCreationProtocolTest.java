@@ -290,6 +290,11 @@ class RemoteCreationProtocolTest {
       assertThat(read(terminalKey(operation, fakeGeneration))).isInstanceOf(ReadResult.Missing.class);
       assertThat(capacity()).isEqualTo(before);
     }
+    // a source run other than the connection's proven one (a previous run of the coordinator) creates nothing
+    final Reply staleSource = send(OperationId.random(), fakeGeneration - 1, "bob", f, deadlineUnixMs());
+    assertThat(ReplyErrors.toException(staleSource, "creation of bob")).isInstanceOf(SpotkitException.Unavailable.class)
+        .hasMessageContaining("run " + (fakeGeneration - 1)).hasMessageContaining("nothing was created");
+    assertThat(runs("bob")).isZero();
     // the untouched reservation still creates, once
     final Reply created = send(r.operation(), fakeGeneration, "bob", f, deadlineUnixMs());
     assertThat(created.tail()).isEqualTo(new ReplyTail.ActorCreated(CreateResult.CREATED,
