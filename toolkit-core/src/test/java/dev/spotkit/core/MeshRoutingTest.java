@@ -26,6 +26,31 @@ class MeshRoutingTest {
 
   record Stall() {}
 
+  record WithLambda(Runnable run) {}
+
+  record WithThread(Thread thread) {}
+
+  record BadReply() {}
+
+  /** Not a record: may not cross nodes by name. */
+  static final class Plain {
+    public int n = 1;
+  }
+
+  /** An Instance Spot type, so Instance intent to a User Spot id can be tried. */
+  static final class Tally implements InstanceSpot {
+    private final InstanceSpotContext ctx;
+
+    Tally(final InstanceSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public InstanceSpotContext context() {
+      return ctx;
+    }
+  }
+
   static volatile java.util.concurrent.CountDownLatch stallGate = new java.util.concurrent.CountDownLatch(0);
 
   /** Records notes, answers asks with the id of its node. */
@@ -42,6 +67,7 @@ class MeshRoutingTest {
       on.message(Note.class, n -> notes.add(n.n()))
           .request(Ask.class, a -> new Answer(a.n() * 2, ctx.self().nodeRid().hex()))
           .request(Seen.class, s -> List.copyOf(notes))
+          .request(BadReply.class, b -> new WithLambda(() -> { }))
           .request(Stall.class, s -> {
             stallGate.await(10, TimeUnit.SECONDS);
             return "late";
@@ -72,7 +98,8 @@ class MeshRoutingTest {
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("recorder", Recorder::new, a -> a.disableRelocation())
-            .userSpot("hall", Hall::new, o -> o.recreateOnRelocation()))
+            .userSpot("hall", Hall::new, o -> o.recreateOnRelocation())
+            .instanceSpot("tally", Tally::new, o -> o.recreateOnRelocation()))
         .start();
     nodes.add(node);
     return node;
@@ -203,5 +230,37 @@ class MeshRoutingTest {
     stallGate.countDown(); // the owner answers late: the caller already failed; the next request still works
     assertThat(caller.toActor(ref).request(new Ask(5), Answer.class).timeout(Duration.ofSeconds(5)).await().n())
         .isEqualTo(10);
+  }
+
+  @Test
+  void messagesAndRepliesThatCannotCrossNodesAreTypedErrorsAtTheSenderNotLosses() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final ActorRef ref = a.actors().getOrCreate("hal", "recorder").await();
+    final MeshNode sender = notOwning(ref.nodeRid(), a, b);
+    assertThatThrownBy(() -> sender.toActor(ref).send(new WithLambda(() -> { })))
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("does not survive");
+    assertThatThrownBy(() -> sender.toActor(ref).send(new WithThread(Thread.currentThread())))
+        .isInstanceOf(SpotkitException.InvalidOperation.class);
+    assertThatThrownBy(() -> sender.toActor(ref).send(new Plain()))
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("records, enums");
+    assertThatThrownBy(() -> sender.toActor(ref).request(new BadReply(), WithLambda.class)
+        .timeout(Duration.ofSeconds(5)).await())
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("does not survive");
+    assertThat(sender.toActor(ref).request(new Seen(), List.class).await()).isEmpty();
+  }
+
+  @Test
+  void instanceIntentToAUserSpotIdIsATypeMismatchFromEveryNode() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    a.spots().getOrCreate("shared-id", "hall").await();
+    for (MeshNode n : List.of(a, b, c)) {
+      assertThatThrownBy(() -> n.toInstanceSpot("shared-id", "tally").send(new Note(1)))
+          .isInstanceOf(SpotkitException.TypeMismatch.class);
+      assertThatThrownBy(() -> n.toInstanceSpot("shared-id", "tally").request(new Seen(), List.class).await())
+          .isInstanceOf(SpotkitException.TypeMismatch.class);
+    }
   }
 }

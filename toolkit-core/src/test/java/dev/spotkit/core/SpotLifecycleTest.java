@@ -249,7 +249,7 @@ class SpotLifecycleTest {
   void instanceIntentCannotAddressAUserSpot() {
     node.spots().getOrCreate("room:u", "room").await();
     assertThatThrownBy(() -> node.toInstanceSpot("room:u", "counter").send(new Hello("x")))
-        .isInstanceOf(SpotkitException.InvalidOperation.class)
+        .isInstanceOf(SpotkitException.TypeMismatch.class)
         .hasMessageContaining("exists as a user spot of type 'room'");
   }
 }

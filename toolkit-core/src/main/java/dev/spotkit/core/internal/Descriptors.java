@@ -100,12 +100,18 @@ final class Descriptors {
     }
   }
 
-  /** Deletes the descriptor and the capacity record (end of close); never throws. */
+  /**
+   * Deletes the descriptor at the end of close, and the capacity record too when no cell of this node is left
+   * (a row still being deleted needs it to return its slots; a record left behind holds no slots and is only
+   * read for a run whose descriptor is gone). Never throws.
+   */
   synchronized void remove() {
     try {
       rt.store().admit("removing the MeshNode descriptor");
-      StoreCalls.await(rt.store().store().write(WriteBatch.of(List.of(), List.of(new Mutation.Delete(key),
-          new Mutation.Delete(capacityKey)))), TIMEOUT, "removal of the MeshNode descriptor");
+      final List<Mutation> deletes = rt.actors.isEmpty() && rt.spots.isEmpty()
+          ? List.of(new Mutation.Delete(key), new Mutation.Delete(capacityKey)) : List.of(new Mutation.Delete(key));
+      StoreCalls.await(rt.store().store().write(WriteBatch.of(List.of(), deletes)), TIMEOUT,
+          "removal of the MeshNode descriptor");
     } catch (RuntimeException e) {
       NodeRuntime.LOG.warn("could not remove the MeshNode descriptor: {}", e.getMessage());
     }

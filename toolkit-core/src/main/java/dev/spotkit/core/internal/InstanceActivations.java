@@ -70,6 +70,11 @@ final class InstanceActivations {
       }
       return;
     }
+    if (route.kind() != PlacementKind.INSTANCE_SPOT || !route.stableType().equals(address.stableType())) {
+      throw new SpotkitException.TypeMismatch("spot '" + id + "' exists as " + route.kind().wire() + " of type '"
+          + route.stableType() + "'; Instance intent of type '" + address.stableType() + "' cannot address it"
+          + " (spec 002 section 7.1)");
+    }
     mesh.forwardInstance(route.owner(), route.endpoint(), address, envelope);
   }
 
@@ -89,7 +94,7 @@ final class InstanceActivations {
       final SpotCell existing = rt.spots.get(id);
       if (existing != null) {
         if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
-          throw new SpotkitException.InvalidOperation("spot '" + id + "' exists as a " + existing.kind
+          throw new SpotkitException.TypeMismatch("spot '" + id + "' exists as a " + existing.kind
               .name().toLowerCase() + " spot of type '" + existing.stableType + "'; Instance intent of type '"
               + type.stableType() + "' cannot address it");
         }

@@ -22,6 +22,8 @@ final class JsonCopier {
 
   private final ObjectMapper mapper = new ObjectMapper()
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+  /** At most this many message classes are cached by name (only classes that exist and may cross). */
+  private static final int MAX_CACHED_CLASSES = 4096;
   /** Message classes by name, for decoding messages from peers; filled on first use of each name. */
   private final java.util.concurrent.ConcurrentHashMap<String, Class<?>> classes =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -38,6 +40,48 @@ final class JsonCopier {
    * @throws SpotkitException.CapacityExceeded when the encoding is over {@code limit}.
    */
   ApplicationPayload encode(final String what, final Object value, final int limit) {
+    return new ApplicationPayload(value.getClass().getName(), JSON, bytes(what, value, limit));
+  }
+
+  /**
+   * Encodes a message or reply that will be decoded on another node, and proves it decodes back into its own
+   * class here first, so a value the JSON codec cannot carry (a lambda, a thread, a socket) fails at the sender
+   * with a typed error instead of being lost on the peer.
+   *
+   * @param what e.g. "message"; used in errors.
+   * @param value the value; not null.
+   * @param limit largest accepted encoded size in bytes.
+   * @param byName true when the peer finds the class by name (a message), false when the caller names the type
+   *     (a reply).
+   * @return the payload envelope.
+   * @throws SpotkitException.InvalidOperation when the value cannot make the round trip, or (by name) is not a
+   *     record, an enum or a String/boxed primitive.
+   * @throws SpotkitException.CapacityExceeded when the encoding is over {@code limit}.
+   */
+  ApplicationPayload encodeForPeer(final String what, final Object value, final int limit, final boolean byName) {
+    if (byName && !crossesByName(value.getClass())) {
+      throw new SpotkitException.InvalidOperation(what + " of type " + value.getClass().getName() + " cannot be"
+          + " sent to another node: messages that cross nodes are records, enums, Strings or boxed primitives"
+          + " (DESIGN.md \"Messaging\")");
+    }
+    final byte[] bytes = bytes(what, value, limit);
+    try {
+      mapper.readValue(bytes, value.getClass());
+    } catch (Exception e) {
+      throw new SpotkitException.InvalidOperation(what + " of type " + value.getClass().getName()
+          + " does not survive the JSON message codec (" + e.getMessage() + "); a peer could not decode it."
+          + " Use a record of plain values", e);
+    }
+    return new ApplicationPayload(value.getClass().getName(), JSON, bytes);
+  }
+
+  /** Types a peer may decode by name: records, enums, String and boxed primitives; nothing else. */
+  static boolean crossesByName(final Class<?> type) {
+    return type.isRecord() || type.isEnum() || type == String.class || type == Boolean.class
+        || type == Character.class || (Number.class.isAssignableFrom(type) && type.getName().startsWith("java.lang."));
+  }
+
+  private byte[] bytes(final String what, final Object value, final int limit) {
     final byte[] bytes;
     try {
       bytes = mapper.writeValueAsBytes(value);
@@ -50,7 +94,7 @@ final class JsonCopier {
       throw new SpotkitException.CapacityExceeded(what + " of " + bytes.length + " bytes exceeds the " + limit
           + "-byte limit of one mesh frame");
     }
-    return new ApplicationPayload(value.getClass().getName(), JSON, bytes);
+    return bytes;
   }
 
   /**
@@ -62,16 +106,21 @@ final class JsonCopier {
    * @throws SpotkitException.InvalidOperation when the class is unknown or the bytes do not decode.
    */
   Object decode(final ApplicationPayload payload) {
-    final Class<?> type = classes.computeIfAbsent(payload.packetName(), name -> {
+    Class<?> type = classes.get(payload.packetName());
+    if (type == null) {
       try {
-        return Class.forName(name, false, JsonCopier.class.getClassLoader());
+        type = Class.forName(payload.packetName(), false, JsonCopier.class.getClassLoader());
       } catch (ClassNotFoundException | LinkageError e) {
-        return Void.class;
+        throw new SpotkitException.InvalidOperation("message type '" + payload.packetName() + "' is not known on"
+            + " this node; deploy the same message classes on every node of the mesh");
       }
-    });
-    if (type == Void.class) {
-      throw new SpotkitException.InvalidOperation("message type '" + payload.packetName() + "' is not known on"
-          + " this node; deploy the same message classes on every node of the mesh");
+      if (!crossesByName(type)) { // never instantiate arbitrary classes a peer names
+        throw new SpotkitException.InvalidOperation("message type '" + payload.packetName() + "' is not a record,"
+            + " enum, String or boxed primitive; refused");
+      }
+      if (classes.size() < MAX_CACHED_CLASSES) {
+        classes.putIfAbsent(payload.packetName(), type);
+      }
     }
     return decode(payload, type);
   }

@@ -343,6 +343,8 @@ public final class NodeRuntime {
     } catch (dev.spotkit.core.wire.WireFormatException e) {
       LOG.warn("malformed command {} from {}: {}; closing the connection", command, from.peerRid(), e.getMessage());
       from.close();
+    } catch (RuntimeException e) { // never out of the event loop
+      LOG.warn("command {} from {} failed: {}", command, from.peerRid(), e.toString());
     }
   }
 

@@ -55,8 +55,9 @@ final class RouteMesh implements MeshListener {
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-  /** A cached owner: where the Ready object of this generation lives. */
-  record Route(NodeRid owner, InetSocketAddress endpoint, long generation, long expiresAtNanos) {
+  /** A cached owner: where the Ready object of this generation and kind/type lives. */
+  record Route(NodeRid owner, InetSocketAddress endpoint, long generation, long expiresAtNanos,
+      dev.spotkit.core.location.PlacementKind kind, String stableType) {
   }
 
   private final NodeRuntime rt;
@@ -127,13 +128,15 @@ final class RouteMesh implements MeshListener {
    */
   void forwardInstance(final NodeRid owner, final InetSocketAddress endpoint, final Address.Instance address,
       final Envelope.Msg envelope) {
-    send(new Route(owner, endpoint, 0, 0), ObjectKey.spot(address.id()), ApplicationMessage.TargetKind.INSTANCE_SPOT,
+    send(new Route(owner, endpoint, 0, 0, dev.spotkit.core.location.PlacementKind.INSTANCE_SPOT,
+        address.stableType()), ObjectKey.spot(address.id()), ApplicationMessage.TargetKind.INSTANCE_SPOT,
         address.id(), 0, address.stableType(), envelope);
   }
 
   private void send(final Route route, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final String stableType, final Envelope.Msg envelope) {
-    final ApplicationPayload payload = rt.copier().encode("message", envelope.payload(), maxPayloadBytes);
+    final ApplicationPayload payload = rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes,
+        true);
     final ReplySink sink = envelope.reply();
     final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(CONNECT_TIMEOUT);
     final PeerConnection connection = connection(route.owner(), route.endpoint(), connectBy);
@@ -216,7 +219,7 @@ final class RouteMesh implements MeshListener {
           + " being replaced)");
     }
     final Route route = new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
-        System.nanoTime() + ROUTE_CACHE_MAX_AGE.toNanos());
+        System.nanoTime() + ROUTE_CACHE_MAX_AGE.toNanos(), allocation.objectKind(), allocation.stableType());
     routes.put(cacheKey, route);
     return route;
   }
@@ -330,9 +333,13 @@ final class RouteMesh implements MeshListener {
     return System.currentTimeMillis() + Math.max(1, deadline.remaining().toMillis());
   }
 
-  /** The monotonic deadline of a wire Unix ms deadline (at least 1 ms from now). */
+  /**
+   * The monotonic deadline of a wire Unix ms deadline: at least 1 ms and at most {@link Deadline#MAX_TIMEOUT}
+   * from now, whatever the peer sent (a peer's clock may be far off; its value never throws here).
+   */
   static Deadline deadlineOf(final long unixMs) {
-    return Deadline.after(Duration.ofMillis(Math.max(1, unixMs - System.currentTimeMillis())));
+    final long left = Math.max(1, Math.min(unixMs - System.currentTimeMillis(), Deadline.MAX_TIMEOUT.toMillis()));
+    return Deadline.after(Duration.ofMillis(left));
   }
 
   /**
@@ -387,26 +394,30 @@ final class RouteMesh implements MeshListener {
     }
     final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
     try {
-      final Object message = rt.copier().decode(m.payload());
-      final Address address = switch (m.targetKind()) {
-        case ACTOR -> new Address.ActorById(m.targetId());
-        case SPOT -> new Address.SpotById(m.targetId());
-        case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
-      };
-      rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink));
-    } catch (SpotkitException e) {
+      deliverInbound(m, sink);
+    } catch (RuntimeException e) { // never out of the event loop: one bad message is not the connection's fault
+      final SpotkitException typed = Cell.typed(e, "message from node " + from.peerRid());
       if (sink != null) {
-        sink.fail(e);
+        sink.fail(typed);
       } else {
-        NodeRuntime.LOG.debug("one-way message from {} to {} '{}' dropped: {}", from.peerRid(), m.targetKind(),
-            m.targetId(), e.getMessage());
+        NodeRuntime.LOG.warn("one-way message from {} to {} '{}' dropped: {}", from.peerRid(), m.targetKind(),
+            m.targetId(), typed.getMessage());
       }
     }
   }
 
+  private void deliverInbound(final ApplicationMessage m, final ReplySink sink) {
+    final Object message = rt.copier().decode(m.payload());
+    final Address address = switch (m.targetKind()) {
+      case ACTOR -> new Address.ActorById(m.targetId());
+      case SPOT -> new Address.SpotById(m.targetId());
+      case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
+    };
+    rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink));
+  }
+
   private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {
-    final long remainingMs = Math.max(1, m.deadlineUnixMs() - System.currentTimeMillis());
-    final ReplySink sink = new ReplySink(Deadline.after(Duration.ofMillis(remainingMs)), Object.class,
+    final ReplySink sink = new ReplySink(deadlineOf(m.deadlineUnixMs()), Object.class,
         "request from node " + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "'");
     final long correlation = m.correlation();
     rt.attachDeadline(sink.future, sink.deadline, () -> sink.description + " timed out");
@@ -415,7 +426,8 @@ final class RouteMesh implements MeshListener {
       if (failure == null) {
         try {
           reply = new Reply(correlation, TerminalResult.OK, dev.spotkit.core.wire.FailureCode.NONE,
-              dev.spotkit.core.wire.ReplyTail.Empty.INSTANCE, rt.copier().encode("reply", value, maxPayloadBytes));
+              dev.spotkit.core.wire.ReplyTail.Empty.INSTANCE, rt.copier().encodeForPeer("reply", value,
+              maxPayloadBytes, false));
         } catch (SpotkitException e) {
           reply = ReplyErrors.toReply(correlation, e);
         }

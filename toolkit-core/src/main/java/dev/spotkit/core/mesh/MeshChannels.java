@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
  * <p>Pipeline, one job per handler, all created per channel:
  * <ol>
  *   <li>{@code flush-consolidation} (outbound): one flush per batch of queued writes.</li>
+ *   <li>{@code pre-auth-limit} ({@link PreAuthLimit}): the peer's handshake frames may declare at most 4 KiB, so
+ *       an unauthenticated connection cannot make this node buffer a full-size frame.</li>
  *   <li>{@code length-prepender} (outbound): writes the 4-byte big-endian length before each frame.</li>
  *   <li>{@code length-framer}: cuts frames at their 4-byte length, strips it; a length over
  *       {@link MeshConfig#maxFrameLength()} throws {@code TooLongFrameException} at once (fail fast) and the

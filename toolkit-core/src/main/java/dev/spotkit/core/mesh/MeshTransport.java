@@ -110,6 +110,10 @@ public final class MeshTransport implements AutoCloseable {
     LOG.debug("mesh listener on {} ({})", serverChannel.localAddress(), config);
   }
 
+  /** Connections allowed in their handshake at once; more are closed at once (unauthenticated flood). */
+  static final int MAX_HANDSHAKING = 256;
+  private final java.util.concurrent.atomic.AtomicInteger handshaking = new java.util.concurrent.atomic.AtomicInteger();
+
   private ChannelInitializer<SocketChannel> initializer(final PeerTable.Dial dial) {
     return new ChannelInitializer<>() {
       @Override
@@ -118,6 +122,13 @@ public final class MeshTransport implements AutoCloseable {
           ch.close();
           return;
         }
+        if (handshaking.incrementAndGet() > MAX_HANDSHAKING) {
+          handshaking.decrementAndGet();
+          MeshChannels.closeWith(ch, CloseReason.HANDSHAKE_PROTOCOL, MAX_HANDSHAKING
+              + " connections are already in their handshake; refusing another until one finishes");
+          return;
+        }
+        ch.pipeline().addLast("pre-auth-limit", new PreAuthLimit(handshaking));
         MeshChannels.installFraming(ch.pipeline(), config.maxFrameLength());
         ch.pipeline().addLast("handshake", new HandshakeHandler(MeshTransport.this, dial));
         ch.pipeline().addLast("errors", new ErrorHandler());

@@ -324,4 +324,18 @@ class RemoteCreationProtocolTest {
     assertThat(capacity()).isEqualTo(before);
     assertThat(node.actors().find("no-carol")).isEmpty();
   }
+
+  @Test
+  void aRequestWithAFarFutureOrPastDeadlineGetsOneTypedReplyAndTheConnectionStays() throws Exception {
+    for (long deadline : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 2, 1L}) {
+      final byte[] frame = connection.request(c -> dev.spotkit.core.wire.ApplicationMessageCodec.encode(
+          new dev.spotkit.core.wire.ApplicationMessage(c, dev.spotkit.core.wire.ApplicationMessage.TargetKind.ACTOR,
+              "nobody", 0, null, deadline, 0, new dev.spotkit.core.wire.ApplicationPayload("java.lang.String",
+              "application/json", "\"hi\"".getBytes(StandardCharsets.UTF_8)))), Deadline.after(WAIT))
+          .get(15, TimeUnit.SECONDS);
+      final Reply reply = ReplyCodec.decode(frame, OperationKind.ACTOR_REQUEST);
+      assertThat(ReplyErrors.toException(reply, "request")).isInstanceOf(SpotkitException.NotFound.class);
+      assertThat(connection.isOpen()).isTrue();
+    }
+  }
 }

@@ -348,6 +348,24 @@ class MeshTransportTest {
   }
 
   @Test
+  void anUnauthenticatedPeerCannotMakeTheNodeBufferAFullSizeFrame() throws Exception {
+    final Recorder rb = new Recorder();
+    final MeshTransport b = start(B, rb);
+    try (Socket raw = new Socket(b.localAddress().getAddress(), b.localAddress().getPort())) {
+      raw.setSoTimeout((int) WAIT.toMillis());
+      final OutputStream out = raw.getOutputStream();
+      // a handshake-looking frame that declares 16 MiB - 16 bytes: under the frame limit, over the handshake's
+      out.write(new byte[] {0, (byte) 0xFF, (byte) 0xFF, (byte) 0xF0, 0x53, 0x4B});
+      out.flush();
+      assertThat(raw.getInputStream().read()).as("closed at the length prefix, nothing buffered").isEqualTo(-1);
+    }
+    assertThat(rb.everConnected).isEmpty();
+    // a proper peer still connects
+    final MeshTransport a = start(A, new Recorder());
+    assertThat(a.connect(b.localAddress(), B).get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isOpen()).isTrue();
+  }
+
+  @Test
   void frameworkFrameBeforeTheHandshakeIsRefused() throws Exception {
     final Recorder rb = new Recorder();
     final MeshTransport b = start(B, rb);
