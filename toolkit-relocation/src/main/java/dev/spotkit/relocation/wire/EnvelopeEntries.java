@@ -15,8 +15,16 @@ public final class EnvelopeEntries {
   }
 
   /**
-   * One participant's application state: {@code participantId nonzero-u64, hasState u8 (0/1), and when 1:
-   * length u64, bytes}. Sorted and unique by participantId.
+   * One participant's application state, sorted and unique by participantId. Layout (an optional union):
+   *
+   * <pre>
+   *   participantId  nonzero-u64
+   *   hasState       u8 0 or 1 (the discriminator)
+   *   length         u64 bytes of the case body: 0 when hasState is 0, else 8 + payload length
+   *   case body      hasState 1: payload length u64, payload bytes; hasState 0: nothing
+   * </pre>
+   *
+   * A length that differs from the case body is {@link RelocationWireError#INVALID_FIELD}.
    *
    * @param participantId 1..2^63-1.
    * @param state the adapter's state bytes, or null when the participant has none; copied.

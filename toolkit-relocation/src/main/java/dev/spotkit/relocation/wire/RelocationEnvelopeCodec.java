@@ -43,8 +43,11 @@ public final class RelocationEnvelopeCodec {
       final byte[] state = s.state();
       out.bool8(state != null);
       if (state != null) {
+        out.u64(8L + state.length);
         out.u64(state.length);
         out.bytes(state);
+      } else {
+        out.u64(0);
       }
     }
     out.u32(envelope.savedWork().size());
@@ -159,15 +162,23 @@ public final class RelocationEnvelopeCodec {
         final String f = "applicationStates[" + i + "]";
         final int at = in.position();
         final long id = participant(f + ".participantId");
+        final boolean has = in.bool8(f + ".hasState");
+        final int unionAt = in.position();
+        final long declared = in.u64(f + ".applicationState.length");
+        final int start = in.position();
         byte[] state = null;
-        if (in.bool8(f + ".hasState")) {
+        if (has) {
           final int lengthAt = in.position();
-          final long length = in.u64(f + ".length");
+          final long length = in.u64(f + ".applicationState.payload.length");
           if (length < 0 || length > in.remaining()) {
-            throw in.error(RelocationWireError.TRUNCATED_FIELD, f + ".state", lengthAt, "declares "
-                + Long.toUnsignedString(length) + " bytes, " + in.remaining() + " left", "");
+            throw in.error(RelocationWireError.TRUNCATED_FIELD, f + ".applicationState.payload", lengthAt,
+                "declares " + Long.toUnsignedString(length) + " bytes, " + in.remaining() + " left", "");
           }
-          state = in.bytes(f + ".state", length);
+          state = in.bytes(f + ".applicationState.payload", length);
+        }
+        if (declared < 0 || declared != in.position() - start) {
+          throw in.error(RelocationWireError.INVALID_FIELD, f + ".applicationState.length", unionAt, "declares "
+              + Long.toUnsignedString(declared) + " bytes, fields hold " + (in.position() - start), "");
         }
         final ApplicationState entry = new ApplicationState(id, state);
         if (!list.isEmpty()) {
