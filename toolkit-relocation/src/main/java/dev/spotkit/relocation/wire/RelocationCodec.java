@@ -1,0 +1,189 @@
+package dev.spotkit.relocation.wire;
+
+/**
+ * Encoder and decoder of the relocation commands 30, 31, 34, 40, 52 and 53 (spec 001 sections 4.2 to 4.4;
+ * FACTS.md "Wire"; layouts in {@link RelocationFrame}). Frames are byte-identical to the golden vectors of
+ * {@code relocation-control-v1.json}. Pure functions, any thread.
+ *
+ * <p>Head: {@code 5A 4D 01 <command> <flags>}. Relocation commands allow no flags: an undefined bit is
+ * {@link RelocationWireError#UNDEFINED_FLAG}, a defined one {@link RelocationWireError#FORBIDDEN_FLAG}.
+ *
+ * <p>Memory: a decoder allocates at most about the frame's own size, whatever lengths the frame declares; the
+ * transport bounds the frame size.
+ */
+public final class RelocationCodec {
+
+  /** Length of the frame head in bytes. */
+  public static final int HEAD_LENGTH = 5;
+
+  private RelocationCodec() {
+  }
+
+  /**
+   * Encodes one frame.
+   *
+   * @param frame the body.
+   * @return the complete frame, head included.
+   */
+  public static byte[] encode(final RelocationFrame frame) {
+    final WireOut out = new WireOut(160);
+    out.u8(0x5A);
+    out.u8(0x4D);
+    out.u8(1);
+    out.u8(frame.command());
+    out.u8(0);
+    frame.identity().writeTo(out);
+    switch (frame) {
+      case RelocationFrame.Ready r -> {
+        r.targetFence().writeTo(out);
+        ObjectIdentityCodec.writeTo(r.object(), out);
+        out.u8(r.senderRole().wireValue());
+      }
+      case RelocationFrame.Failed f -> {
+        f.targetFence().writeTo(out);
+        ObjectIdentityCodec.writeTo(f.object(), out);
+        out.u8(f.senderRole().wireValue());
+        out.u32(f.failureCode());
+      }
+      case RelocationFrame.Data d -> {
+        out.u8(d.senderRole().wireValue());
+        ObjectIdentityCodec.writeTo(d.object(), out);
+        d.record().writeTo(out);
+      }
+      case RelocationFrame.Cutover c -> {
+        out.u8(c.senderRole().wireValue());
+        ObjectIdentityCodec.writeTo(c.object(), out);
+        out.u64(c.boundaryRecordCount());
+        out.u32(c.boundaryChecksumCrc32c());
+      }
+      case RelocationFrame.Prepare p -> writePrepare(p, out);
+      case RelocationFrame.State s -> {
+        out.u8(s.senderRole().wireValue());
+        ObjectIdentityCodec.writeTo(s.object(), out);
+        out.u32(s.chunkOrdinal());
+        out.u32(s.chunkUnsafe().length);
+        out.bytes(s.chunkUnsafe());
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private static void writePrepare(final RelocationFrame.Prepare p, final WireOut out) {
+    p.targetFence().writeTo(out);
+    out.u8(p.initiatorRole().wireValue());
+    ObjectIdentityCodec.writeTo(p.object(), out);
+    out.rid(p.sourceNodeRid());
+    out.u64(p.sourceNodeGeneration());
+    out.u64(p.payloadTotalLength());
+    out.u32(p.payloadChunkCount());
+    out.u32(p.payloadChecksumCrc32c());
+    out.u64(p.applicationVersion());
+  }
+
+  /**
+   * Decodes one frame of any of the six commands.
+   *
+   * @param frame the complete frame, head included; only read, not kept.
+   * @return the body; switch over the sealed {@link RelocationFrame}.
+   * @throws RelocationWireException the only exception for bad input: bad magic or version, another command, a
+   *     flag, a truncated or invalid field, or trailing bytes.
+   */
+  public static RelocationFrame decode(final byte[] frame) {
+    final int command = frame.length > 3 ? frame[3] & 0xFF : -1;
+    final WireIn in = new WireIn(frame, frameName(command));
+    final int m0 = in.u8("magic");
+    final int m1 = in.u8("magic");
+    if (m0 != 0x5A || m1 != 0x4D) {
+      throw in.error(RelocationWireError.BAD_MAGIC, "magic", 0, String.format("%02x%02x", m0, m1), "5a4d");
+    }
+    final int major = in.u8("wireMajor");
+    if (major != 1) {
+      throw in.error(RelocationWireError.UNSUPPORTED_VERSION, "wireMajor", 2, "value " + major, "1");
+    }
+    in.u8("commandId");
+    if (frameName(command).equals("frame")) {
+      throw in.error(RelocationWireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command,
+          "30, 31, 34, 40, 52 or 53");
+    }
+    final int flags = in.u8("flags");
+    if ((flags & ~0x0F) != 0) {
+      throw in.error(RelocationWireError.UNDEFINED_FLAG, "flags", 4, String.format("0x%02x", flags),
+          "bits of 0x0f");
+    }
+    if (flags != 0) {
+      throw in.error(RelocationWireError.FORBIDDEN_FLAG, "flags", 4, String.format("0x%02x", flags),
+          "0x00 (relocation commands allow no flags)");
+    }
+    final RelocationIdentity identity = RelocationIdentity.read(in);
+    final RelocationFrame result = switch (command) {
+      case RelocationFrame.Ready.COMMAND -> {
+        final TargetFence fence = TargetFence.read(in, "targetFence");
+        final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+        yield new RelocationFrame.Ready(identity, fence, object, Role.read(in, "senderRole"));
+      }
+      case RelocationFrame.Failed.COMMAND -> {
+        final TargetFence fence = TargetFence.read(in, "targetFence");
+        final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+        final Role role = Role.read(in, "senderRole");
+        yield new RelocationFrame.Failed(identity, fence, object, role, in.nonZeroU32("failureCode"));
+      }
+      case RelocationFrame.Data.COMMAND -> {
+        final Role role = Role.read(in, "senderRole");
+        final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+        yield new RelocationFrame.Data(identity, role, object, FrozenRecord.read(in, "record"));
+      }
+      case RelocationFrame.Cutover.COMMAND -> {
+        final Role role = Role.read(in, "senderRole");
+        final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+        final long count = nonNegativeU64(in, "boundaryRecordCount");
+        yield new RelocationFrame.Cutover(identity, role, object, count, in.u32("boundaryChecksumCrc32c"));
+      }
+      case RelocationFrame.Prepare.COMMAND -> readPrepare(in, identity);
+      default -> {
+        final Role role = Role.read(in, "senderRole");
+        final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+        final long ordinal = in.u32("chunkOrdinal");
+        final long length = in.u32("chunk.length");
+        yield new RelocationFrame.State(identity, role, object, ordinal, in.bytes("chunk", length));
+      }
+    };
+    in.expectEnd();
+    return result;
+  }
+
+  private static RelocationFrame.Prepare readPrepare(final WireIn in, final RelocationIdentity identity) {
+    final TargetFence fence = TargetFence.read(in, "targetFence");
+    final Role role = Role.read(in, "initiatorRole");
+    final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+    final Rid sourceRid = in.rid("sourceNodeRid");
+    final long sourceGeneration = in.nonZeroU64("sourceNodeGeneration");
+    final long total = nonNegativeU64(in, "payloadTotalLength");
+    final long count = in.u32("payloadChunkCount");
+    final long crc = in.u32("payloadChecksumCrc32c");
+    final long version = in.u64("applicationVersion");
+    return new RelocationFrame.Prepare(identity, fence, role, object, sourceRid, sourceGeneration, total, count,
+        crc, version);
+  }
+
+  private static long nonNegativeU64(final WireIn in, final String field) {
+    final int at = in.position();
+    final long v = in.u64(field);
+    if (v < 0) {
+      throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value " + Long.toUnsignedString(v),
+          "0..9223372036854775807");
+    }
+    return v;
+  }
+
+  private static String frameName(final int command) {
+    return switch (command) {
+      case RelocationFrame.Ready.COMMAND -> "relocationReady";
+      case RelocationFrame.Data.COMMAND -> "relocationData";
+      case RelocationFrame.Cutover.COMMAND -> "relocationCutover";
+      case RelocationFrame.Prepare.COMMAND -> "relocationPrepare";
+      case RelocationFrame.State.COMMAND -> "relocationState";
+      case RelocationFrame.Failed.COMMAND -> "relocationFailed";
+      default -> "frame";
+    };
+  }
+}

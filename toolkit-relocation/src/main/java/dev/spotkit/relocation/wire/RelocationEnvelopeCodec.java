@@ -1,0 +1,245 @@
+package dev.spotkit.relocation.wire;
+
+import dev.spotkit.relocation.wire.EnvelopeEntries.ApplicationState;
+import dev.spotkit.relocation.wire.EnvelopeEntries.PendingTimerTick;
+import dev.spotkit.relocation.wire.EnvelopeEntries.SavedWork;
+import dev.spotkit.relocation.wire.EnvelopeEntries.TimerRegistration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encoder and decoder of the relocation-envelope-v1 stream (spec 001 section 4.2; layout in
+ * {@link RelocationEnvelope}). The encoding is canonical: one envelope has exactly one byte form, and the decoder
+ * accepts only that form. Byte-identical to {@code relocation-envelope-v1.json}. Pure functions, any thread.
+ *
+ * <p>Refusals, all {@link RelocationWireException}: a field past the end ({@code truncated-field}); a zero id,
+ * a bool other than 0/1, an unknown discriminator, bad UTF-8 or a participantId above the inventory
+ * ({@code invalid-field}); an entry ordered before its predecessor ({@code not-sorted}); an entry with the same
+ * key as its predecessor ({@code duplicate-entry}); a stream longer than the caller's limit ({@code oversized});
+ * bytes after pendingTimerTicks ({@code trailing-byte}). Vector counts are never used to pre-allocate, so a
+ * forged count costs at most the bytes actually present.
+ */
+public final class RelocationEnvelopeCodec {
+
+  private static final String NAME = "relocationEnvelope";
+
+  private RelocationEnvelopeCodec() {
+  }
+
+  /**
+   * Encodes the stream.
+   *
+   * @param envelope the envelope.
+   * @return the stream bytes (what command 40 describes and command 52 chunks carry).
+   */
+  public static byte[] encode(final RelocationEnvelope envelope) {
+    final WireOut out = new WireOut(256);
+    envelope.relocation().writeTo(out);
+    ObjectIdentityCodec.writeTo(envelope.object(), out);
+    out.u64(envelope.applicationVersion());
+    out.u32(envelope.applicationStates().size());
+    for (ApplicationState s : envelope.applicationStates()) {
+      out.u64(s.participantId());
+      final byte[] state = s.state();
+      out.bool8(state != null);
+      if (state != null) {
+        out.u64(8L + state.length);
+        out.u64(state.length);
+        out.bytes(state);
+      } else {
+        out.u64(0);
+      }
+    }
+    out.u32(envelope.savedWork().size());
+    for (SavedWork w : envelope.savedWork()) {
+      out.u64(w.participantId());
+      out.u64(w.order());
+      w.record().writeTo(out);
+    }
+    out.u32(envelope.timerRegistrations().size());
+    for (TimerRegistration t : envelope.timerRegistrations()) {
+      out.u64(t.participantId());
+      out.text8(t.name());
+      out.text8(t.handlerType());
+      out.u64(t.periodMilliseconds());
+      out.u8(t.overrunPolicy());
+      out.u64(t.maxCatchUpTicks());
+      out.bool8(t.stopOnUnhandledException());
+      out.u64(t.lastCompletedDeliveryIndex());
+      out.u64(t.lastCompletedScheduledIndex());
+      out.u64(t.nextScheduledAtUnixMilliseconds());
+    }
+    out.u32(envelope.pendingTimerTicks().size());
+    for (PendingTimerTick p : envelope.pendingTimerTicks()) {
+      out.u64(p.participantId());
+      out.u64(p.order());
+      out.text8(p.timerName());
+      out.u64(p.deliveryIndex());
+      out.u64(p.scheduledIndex());
+      out.u64(p.scheduledAtUnixMilliseconds());
+      out.u64(p.skippedTicks());
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * Decodes a stream without a participant bound or size limit beyond the array itself.
+   *
+   * @param stream the whole stream; only read, not kept.
+   * @return the envelope.
+   * @throws RelocationWireException for truncated, invalid, reordered, duplicated or trailing input.
+   */
+  public static RelocationEnvelope decode(final byte[] stream) {
+    return decode(stream, Long.MAX_VALUE, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Decodes a stream, checking it against the target's participant inventory and a size limit.
+   *
+   * @param stream the whole stream; only read, not kept.
+   * @param participantCount the inventory size (authority keys the target read); participantId must be in
+   *     1..participantCount.
+   * @param maxStreamBytes the largest stream accepted, in bytes.
+   * @return the envelope.
+   * @throws RelocationWireException {@code oversized} when the stream is longer than {@code maxStreamBytes};
+   *     {@code invalid-field} for a participantId above {@code participantCount}; otherwise as
+   *     {@link #decode(byte[])}.
+   */
+  public static RelocationEnvelope decode(final byte[] stream, final long participantCount,
+      final int maxStreamBytes) {
+    final WireIn in = new WireIn(stream, NAME);
+    if (stream.length > maxStreamBytes) {
+      throw in.error(RelocationWireError.OVERSIZED, "stream", 0, stream.length + " bytes", "at most "
+          + maxStreamBytes + " bytes");
+    }
+    final RelocationId relocation = RelocationId.read(in, "relocation");
+    final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+    final long applicationVersion = in.u64("applicationVersion");
+    final Reader r = new Reader(in, participantCount);
+    final List<ApplicationState> states = r.states();
+    final List<SavedWork> work = r.savedWork();
+    final List<TimerRegistration> timers = r.timers();
+    final List<PendingTimerTick> ticks = r.ticks();
+    in.expectEnd();
+    return new RelocationEnvelope(relocation, object, applicationVersion, states, work, timers, ticks);
+  }
+
+  /** Reads the four vectors, checking participant range and canonical order entry by entry. */
+  private static final class Reader {
+    private final WireIn in;
+    private final long participantCount;
+
+    Reader(final WireIn in, final long participantCount) {
+      this.in = in;
+      this.participantCount = participantCount;
+    }
+
+    private long participant(final String field) {
+      final int at = in.position();
+      final long id = in.nonZeroU64(field);
+      if (id > participantCount) {
+        throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value " + id, "1.." + participantCount
+            + " (participant inventory)");
+      }
+      return id;
+    }
+
+    private void order(final String field, final int at, final int comparison) {
+      if (comparison == 0) {
+        throw in.error(RelocationWireError.DUPLICATE_ENTRY, field, at, "same key as the previous entry",
+            "unique keys");
+      }
+      if (comparison > 0) {
+        throw in.error(RelocationWireError.NOT_SORTED, field, at, "key below the previous entry's",
+            "ascending keys");
+      }
+    }
+
+    List<ApplicationState> states() {
+      final long count = in.u32("applicationStates.count");
+      final List<ApplicationState> list = new ArrayList<>();
+      for (long i = 0; i < count; i++) {
+        final String f = "applicationStates[" + i + "]";
+        final int at = in.position();
+        final long id = participant(f + ".participantId");
+        final boolean has = in.bool8(f + ".hasState");
+        final int unionAt = in.position();
+        final long declared = in.u64(f + ".applicationState.length");
+        final int start = in.position();
+        byte[] state = null;
+        if (has) {
+          final int lengthAt = in.position();
+          final long length = in.u64(f + ".applicationState.payload.length");
+          if (length < 0 || length > in.remaining()) {
+            throw in.error(RelocationWireError.TRUNCATED_FIELD, f + ".applicationState.payload", lengthAt,
+                "declares " + Long.toUnsignedString(length) + " bytes, " + in.remaining() + " left", "");
+          }
+          state = in.bytes(f + ".applicationState.payload", length);
+        }
+        if (declared < 0 || declared != in.position() - start) {
+          throw in.error(RelocationWireError.INVALID_FIELD, f + ".applicationState.length", unionAt, "declares "
+              + Long.toUnsignedString(declared) + " bytes, fields hold " + (in.position() - start), "");
+        }
+        final ApplicationState entry = new ApplicationState(id, state);
+        if (!list.isEmpty()) {
+          order(f, at, EnvelopeOrder.compare(list.get(list.size() - 1), entry));
+        }
+        list.add(entry);
+      }
+      return list;
+    }
+
+    List<SavedWork> savedWork() {
+      final long count = in.u32("savedWork.count");
+      final List<SavedWork> list = new ArrayList<>();
+      for (long i = 0; i < count; i++) {
+        final String f = "savedWork[" + i + "]";
+        final int at = in.position();
+        final long id = participant(f + ".participantId");
+        final long order = in.u64(f + ".order");
+        final SavedWork entry = new SavedWork(id, order, FrozenRecord.read(in, f + ".record"));
+        if (!list.isEmpty()) {
+          order(f, at, EnvelopeOrder.compare(list.get(list.size() - 1), entry));
+        }
+        list.add(entry);
+      }
+      return list;
+    }
+
+    List<TimerRegistration> timers() {
+      final long count = in.u32("timerRegistrations.count");
+      final List<TimerRegistration> list = new ArrayList<>();
+      for (long i = 0; i < count; i++) {
+        final String f = "timerRegistrations[" + i + "]";
+        final int at = in.position();
+        final TimerRegistration entry = new TimerRegistration(participant(f + ".participantId"),
+            in.text8(f + ".name"), in.text8(f + ".handlerType"), in.u64(f + ".periodMilliseconds"),
+            in.u8(f + ".overrunPolicy"), in.u64(f + ".maxCatchUpTicks"), in.bool8(f + ".stopOnUnhandledException"),
+            in.u64(f + ".lastCompletedDeliveryIndex"), in.u64(f + ".lastCompletedScheduledIndex"),
+            in.u64(f + ".nextScheduledAtUnixMilliseconds"));
+        if (!list.isEmpty()) {
+          order(f, at, EnvelopeOrder.compare(list.get(list.size() - 1), entry));
+        }
+        list.add(entry);
+      }
+      return list;
+    }
+
+    List<PendingTimerTick> ticks() {
+      final long count = in.u32("pendingTimerTicks.count");
+      final List<PendingTimerTick> list = new ArrayList<>();
+      for (long i = 0; i < count; i++) {
+        final String f = "pendingTimerTicks[" + i + "]";
+        final int at = in.position();
+        final PendingTimerTick entry = new PendingTimerTick(participant(f + ".participantId"), in.u64(f + ".order"),
+            in.text8(f + ".timerName"), in.u64(f + ".deliveryIndex"), in.u64(f + ".scheduledIndex"),
+            in.u64(f + ".scheduledAtUnixMilliseconds"), in.u64(f + ".skippedTicks"));
+        if (!list.isEmpty()) {
+          order(f, at, EnvelopeOrder.compare(list.get(list.size() - 1), entry));
+        }
+        list.add(entry);
+      }
+      return list;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package dev.spotkit.relocation.wire;
+
+import java.util.Arrays;
+
+/**
+ * A growable big-endian writer for encoders. Values reaching it were validated by the record constructors.
+ * Not thread-safe; one per encode.
+ */
+final class WireOut {
+
+  private byte[] buf;
+  private int pos;
+
+  WireOut(final int initialCapacity) {
+    this.buf = new byte[Math.max(16, initialCapacity)];
+  }
+
+  private void ensure(final int n) {
+    if (buf.length - pos < n) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
+    }
+  }
+
+  int position() {
+    return pos;
+  }
+
+  void u8(final int v) {
+    ensure(1);
+    buf[pos++] = (byte) v;
+  }
+
+  void u16(final int v) {
+    ensure(2);
+    buf[pos++] = (byte) (v >>> 8);
+    buf[pos++] = (byte) v;
+  }
+
+  void u32(final long v) {
+    ensure(4);
+    for (int i = 3; i >= 0; i--) {
+      buf[pos++] = (byte) (v >>> (8 * i));
+    }
+  }
+
+  void u64(final long v) {
+    ensure(8);
+    for (int i = 7; i >= 0; i--) {
+      buf[pos++] = (byte) (v >>> (8 * i));
+    }
+  }
+
+  void bool8(final boolean v) {
+    u8(v ? 1 : 0);
+  }
+
+  void bytes(final byte[] b) {
+    ensure(b.length);
+    for (int i = 0; i < b.length; i++) {
+      buf[pos + i] = b[i];
+    }
+    pos += b.length;
+  }
+
+  void text8(final String s) {
+    final byte[] b = Fields.utf8("text8", s);
+    u8(b.length);
+    bytes(b);
+  }
+
+  void storeVersion(final String s) {
+    final byte[] b = Fields.utf8("storeVersion", s);
+    u16(b.length);
+    bytes(b);
+  }
+
+  void rid(final Rid rid) {
+    final byte[] b = rid.bytesUnsafe();
+    u8(b.length);
+    bytes(b);
+  }
+
+  void patchU16(final int at, final int v) {
+    buf[at] = (byte) (v >>> 8);
+    buf[at + 1] = (byte) v;
+  }
+
+  void patchU32(final int at, final long v) {
+    for (int i = 0; i < 4; i++) {
+      buf[at + i] = (byte) (v >>> (24 - 8 * i));
+    }
+  }
+
+  byte[] toByteArray() {
+    return Arrays.copyOf(buf, pos);
+  }
+}

@@ -1,0 +1,326 @@
+package dev.spotkit.relocation.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.spotkit.relocation.Spec;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.TreeSet;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+/** Chunk plan and assembler (spec 001 sections 4.2, 4.3, 9). */
+class ChunkAssemblerTest {
+
+  static final long CONNECTION = 7;
+  static final RelocationIdentity ID = GoldenVectorsTest.IDENTITY;
+  static final ObjectIdentity OBJECT = GoldenVectorsTest.SPOT;
+
+  static RelocationFrame.Prepare manifest(final RelocationIdentity id, final long total, final long count,
+      final long crc) {
+    return new RelocationFrame.Prepare(id, GoldenVectorsTest.TARGET, Role.SOURCE, OBJECT, Rid.ofUtf8("node-a"), 11,
+        total, count, crc, 1);
+  }
+
+  /** Splits at the given cut points (any byte), giving one command 52 per piece, in ordinal order. */
+  static List<RelocationFrame.State> split(final RelocationIdentity id, final byte[] payload, final TreeSet<Integer> cuts) {
+    final List<RelocationFrame.State> out = new ArrayList<>();
+    int from = 0;
+    final List<Integer> ends = new ArrayList<>(cuts);
+    ends.add(payload.length);
+    for (int end : ends) {
+      if (end > from) {
+        out.add(new RelocationFrame.State(id, Role.SOURCE, OBJECT, out.size(),
+            java.util.Arrays.copyOfRange(payload, from, end)));
+        from = end;
+      }
+    }
+    return out;
+  }
+
+  static RelocationIdentity other(final int which) {
+    return switch (which % 3) {
+      case 0 -> new RelocationIdentity(new RelocationId(4, 6), ID.targetAttemptGeneration(), ID.coordinatorFence());
+      case 1 -> new RelocationIdentity(ID.relocationId(), 7, ID.coordinatorFence());
+      default -> new RelocationIdentity(ID.relocationId(), ID.targetAttemptGeneration(),
+          new CoordinatorFence("coordinator", 7, Rid.ofUtf8("node-a"), 11, "store-4"));
+    };
+  }
+
+  @Provide
+  Arbitrary<byte[]> payloads() {
+    return net.jqwik.api.Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(3000);
+  }
+
+  @Spec("REL-08")
+  @Property(tries = 300)
+  void anyChunkingAndAnyInterleavingWithOtherIdentitiesReassemblesThePayloadExactlyOnce(
+      @ForAll("payloads") final byte[] payload, @ForAll @Size(max = 40) final List<@IntRange(min = 1, max = 2999)
+      Integer> cutPoints, @ForAll final Random random) {
+    final TreeSet<Integer> cuts = new TreeSet<>();
+    cutPoints.stream().filter(c -> c < payload.length).forEach(cuts::add);
+    final List<RelocationFrame.State> own = split(ID, payload, cuts);
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, payload.length, own.size(),
+        ChunkPlan.crc32c(payload)), CONNECTION, payload.length);
+    final List<Object[]> arrivals = new ArrayList<>();
+    for (RelocationFrame.State s : own) {
+      arrivals.add(new Object[] {s, CONNECTION});
+      if (random.nextInt(4) == 0) {
+        arrivals.add(new Object[] {s, CONNECTION}); // an identical restatement
+      }
+      final RelocationFrame.State foreign = new RelocationFrame.State(other(random.nextInt(3)), Role.SOURCE, OBJECT,
+          s.chunkOrdinal(), new byte[] {9, 9, 9});
+      arrivals.add(new Object[] {foreign, CONNECTION});
+      arrivals.add(new Object[] {s, CONNECTION + 1}); // same identity, another connection
+    }
+    Collections.shuffle(arrivals, random);
+
+    final List<byte[]> completions = new ArrayList<>();
+    int discardedForeign = 0;
+    for (Object[] a : arrivals) {
+      final RelocationFrame.State s = (RelocationFrame.State) a[0];
+      final long connection = (Long) a[1];
+      final boolean ours = s.identity().equals(ID) && connection == CONNECTION;
+      final ChunkOutcome outcome = assembler.onChunk(s, connection);
+      switch (outcome) {
+        case ChunkOutcome.Complete c -> completions.add(c.payload());
+        case ChunkOutcome.Discarded d -> {
+          if (!ours) {
+            discardedForeign++;
+            assertThat(d.reason()).isEqualTo(s.identity().equals(ID)
+                ? ChunkOutcome.DiscardReason.OTHER_CONNECTION : ChunkOutcome.DiscardReason.OTHER_RELOCATION_IDENTITY);
+          } else {
+            assertThat(d.reason()).isEqualTo(ChunkOutcome.DiscardReason.ASSEMBLY_CLOSED);
+            assertThat(completions).hasSize(1);
+          }
+        }
+        case ChunkOutcome.Accepted acc -> assertThat(ours).isTrue();
+        case ChunkOutcome.Duplicate dup -> assertThat(ours).isTrue();
+        case ChunkOutcome.Failed f -> throw new AssertionError("unexpected failure " + f.error().getMessage());
+      }
+    }
+    assertThat(completions).hasSize(1);
+    assertThat(completions.get(0)).isEqualTo(payload);
+    assertThat(discardedForeign).isEqualTo(2 * own.size());
+    assertThat(assembler.isComplete()).isTrue();
+  }
+
+  @Spec("REL-10")
+  @Property(tries = 300)
+  void aMissingOrCorruptedChunkNeverYieldsAPayload(@ForAll("payloads") final byte[] payload,
+      @ForAll @IntRange(min = 1, max = 64) final int chunkSize, @ForAll final int victim, @ForAll final Random random,
+      @ForAll final boolean corruptInsteadOfDrop) {
+    final ChunkPlan plan = ChunkPlan.of(payload, chunkSize);
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, plan.totalLength(), plan.chunkCount(),
+        plan.checksumCrc32c()), CONNECTION, 1 << 20);
+    final long lost = Math.floorMod(victim, plan.chunkCount());
+    final List<RelocationFrame.State> sent = new ArrayList<>();
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      if (i != lost) {
+        sent.add(plan.stateFrame(ID, OBJECT, i));
+      } else if (corruptInsteadOfDrop) {
+        final byte[] bad = plan.chunk(i);
+        bad[random.nextInt(bad.length)] ^= (byte) (1 + random.nextInt(255));
+        sent.add(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, i, bad));
+      }
+    }
+    Collections.shuffle(sent, random);
+    ChunkOutcome last = null;
+    for (RelocationFrame.State s : sent) {
+      last = assembler.onChunk(s, CONNECTION);
+      assertThat(last).isNotInstanceOf(ChunkOutcome.Complete.class);
+    }
+    assertThat(assembler.isComplete()).isFalse();
+    if (corruptInsteadOfDrop) {
+      assertThat(last).isInstanceOfSatisfying(ChunkOutcome.Failed.class,
+          f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.CHECKSUM_MISMATCH));
+      assertThat(assembler.isFailed()).isTrue();
+      assertThat(assembler.onChunk(plan.stateFrame(ID, OBJECT, lost), CONNECTION))
+          .isInstanceOfSatisfying(ChunkOutcome.Discarded.class, d -> assertThat(d.reason())
+              .isEqualTo(ChunkOutcome.DiscardReason.ASSEMBLY_CLOSED));
+    } else {
+      assertThat(assembler.receivedChunks()).isEqualTo(plan.chunkCount() - 1);
+    }
+  }
+
+  @Property(tries = 200)
+  void aConflictingRestatementFailsExplicitly(@ForAll("payloads") final byte[] payload,
+      @ForAll @IntRange(min = 1, max = 64) final int chunkSize, @ForAll final int which, @ForAll final byte flip) {
+    final ChunkPlan plan = ChunkPlan.of(payload, chunkSize);
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, plan.totalLength(), plan.chunkCount(),
+        plan.checksumCrc32c()), CONNECTION, 1 << 20);
+    final long ordinal = Math.floorMod(which, plan.chunkCount());
+    final byte[] changed = plan.chunk(ordinal);
+    changed[0] = (byte) (changed[0] ^ (flip == 0 ? 1 : flip));
+    final ChunkOutcome first = assembler.onChunk(plan.stateFrame(ID, OBJECT, ordinal), CONNECTION);
+    final ChunkOutcome again = assembler.onChunk(plan.stateFrame(ID, OBJECT, ordinal), CONNECTION);
+    final ChunkOutcome conflict = assembler.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, ordinal,
+        changed), CONNECTION);
+
+    if (plan.chunkCount() == 1) {
+      assertThat(first).isInstanceOf(ChunkOutcome.Complete.class);
+      assertThat(conflict).isInstanceOf(ChunkOutcome.Discarded.class);
+      return;
+    }
+    assertThat(first).isInstanceOf(ChunkOutcome.Accepted.class);
+    assertThat(again).isEqualTo(new ChunkOutcome.Duplicate(ordinal));
+    assertThat(conflict).isInstanceOfSatisfying(ChunkOutcome.Failed.class,
+        f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.CHUNK_CONFLICT));
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      assertThat(assembler.onChunk(plan.stateFrame(ID, OBJECT, i), CONNECTION)).isInstanceOf(
+          ChunkOutcome.Discarded.class);
+    }
+    assertThat(assembler.isFailed()).isTrue();
+  }
+
+  @Test
+  void outOfRangeOrdinalsTotalsBeyondTheManifestAndShortTotalsFail() {
+    final byte[] payload = {1, 2, 3, 4, 5, 6};
+    final long crc = ChunkPlan.crc32c(payload);
+    final ChunkAssembler range = ChunkAssembler.start(manifest(ID, 6, 2, crc), CONNECTION, 100);
+    assertThat(range.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 2, new byte[] {1}), CONNECTION))
+        .isInstanceOfSatisfying(ChunkOutcome.Failed.class, f -> assertThat(f.error()).hasMessage(
+            "assembly: chunk-out-of-range chunkOrdinal at offset -1: value 2, expected 0..1"));
+
+    final ChunkAssembler beyond = ChunkAssembler.start(manifest(ID, 6, 2, crc), CONNECTION, 100);
+    assertThat(beyond.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[5]), CONNECTION))
+        .isInstanceOf(ChunkOutcome.Accepted.class);
+    assertThat(beyond.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[2]), CONNECTION))
+        .isInstanceOfSatisfying(ChunkOutcome.Failed.class,
+            f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.CHUNK_BEYOND_TOTAL));
+    assertThat(beyond.receivedBytes()).isZero();
+
+    final ChunkAssembler shortTotal = ChunkAssembler.start(manifest(ID, 6, 2, crc), CONNECTION, 100);
+    shortTotal.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[] {1, 2}), CONNECTION);
+    assertThat(shortTotal.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[] {3}), CONNECTION))
+        .isInstanceOfSatisfying(ChunkOutcome.Failed.class,
+            f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.LENGTH_MISMATCH));
+
+    final ChunkAssembler otherObject = ChunkAssembler.start(manifest(ID, 6, 2, crc), CONNECTION, 100);
+    assertThat(otherObject.onChunk(new RelocationFrame.State(ID, Role.SOURCE, new ObjectIdentity.Actor("a", 1, 1), 0,
+        new byte[] {1}), CONNECTION)).isInstanceOfSatisfying(ChunkOutcome.Failed.class,
+            f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.MANIFEST_CONFLICT));
+  }
+
+  @Test
+  void aManifestBeyondTheReceiverLimitIsRefusedBeforeAnyAllocation() {
+    assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, Long.MAX_VALUE, 2, 0), CONNECTION, 1 << 20))
+        .isInstanceOfSatisfying(RelocationWireException.class, e -> {
+          assertThat(e.error()).isEqualTo(RelocationWireError.OVERSIZED);
+          assertThat(e.field()).isEqualTo("payloadTotalLength");
+        });
+    assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, 10, 11, 0), CONNECTION, 100))
+        .isInstanceOfSatisfying(RelocationWireException.class,
+            e -> assertThat(e.error()).isEqualTo(RelocationWireError.INVALID_FIELD));
+    assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, 10, 0, 0), CONNECTION, 100))
+        .isInstanceOf(RelocationWireException.class);
+    assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, 0, 1, 0), CONNECTION, 100))
+        .isInstanceOf(RelocationWireException.class);
+  }
+
+  @Spec("REL-09")
+  @Test
+  void aRestatedPrepareReusesProgressAndADifferentLengthOrChecksumConflictsWithoutOverwriting() {
+    final byte[] payload = {1, 2, 3, 4, 5, 6};
+    final RelocationFrame.Prepare first = manifest(ID, 6, 2, ChunkPlan.crc32c(payload));
+    final ChunkAssembler assembler = ChunkAssembler.start(first, CONNECTION, 100);
+    assembler.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[] {1, 2, 3}), CONNECTION);
+
+    assertThat(assembler.onPrepare(first, CONNECTION)).isEqualTo(new PrepareOutcome.Restated());
+    assertThat(assembler.receivedChunks()).isEqualTo(1);
+    assertThat(assembler.onPrepare(manifest(other(0), 7, 2, 1), CONNECTION))
+        .isEqualTo(new PrepareOutcome.Unrelated(other(0)));
+    assertThat(assembler.onPrepare(first, CONNECTION + 1)).isEqualTo(new PrepareOutcome.Unrelated(ID));
+    assertThat(assembler.receivedChunks()).isEqualTo(1);
+    assertThat(assembler.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[] {4, 5, 6}),
+        CONNECTION)).isInstanceOfSatisfying(ChunkOutcome.Complete.class, c -> assertThat(c.payload()).isEqualTo(payload));
+
+    for (RelocationFrame.Prepare conflicting : List.of(manifest(ID, 7, 2, ChunkPlan.crc32c(payload)),
+        manifest(ID, 6, 2, ChunkPlan.crc32c(payload) ^ 1))) {
+      final ChunkAssembler a = ChunkAssembler.start(first, CONNECTION, 100);
+      a.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[] {1, 2, 3}), CONNECTION);
+      assertThat(a.onPrepare(conflicting, CONNECTION)).isInstanceOfSatisfying(PrepareOutcome.Conflict.class,
+          c -> assertThat(c.error().error()).isEqualTo(RelocationWireError.MANIFEST_CONFLICT));
+      assertThat(a.manifest()).isEqualTo(first);
+      assertThat(a.isFailed()).isTrue();
+      assertThat(a.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[] {4, 5, 6}), CONNECTION))
+          .isInstanceOf(ChunkOutcome.Discarded.class);
+    }
+  }
+
+  @Spec("REL-08")
+  @Test
+  void aPrepareOrChunkOfAnotherRelocationIdentityIsDiscardedAndNotLinked() {
+    final byte[] payload = {1, 2, 3};
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, 3, 1, ChunkPlan.crc32c(payload)),
+        CONNECTION, 100);
+    for (int i = 0; i < 3; i++) {
+      assertThat(assembler.onPrepare(manifest(other(i), 3, 1, 5), CONNECTION)).isInstanceOf(
+          PrepareOutcome.Unrelated.class);
+      assertThat(assembler.onChunk(new RelocationFrame.State(other(i), Role.SOURCE, OBJECT, 0, payload), CONNECTION))
+          .isEqualTo(new ChunkOutcome.Discarded(ChunkOutcome.DiscardReason.OTHER_RELOCATION_IDENTITY, other(i), 0));
+    }
+    assertThat(assembler.receivedChunks()).isZero();
+    assertThat(assembler.isComplete()).isFalse();
+    assertThat(assembler.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, payload), CONNECTION))
+        .isInstanceOf(ChunkOutcome.Complete.class);
+  }
+
+  @Test
+  void chunkSizeIsTheSmallestOfSettingAdvertisedLimitAndBudgetLeft() {
+    assertThat(ChunkPlan.chunkSize(ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES, OptionalLong.empty(), OptionalLong.empty()))
+        .isEqualTo(32 * 1024);
+    assertThat(ChunkPlan.chunkSize(ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES, OptionalLong.of(1 << 20),
+        OptionalLong.empty())).isEqualTo(256 * 1024);
+    assertThat(ChunkPlan.chunkSize(ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES, OptionalLong.of(100_000),
+        OptionalLong.of(1 << 24))).isEqualTo(100_000);
+    assertThat(ChunkPlan.chunkSize(ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES, OptionalLong.of(1 << 20),
+        OptionalLong.of(4096))).isEqualTo(4096);
+    assertThat(ChunkPlan.chunkSize(1000, OptionalLong.empty(), OptionalLong.empty())).isEqualTo(1000);
+    assertThatThrownBy(() -> ChunkPlan.chunkSize(1000, OptionalLong.of(0), OptionalLong.empty()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Property(tries = 200)
+  void aPlannedEnvelopeTravelsThroughCommand52AndDecodesUnchanged(
+      @ForAll("envelopes") final RelocationEnvelope envelope, @ForAll @IntRange(min = 1, max = 300) final int limit,
+      @ForAll final Random random) {
+    final byte[] stream = RelocationEnvelopeCodec.encode(envelope);
+    final ChunkPlan plan = ChunkPlan.of(stream, ChunkPlan.chunkSize(limit, OptionalLong.of(limit + 7),
+        OptionalLong.empty()));
+    assertThat(plan.chunkCount()).isEqualTo((stream.length + limit - 1) / limit);
+    final RelocationFrame.Prepare prepare = (RelocationFrame.Prepare) RelocationCodec.decode(RelocationCodec.encode(
+        manifest(ID, plan.totalLength(), plan.chunkCount(), plan.checksumCrc32c())));
+    final ChunkAssembler assembler = ChunkAssembler.start(prepare, CONNECTION, 1 << 20);
+    final List<Long> order = new ArrayList<>();
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      order.add(i);
+    }
+    Collections.shuffle(order, random);
+    byte[] result = null;
+    for (long i : order) {
+      final RelocationFrame.State onWire = (RelocationFrame.State) RelocationCodec.decode(RelocationCodec.encode(
+          plan.stateFrame(ID, OBJECT, i)));
+      assertThat(onWire.chunk().length).isLessThanOrEqualTo(limit);
+      if (assembler.onChunk(onWire, CONNECTION) instanceof ChunkOutcome.Complete c) {
+        result = c.payload();
+      }
+    }
+    assertThat(result).isEqualTo(stream);
+    assertThat(RelocationEnvelopeCodec.decode(result)).isEqualTo(envelope);
+  }
+
+  @Provide
+  Arbitrary<RelocationEnvelope> envelopes() {
+    return WireArbitraries.envelope();
+  }
+}

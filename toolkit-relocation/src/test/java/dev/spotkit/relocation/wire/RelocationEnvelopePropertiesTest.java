@@ -1,0 +1,175 @@
+package dev.spotkit.relocation.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.spotkit.relocation.wire.EnvelopeEntries.ApplicationState;
+import dev.spotkit.relocation.wire.EnvelopeEntries.PendingTimerTick;
+import dev.spotkit.relocation.wire.EnvelopeEntries.SavedWork;
+import dev.spotkit.relocation.wire.EnvelopeEntries.TimerRegistration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+/** relocation-envelope-v1: round trips, and refusal of truncated, reordered, duplicated, oversized input. */
+class RelocationEnvelopePropertiesTest {
+
+  @Provide
+  Arbitrary<RelocationEnvelope> envelopes() {
+    return WireArbitraries.envelope();
+  }
+
+  @Property(tries = 400)
+  void everyEnvelopeRoundTripsByteForByte(@ForAll("envelopes") final RelocationEnvelope envelope) {
+    final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);
+    final RelocationEnvelope decoded = RelocationEnvelopeCodec.decode(bytes, 6, bytes.length);
+    assertThat(decoded).isEqualTo(envelope);
+    assertThat(RelocationEnvelopeCodec.encode(decoded)).isEqualTo(bytes);
+  }
+
+  @Property(tries = 100)
+  void everyStrictPrefixIsTruncated(@ForAll("envelopes") final RelocationEnvelope envelope) {
+    final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);
+    for (int cut = 0; cut < bytes.length; cut++) {
+      final byte[] prefix = Arrays.copyOf(bytes, cut);
+      assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(prefix)).as("cut at %d", cut)
+          .isInstanceOfSatisfying(RelocationWireException.class,
+              e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRUNCATED_FIELD));
+    }
+  }
+
+  @Property(tries = 200)
+  void trailingAndOversizedInputIsRefused(@ForAll("envelopes") final RelocationEnvelope envelope) {
+    final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);
+    final byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+    assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(longer)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRAILING_BYTE));
+    assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(bytes, 6, bytes.length - 1)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.OVERSIZED));
+  }
+
+  @Property(tries = 2000)
+  void mutatedStreamsGiveOnlyTheTypedErrorOrACanonicalStream(
+      @ForAll("envelopes") final RelocationEnvelope envelope, @ForAll final int kind, @ForAll final int where,
+      @ForAll final byte value) {
+    final byte[] stream = WireArbitraries.mutate(RelocationEnvelopeCodec.encode(envelope), kind, where, value);
+    final long start = System.nanoTime();
+    try {
+      final RelocationEnvelope decoded = RelocationEnvelopeCodec.decode(stream);
+      assertThat(HexFormat.of().formatHex(RelocationEnvelopeCodec.encode(decoded)))
+          .isEqualTo(HexFormat.of().formatHex(stream));
+    } catch (RelocationWireException expected) {
+      assertThat(expected.offset()).isBetween(0L, (long) stream.length);
+    } catch (RuntimeException other) {
+      fail("decoder threw " + other + " for " + HexFormat.of().formatHex(stream));
+    }
+    assertThat(System.nanoTime() - start).isLessThan(RelocationCodecPropertiesTest.MAX_DECODE_NANOS);
+  }
+
+  /** Offset of the applicationStates count: relocation 16 bytes, object, applicationVersion 8 bytes. */
+  private static int statesAt(final ObjectIdentity object) {
+    final WireOut out = new WireOut(64);
+    ObjectIdentityCodec.writeTo(object, out);
+    return 16 + out.position() + 8;
+  }
+
+  private static RelocationEnvelope withStates(final List<ApplicationState> states) {
+    return new RelocationEnvelope(new RelocationId(0, 9), GoldenVectorsTest.SPOT, 1, states, List.of(), List.of(),
+        List.of());
+  }
+
+  @Property(tries = 200)
+  void swappedOrRepeatedParticipantsAreRefused(@ForAll("envelopes") final RelocationEnvelope any) {
+    final ApplicationState first = new ApplicationState(2, new byte[] {1, 2});
+    final ApplicationState second = new ApplicationState(5, null);
+    final byte[] bytes = RelocationEnvelopeCodec.encode(withStates(List.of(first, second)));
+    final int a = statesAt(GoldenVectorsTest.SPOT) + 4;
+    final int firstLength = 8 + 1 + 8 + 8 + 2;
+    final int secondLength = 8 + 1 + 8;
+    final byte[] swapped = bytes.clone();
+    for (int i = 0; i < secondLength; i++) {
+      swapped[a + i] = bytes[a + firstLength + i];
+    }
+    for (int i = 0; i < firstLength; i++) {
+      swapped[a + secondLength + i] = bytes[a + i];
+    }
+    final byte[] repeated = bytes.clone();
+    repeated[a + firstLength + 7] = 2;
+    assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(swapped)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> {
+          assertThat(e.error()).isEqualTo(RelocationWireError.NOT_SORTED);
+          assertThat(e.field()).isEqualTo("applicationStates[1]");
+          assertThat(e.offset()).isEqualTo(a + secondLength);
+        });
+    assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(repeated)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.DUPLICATE_ENTRY));
+    assertThat(RelocationEnvelopeCodec.decode(RelocationEnvelopeCodec.encode(any))).isEqualTo(any);
+  }
+
+  private static byte[] replaceLast(final byte[] in, final String from, final String to) {
+    final String hex = HexFormat.of().formatHex(in);
+    final int at = hex.lastIndexOf(from);
+    assertThat(at).isNotNegative();
+    return HexFormat.of().parseHex(hex.substring(0, at) + to + hex.substring(at + from.length()));
+  }
+
+  @Test
+  void reorderedOrDuplicatedSavedWorkTimersAndTicksAreRefused() {
+    final FrozenRecord r = GoldenVectorsTest.chatRequest();
+    final RelocationEnvelope envelope = new RelocationEnvelope(new RelocationId(0, 9), GoldenVectorsTest.SPOT, 1,
+        List.of(), List.of(new SavedWork(1, 0x0a0a, r), new SavedWork(1, 0x0b0b, r)),
+        List.of(new TimerRegistration(3, "tb", "H", 1, 1, 1, false, 1, 1, 1),
+            new TimerRegistration(3, "tc", "H", 1, 1, 1, false, 1, 1, 1)),
+        List.of(new PendingTimerTick(3, 0x0c0c, "t", 1, 1, 1, 1), new PendingTimerTick(3, 0x0d0d, "t", 1, 1, 1, 1)));
+    final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);
+    assertThat(RelocationEnvelopeCodec.decode(bytes)).isEqualTo(envelope);
+
+    expect(replaceLast(bytes, "0b0b06", "0a0a06"), RelocationWireError.DUPLICATE_ENTRY, "savedWork[1]");
+    expect(replaceLast(bytes, "0b0b06", "090906"), RelocationWireError.NOT_SORTED, "savedWork[1]");
+    expect(replaceLast(bytes, "027463", "027462"), RelocationWireError.DUPLICATE_ENTRY, "timerRegistrations[1]");
+    expect(replaceLast(bytes, "027463", "027461"), RelocationWireError.NOT_SORTED, "timerRegistrations[1]");
+    expect(replaceLast(bytes, "0d0d0174", "0c0c0174"), RelocationWireError.DUPLICATE_ENTRY, "pendingTimerTicks[1]");
+    expect(replaceLast(bytes, "0d0d0174", "01010174"), RelocationWireError.NOT_SORTED, "pendingTimerTicks[1]");
+  }
+
+  private static void expect(final byte[] stream, final RelocationWireError error, final String field) {
+    assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(stream)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> {
+          assertThat(e.error()).isEqualTo(error);
+          assertThat(e.field()).isEqualTo(field);
+        });
+  }
+
+  @Test
+  void participantsBeyondTheInventoryAndBadStateUnionsAreInvalid() {
+    final byte[] golden = HexFormat.of().parseHex(Golden.load("relocation-envelope-v1.json").get("logicalHex")
+        .asText());
+    assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(golden, 2, 1 << 20)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> {
+          assertThat(e.error()).isEqualTo(RelocationWireError.INVALID_FIELD);
+          assertThat(e.field()).isEqualTo("applicationStates[2].participantId");
+        });
+    final byte[] badUnion = replaceLast(golden, "0000000000000003000000000000000000", "0000000000000003000000000000000001");
+    expect(badUnion, RelocationWireError.INVALID_FIELD, "applicationStates[2].applicationState.length");
+    final int countAt = statesAt(new ObjectIdentity.UserSpot("room", 1, 7));
+    final byte[] forgedCount = Arrays.copyOf(golden, countAt + 4);
+    for (int i = 0; i < 4; i++) {
+      forgedCount[countAt + i] = (byte) 0xFF;
+    }
+    expect(forgedCount, RelocationWireError.TRUNCATED_FIELD, "applicationStates[0].participantId");
+  }
+
+  @Test
+  void theConstructorRefusesUnsortedVectors() {
+    assertThatThrownBy(() -> withStates(List.of(new ApplicationState(2, null), new ApplicationState(1, null))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("applicationStates[1] is ordered before entry 0; participant vectors must be sorted and unique"
+            + " (spec 001 section 4.2)");
+  }
+}
