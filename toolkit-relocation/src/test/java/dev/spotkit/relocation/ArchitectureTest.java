@@ -21,8 +21,12 @@ class ArchitectureTest {
   @Test
   void relocationHasNoThreadsOrClocksOfItsOwn() {
     noClasses().should().dependOnClassesThat().haveFullyQualifiedName("java.lang.Thread")
-        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.System")
+        .orShould().callMethod(System.class, "nanoTime")
+        .orShould().callMethod(System.class, "currentTimeMillis")
         .orShould().dependOnClassesThat().resideInAnyPackage("java.util.concurrent..")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.time.Clock")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.time.InstantSource")
+        .orShould().callMethod(java.time.Instant.class, "now")
         .allowEmptyShould(true).check(classes);
   }
 }

@@ -233,9 +233,7 @@ public final class ChunkAssembler {
     int at = 0;
     for (Map.Entry<Long, byte[]> e : chunks.entrySet()) {
       final byte[] c = e.getValue();
-      for (int i = 0; i < c.length; i++) {
-        payload[at + i] = c[i];
-      }
+      System.arraycopy(c, 0, payload, at, c.length);
       at += c.length;
     }
     crc.update(payload, 0, payload.length);

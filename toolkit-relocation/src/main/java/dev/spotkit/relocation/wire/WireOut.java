@@ -56,9 +56,7 @@ final class WireOut {
 
   void bytes(final byte[] b) {
     ensure(b.length);
-    for (int i = 0; i < b.length; i++) {
-      buf[pos + i] = b[i];
-    }
+    System.arraycopy(b, 0, buf, pos, b.length);
     pos += b.length;
   }
 
