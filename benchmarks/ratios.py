@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Reads JMH JSON (results.json) and prints markdown: per benchmark and variant the median of the per-fork scores,
-JMH's score and error, and the ratios Spotkit/Pekko and Spotkit/raw computed from the fork medians."""
+JMH's score and error, and the ratios Spotkit/Pekko and Spotkit/raw computed from the fork medians.
+RelocationChunkBenchmark gets its own table: payloads/s turned into MiB/s of payload, and relocation/raw."""
 import json
 import statistics
 import sys
 
 SPOTKIT = ("spotkit", "spotkit-mailbox")
+RELOCATION = "RelocationChunk"
 
 
 def key(r):
@@ -18,10 +20,18 @@ def key(r):
 
 def main(path):
     rows = {}
+    relocation = {}
     for r in json.load(open(path)):
         m = r["primaryMetric"]
         forks = [statistics.mean(f) for f in m["rawData"]]
-        rows[key(r)] = (statistics.median(forks), forks, m["score"], m["scoreError"], m["scoreUnit"])
+        row = (statistics.median(forks), forks, m["score"], m["scoreError"], m["scoreUnit"])
+        if r["benchmark"].rsplit(".", 2)[-2] == RELOCATION + "Benchmark":
+            relocation[key(r)] = (int(r["params"]["payload"]),) + row
+        else:
+            rows[key(r)] = row
+    if not rows:
+        print_relocation(relocation)
+        return
     print("| benchmark | variant | median of forks (ops/s) | per fork (M ops/s) | JMH score | error (99.9%) | unit |")
     print("|---|---|---:|---|---:|---:|---|")
     for (b, impl), (med, forks, score, err, unit) in rows.items():
@@ -42,6 +52,21 @@ def main(path):
                 o = rows.get((b, other))
                 cells.append(f"{mine / o[0]:.2f}x" if o else "n/a")
             print(f"| {b} | {s} | " + " | ".join(cells) + " |")
+    if relocation:
+        print()
+        print_relocation(relocation)
+
+
+def print_relocation(rows):
+    """Median of forks in payloads/s and MiB/s of payload (payloads/s x payload bytes / 2^20); relocation/raw."""
+    print("| benchmark | variant | median of forks (payloads/s) | MiB/s of payload | per fork (MiB/s) | / raw |")
+    print("|---|---|---:|---:|---|---:|")
+    for (b, impl), (payload, med, forks, _score, _err, _unit) in rows.items():
+        mib = payload / 2**20
+        per = " / ".join(f"{f * mib:.1f}" for f in forks)
+        raw = rows.get((b, "raw"))
+        ratio = f"{med / raw[1]:.2f}x" if raw and impl != "raw" else ""
+        print(f"| {b} | {impl} | {med:,.1f} | {med * mib:,.1f} | {per} | {ratio} |")
 
 
 if __name__ == "__main__":

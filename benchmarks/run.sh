@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Runs the full Spotkit benchmark suite exactly as RESULTS.md was produced:
 #   1. JMH: ping-pong, 1,000-actor ring, fan-in (1/2/4 producers) for raw / spotkit / spotkit-mailbox / pekko /
-#      pekko-tuned;
+#      pekko-tuned; relocation chunk throughput (RelocationChunkBenchmark: relocation vs raw mesh loopback, payloads
+#      of 64 KiB / 1 MiB / 16 MiB);
 #   2. the blocking-handler probe (HdrHistogram);
-#   3. ratios.py: median of the 3 forks per variant, ratios Spotkit/Pekko and Spotkit/raw.
+#   3. ratios.py: median of the 3 forks per variant, ratios Spotkit/Pekko and Spotkit/raw; for the relocation
+#      benchmark MiB/s of payload and relocation/raw.
 # Needs a JDK 21+ (JAVA_HOME first, then the newest under /usr/lib/jvm) and, to build, Maven.
-# Usage: benchmarks/run.sh [extra JMH args, e.g. a benchmark regex]      (takes ~17 minutes on 2 cores)
+# Usage: benchmarks/run.sh [extra JMH args, e.g. a benchmark regex]      (takes ~17 minutes on 2 cores, plus ~4 for
+#        RelocationChunkBenchmark; the default regex runs everything)
+#   A regex (e.g. RelocationChunkBenchmark) limits step 1 but still overwrites results.txt/json and reruns steps 2-3;
+#   to run the relocation benchmark alone into its own files use the command in RESULTS.md, "Relocation chunk
+#   throughput".
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
