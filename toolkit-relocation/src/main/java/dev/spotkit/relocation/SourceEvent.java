@@ -66,6 +66,10 @@ public sealed interface SourceEvent {
   record FailureArrived(RelocationIdentity identity, FailureCode code) implements SourceEvent {
   }
 
+  /** The ordered connection to the target broke; chunk charges on it are released, sending waits for a new one. */
+  record ConnectionLost() implements SourceEvent {
+  }
+
   /**
    * A new ordered connection to the target replaced the previous one.
    *

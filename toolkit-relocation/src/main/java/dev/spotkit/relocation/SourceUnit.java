@@ -45,6 +45,7 @@ public final class SourceUnit {
   private long windowEndsMs = Long.MAX_VALUE;
   private long followEndsMs = Long.MAX_VALUE;
   private boolean payloadReleased;
+  private boolean connectionUp = true;
 
   /**
    * Creates the unit in {@link Stage#SOURCE_RUNNING}.
@@ -86,6 +87,10 @@ public final class SourceUnit {
       case SourceEvent.MessageArrived m -> onMessage(m.message(), out);
       case SourceEvent.RelayReadyArrived r -> onRelayReady(r.identity(), out);
       case SourceEvent.FailureArrived f -> onFailure(f.identity(), f.code(), out);
+      case SourceEvent.ConnectionLost l -> {
+        connectionUp = false;
+        releaseAllChunks();
+      }
       case SourceEvent.ConnectionOpened c -> onConnection(c.connectionId(), out);
       case SourceEvent.ClockAdvanced c -> onClock(c.nowMs(), out);
     }
@@ -126,6 +131,9 @@ public final class SourceUnit {
   }
 
   private void sendManifest(final List<Action> out) {
+    if (!connectionUp) {
+      return; // Sent again on the next ConnectionOpened.
+    }
     out.add(new Action.Send(connectionId, new Frame.Prepare(identity, objectId, payload.length, chunkCount,
         RelayChecksum.ofBytes(payload))));
     nextChunk = 0;
@@ -133,7 +141,7 @@ public final class SourceUnit {
   }
 
   private void pumpChunks(final List<Action> out) {
-    while (payload != null && nextChunk < chunkCount) {
+    while (connectionUp && payload != null && nextChunk < chunkCount) {
       final int from = nextChunk * chunkBytes;
       final int to = Math.min(payload.length, from + chunkBytes);
       if (!budget.tryCharge(to - from)) {
@@ -222,6 +230,7 @@ public final class SourceUnit {
 
   private void onConnection(final long newConnection, final List<Action> out) {
     connectionId = newConnection;
+    connectionUp = true;
     releaseAllChunks(); // Charges of the broken connection are gone with it.
     if (stage == Stage.SOURCE_PAUSED && payload != null) {
       sendManifest(out); // Restore retry from source memory: the same identity, the same payload.

@@ -126,8 +126,10 @@ public final class TargetUnit {
     manifest = new TargetEvent.RestoreRequested(manifest.identity(), manifest.objectId(), r.connectionId(),
         manifest.totalLength(), manifest.chunkCount(), manifest.crc32c(), manifest.deadlineMs(), manifest.plan(),
         manifest.boundSession());
-    if (stage == Stage.RELAY_READY) {
-      out.add(new Action.Send(r.connectionId(), new Frame.RelayReady(identity))); // The reply may have been lost.
+    if (stage != Stage.TARGET_RESTORING && stage != Stage.TARGET_REMOVED) {
+      // The reply may have been lost with a connection; the source is still holding. Past relay-ready this target
+      // never sends a failure, so repeating the reply is the only answer that cannot restore the source wrongly.
+      out.add(new Action.Send(r.connectionId(), new Frame.RelayReady(identity)));
     }
   }
 

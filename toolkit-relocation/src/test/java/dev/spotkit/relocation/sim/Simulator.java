@@ -276,6 +276,7 @@ public final class Simulator {
     chunksInFlight.clear();
     connection++;
     final long c = connection;
+    onSource(new SourceEvent.ConnectionLost());
     internal.add(() -> onSource(new SourceEvent.ConnectionOpened(c)));
   }
 
