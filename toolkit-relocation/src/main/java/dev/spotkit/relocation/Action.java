@@ -1,5 +1,6 @@
 package dev.spotkit.relocation;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -67,6 +68,22 @@ public sealed interface Action {
     public byte[] payload() {
       return payload.clone();
     }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof RestoreSourceQueue x && Arrays.equals(x.payload, payload) && x.held.equals(held);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(payload) * 31 + held.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "RestoreSourceQueue[" + payload.length + " bytes, crc32c=" + RelayChecksum.ofBytes(payload)
+          + ", held=" + held + "]";
+    }
   }
 
   /** Source: start application dispatch again (only after {@link RestoreSourceQueue}). */
@@ -110,6 +127,21 @@ public sealed interface Action {
     @Override
     public byte[] payload() {
       return payload.clone();
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof RunRestore x && Arrays.equals(x.payload, payload);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(payload);
+    }
+
+    @Override
+    public String toString() {
+      return "RunRestore[" + payload.length + " bytes, crc32c=" + RelayChecksum.ofBytes(payload) + "]";
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.spotkit.relocation;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -52,6 +53,23 @@ public sealed interface Frame {
     @Override
     public byte[] bytes() {
       return bytes.clone();
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof StateChunk x && x.identity.equals(identity) && x.ordinal == ordinal
+          && Arrays.equals(x.bytes, bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(identity, ordinal) * 31 + Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+      return "StateChunk[" + identity + ", ordinal=" + ordinal + ", " + bytes.length
+          + " bytes, crc32c=" + RelayChecksum.ofBytes(bytes) + "]";
     }
 
     @Override

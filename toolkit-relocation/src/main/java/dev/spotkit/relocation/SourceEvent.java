@@ -1,5 +1,6 @@
 package dev.spotkit.relocation;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /** An input to a {@link SourceUnit}. Sealed: a unit's switch over its events is exhaustive. */
@@ -30,6 +31,21 @@ public sealed interface SourceEvent {
     @Override
     public byte[] payload() {
       return payload.clone();
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof PayloadCaptured x && Arrays.equals(x.payload, payload);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(payload);
+    }
+
+    @Override
+    public String toString() {
+      return "PayloadCaptured[" + payload.length + " bytes]";
     }
   }
 

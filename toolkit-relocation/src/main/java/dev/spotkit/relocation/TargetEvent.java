@@ -1,5 +1,6 @@
 package dev.spotkit.relocation;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -54,6 +55,24 @@ public sealed interface TargetEvent {
     @Override
     public byte[] bytes() {
       return bytes.clone();
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof ChunkArrived x && x.identity.equals(identity) && x.connectionId == connectionId
+          && x.ordinal == ordinal
+          && Arrays.equals(x.bytes, bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(identity, connectionId, ordinal) * 31 + Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+      return "ChunkArrived[" + identity + ", connection=" + connectionId + ", ordinal=" + ordinal + ", "
+          + bytes.length + " bytes]";
     }
   }
 

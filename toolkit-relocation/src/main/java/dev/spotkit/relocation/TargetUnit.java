@@ -267,6 +267,10 @@ public final class TargetUnit {
     }
     if (r.connectionId() != spanConnection) {
       // REL-13: a retransmitted batch on a new connection wholly replaces the partial span; no per-record dedup.
+      if (!preBoundary.isEmpty()) {
+        out.add(warn("relay_span_replaced", preBoundary.size() + " relay records from connection " + spanConnection
+            + " replaced by the batch on connection " + r.connectionId()));
+      }
       preBoundary.clear();
       spanConnection = r.connectionId();
     }

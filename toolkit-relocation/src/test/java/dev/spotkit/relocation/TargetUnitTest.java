@@ -89,7 +89,7 @@ class TargetUnitTest {
     final TargetUnits units = readyTarget(List.of(), out);
     units.handle(relay(1, send(1)));
     units.handle(relay(1, send(2))); // Connection 1 breaks here: send(3) and the cutover are lost.
-    units.handle(relay(2, send(1)));
+    assertThat(codes(units.handle(relay(2, send(1))))).containsExactly("relay_span_replaced");
     units.handle(relay(2, send(2)));
     units.handle(relay(2, send(3)));
     final List<Message> batch = List.of(send(1), send(2), send(3));

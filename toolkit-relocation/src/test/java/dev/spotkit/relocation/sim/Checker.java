@@ -55,6 +55,7 @@ public final class Checker {
   private int otherBetweenChunks;
   private String failure;
   private Outcome outcome = Outcome.UNFINISHED;
+  private long trace = 17;
 
   void acceptedAtSource(final long id, final boolean beforeStart) {
     acceptedAtSource.add(id);
@@ -86,7 +87,14 @@ public final class Checker {
     }
   }
 
+  private void record(final List<Action> actions) {
+    for (final Action a : actions) {
+      trace = trace * 31 + a.toString().hashCode();
+    }
+  }
+
   void sourceActions(final List<Action> actions, final Stage stageAfter) {
+    record(actions);
     boolean restoredHere = false;
     for (final Action a : actions) {
       if (a instanceof Action.RestoreSourceQueue || a instanceof Action.ReopenDispatch) {
@@ -112,6 +120,7 @@ public final class Checker {
   }
 
   void targetActions(final List<Action> actions) {
+    record(actions);
     for (final Action a : actions) {
       if (a instanceof Action.Log l) {
         logCodes.add(l.code());
@@ -125,6 +134,7 @@ public final class Checker {
   }
 
   void handled(final long id, final boolean atSource) {
+    trace = trace * 31 + (atSource ? id : -id);
     final int n = handledCount.merge(id, 1, Integer::sum);
     if (n > 1) {
       fail("message " + id + " handled twice");
@@ -263,6 +273,15 @@ public final class Checker {
    */
   public int otherBetweenChunks() {
     return otherBetweenChunks;
+  }
+
+  /**
+   * A hash of every action and handled message in order: equal for two runs of the same seed.
+   *
+   * @return the trace hash.
+   */
+  public long traceHash() {
+    return trace;
   }
 
   static long idOf(final Message m) {
