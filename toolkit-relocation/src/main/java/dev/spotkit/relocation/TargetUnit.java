@@ -44,6 +44,7 @@ public final class TargetUnit {
   private long nextRequestId = 1;
   private long outstandingRequest;
   private long retryAtMs = Long.MAX_VALUE;
+  private FailureCode failureSent;
 
   /**
    * Creates the unit in {@link Stage#TARGET_RESTORING}; nothing is registered until the Restore request is fed.
@@ -126,7 +127,10 @@ public final class TargetUnit {
     manifest = new TargetEvent.RestoreRequested(manifest.identity(), manifest.objectId(), r.connectionId(),
         manifest.totalLength(), manifest.chunkCount(), manifest.crc32c(), manifest.deadlineMs(), manifest.plan(),
         manifest.boundSession());
-    if (stage != Stage.TARGET_RESTORING && stage != Stage.TARGET_REMOVED) {
+    if (stage == Stage.TARGET_REMOVED && failureSent != null) {
+      // The explicit failure may have been lost with a connection: the same Restore gets the same answer.
+      out.add(new Action.Send(r.connectionId(), new Frame.Failed(identity, failureSent)));
+    } else if (stage != Stage.TARGET_RESTORING && stage != Stage.TARGET_REMOVED) {
       // The reply may have been lost with a connection; the source is still holding. Past relay-ready this target
       // never sends a failure, so repeating the reply is the only answer that cannot restore the source wrongly.
       out.add(new Action.Send(r.connectionId(), new Frame.RelayReady(identity)));
@@ -205,6 +209,7 @@ public final class TargetUnit {
   private void fail(final FailureCode code, final String detail, final List<Action> out) {
     move(Trigger.STAGING_REMOVED);
     out.add(log(Action.Level.ERROR, "relocation_failed", code + ": " + detail));
+    failureSent = code;
     out.add(new Action.Send(manifest.connectionId(), new Frame.Failed(identity, code)));
     removeStaging(code.name().toLowerCase(Locale.ROOT), out);
   }

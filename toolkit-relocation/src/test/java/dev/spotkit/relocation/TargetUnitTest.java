@@ -197,6 +197,9 @@ class TargetUnitTest {
     assertThat(codes(late)).containsExactly("late_store_answer");
     assertThat(late).hasSize(1);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    // Removed after its relay-ready reply: a repeated Restore gets no failure (that could restore the source).
+    assertThat(frames(units.handle(restore(ID, "0123456789".getBytes(StandardCharsets.US_ASCII), 3, 2, 10_000))))
+        .isEmpty();
   }
 
   @Test
@@ -244,6 +247,9 @@ class TargetUnitTest {
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
     assertThat(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes()))).extracting(a ->
         ((Action.Log) a).code()).containsExactly("stray_chunk"); // No retry, no repair.
+    // The failure reply may be lost with its connection: the same Restore on a new connection gets it again.
+    assertThat(frames(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))))
+        .containsExactly(new Frame.Failed(ID, FailureCode.CHECKSUM_MISMATCH));
   }
 
   @Test
