@@ -62,16 +62,63 @@ class RelocationSimulationTest {
   @Test
   void brokenVariantOpeningDispatchBeforeTheMergeIsCaught() {
     final List<Long> caught = new ArrayList<>();
+    String first = null;
     for (long seed = 1; seed <= 2_000 && caught.size() < 5; seed++) {
-      if (runSeed(seed, OpenBeforeMerge::new).failed()) {
+      final Checker c = runSeed(seed, OpenBeforeMerge::new);
+      if (c.failed()) {
         caught.add(seed);
+        first = first == null ? c.failure() : first;
       }
     }
-    System.out.println("broken variant (open before merge) caught by seeds " + caught);
+    System.out.println("broken variant (open before merge) caught by seeds " + caught + ": " + first);
     assertThat(caught).as("the checker must report the broken variant").isNotEmpty();
+    assertThat(first).startsWith("target handled"); // Caught by the section 5.1 order check.
   }
 
-  /** A deliberately broken target: it opens dispatch at once and merges the backlog only at its next input. */
+  @Test
+  void brokenVariantAppendingARetransmittedBatchIsCaught() {
+    final List<Long> caught = new ArrayList<>();
+    String first = null;
+    for (long seed = 1; seed <= 5_000 && caught.size() < 5; seed++) {
+      final Checker c = runSeed(seed, AppendRetransmission::new);
+      if (c.failed()) {
+        caught.add(seed);
+        first = first == null ? c.failure() : first;
+      }
+    }
+    System.out.println("broken variant (retransmission appended, not replaced) caught by seeds " + caught + ": "
+        + first);
+    assertThat(caught).as("the checker must report the broken variant").isNotEmpty();
+    assertThat(first).endsWith("handled twice");
+  }
+
+  /** A deliberately broken target: it treats relay from every connection as one span, so a resend is appended. */
+  private static final class AppendRetransmission implements Function<TargetEvent, List<Action>> {
+    private final Function<TargetEvent, List<Action>> real;
+    private long firstConnection = -1;
+
+    AppendRetransmission(final Function<TargetEvent, List<Action>> real) {
+      this.real = real;
+    }
+
+    @Override
+    public List<Action> apply(final TargetEvent event) {
+      if (event instanceof TargetEvent.RelayArrived r) {
+        firstConnection = firstConnection == -1 ? r.connectionId() : firstConnection;
+        return real.apply(new TargetEvent.RelayArrived(r.identity(), firstConnection, r.message()));
+      }
+      if (event instanceof TargetEvent.CutoverArrived c && firstConnection != -1) {
+        return real.apply(new TargetEvent.CutoverArrived(c.identity(), firstConnection, c.recordCount(),
+            c.crc32c()));
+      }
+      return real.apply(event);
+    }
+  }
+
+  /**
+   * A deliberately broken target: it opens dispatch at once and merges the backlog only behind the next work that
+   * arrives (new ingress overtakes the backlog), or never if nothing arrives.
+   */
   private static final class OpenBeforeMerge implements Function<TargetEvent, List<Action>> {
     private final Function<TargetEvent, List<Action>> real;
     private Action deferred;
@@ -83,16 +130,16 @@ class RelocationSimulationTest {
     @Override
     public List<Action> apply(final TargetEvent event) {
       final List<Action> out = new ArrayList<>();
-      if (deferred != null && !(event instanceof TargetEvent.ClockAdvanced)) {
-        out.add(deferred);
-        deferred = null;
-      }
       for (final Action a : real.apply(event)) {
         if (a instanceof Action.MergeBacklog) {
           deferred = a;
         } else {
           out.add(a);
         }
+      }
+      if (deferred != null && event instanceof TargetEvent.DirectMessageArrived) {
+        out.add(deferred);
+        deferred = null;
       }
       return out;
     }
