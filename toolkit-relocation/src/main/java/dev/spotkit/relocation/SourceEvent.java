@@ -50,7 +50,8 @@ public sealed interface SourceEvent {
   }
 
   /**
-   * Core released the accounted charge of a chunk this unit submitted.
+   * Core released the accounted charge of a chunk this unit submitted on its current connection (releases of a
+   * replaced connection are not reported: {@link ConnectionLost} already released them).
    *
    * @param ordinal the chunk ordinal.
    */

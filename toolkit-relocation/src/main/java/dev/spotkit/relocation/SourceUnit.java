@@ -39,6 +39,7 @@ public final class SourceUnit {
   private long nowMs;
   private long connectionId;
   private boolean startPending;
+  private boolean started;
   private byte[] payload;
   private int chunkCount;
   private int nextChunk;
@@ -101,7 +102,12 @@ public final class SourceUnit {
     if (startPending) {
       throw new IllegalTransition(stage, Trigger.SEAL, Transitions.allowed(stage));
     }
+    if (started) {
+      throw new IllegalStateException("SourceUnit " + identity + " was already started; a unit is single-use: "
+          + "create a new SourceUnit with a new targetAttemptGeneration for another attempt");
+    }
     Transitions.next(stage, Trigger.SEAL);
+    started = true;
     startPending = true;
     onBudget(out);
   }

@@ -7,6 +7,7 @@ import static dev.spotkit.relocation.Fixtures.frames;
 import static dev.spotkit.relocation.Fixtures.only;
 import static dev.spotkit.relocation.Fixtures.send;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -84,6 +85,9 @@ class SourceUnitTest {
     assertThat(failed.get(2)).isInstanceOf(Action.ReopenDispatch.class);
     assertThat(unit.stage()).isEqualTo(Stage.SOURCE_RUNNING);
     assertThat(only(unit.handle(new SourceEvent.MessageArrived(send(2))), Action.DispatchLocal.class)).hasSize(1);
+    assertThatThrownBy(() -> unit.handle(new SourceEvent.StartRequested())).hasMessage("SourceUnit " + ID
+        + " was already started; a unit is single-use: create a new SourceUnit with a new targetAttemptGeneration"
+        + " for another attempt");
 
     final SourceUnit past = paused(InFlightBudget.peerDefault(), true, new ArrayList<>());
     past.handle(new SourceEvent.RelayReadyArrived(ID));
