@@ -99,6 +99,7 @@ public final class SourceUnit {
   }
 
   private void onStart(final List<Action> out) {
+    Transitions.next(stage, Trigger.SEAL); // Throws IllegalTransition outside SourceRunning.
     if (startPending) {
       throw new IllegalTransition(stage, Trigger.SEAL, Transitions.allowed(stage));
     }
@@ -106,7 +107,6 @@ public final class SourceUnit {
       throw new IllegalStateException("SourceUnit " + identity + " was already started; a unit is single-use: "
           + "create a new SourceUnit with a new targetAttemptGeneration for another attempt");
     }
-    Transitions.next(stage, Trigger.SEAL);
     started = true;
     startPending = true;
     onBudget(out);
