@@ -159,7 +159,6 @@ class SourceUnitTest {
   }
 
   @Test
-  @Spec("REL-17")
   void theSourceNeverTouchesTheLocationStore() {
     final List<Action> all = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), true, all);

@@ -2,7 +2,6 @@ package dev.spotkit.relocation.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spotkit.relocation.Spec;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.Test;
  */
 class SimulatorCoverageTest {
   @Test
-  @Spec("REL-07")
   void seedsReachEveryOutcomeAndEveryMarkedBranch() {
     final Set<String> codes = new LinkedHashSet<>();
     final Set<Checker.Outcome> outcomes = EnumSet.noneOf(Checker.Outcome.class);
