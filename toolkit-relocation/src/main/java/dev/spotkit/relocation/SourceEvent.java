@@ -1,0 +1,105 @@
+package dev.spotkit.relocation;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/** An input to a {@link SourceUnit}. Sealed: a unit's switch over its events is exhaustive. */
+public sealed interface SourceEvent {
+  /** The coordinator chose a target and asks the unit to start; it seals only when budget room exists (5.3). */
+  record StartRequested() implements SourceEvent {
+  }
+
+  /** The shared in-flight budget released bytes; a waiting unit may seal or send its next chunk. */
+  record BudgetChanged() implements SourceEvent {
+  }
+
+  /**
+   * The answer to {@link Action.CapturePayload}: the encoded relocation-envelope-v1 payload, opaque here.
+   *
+   * @param payload the payload bytes (copied); may be empty.
+   */
+  record PayloadCaptured(byte[] payload) implements SourceEvent {
+    /**
+     * Copies the payload.
+     *
+     * @throws NullPointerException when {@code payload} is null (an adapter contract violation).
+     */
+    public PayloadCaptured {
+      payload = Objects.requireNonNull(payload, "payload").clone();
+    }
+
+    @Override
+    public byte[] payload() {
+      return payload.clone();
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof PayloadCaptured x && Arrays.equals(x.payload, payload);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(payload);
+    }
+
+    @Override
+    public String toString() {
+      return "PayloadCaptured[" + payload.length + " bytes]";
+    }
+  }
+
+  /**
+   * Core released the accounted charge of a chunk this unit submitted on its current connection (releases of a
+   * replaced connection are not reported: {@link ConnectionLost} already released them).
+   *
+   * @param ordinal the chunk ordinal.
+   */
+  record ChunkReleased(int ordinal) implements SourceEvent {
+  }
+
+  /**
+   * Work arrived at the source's address (mailbox or previous route).
+   *
+   * @param message the work.
+   */
+  record MessageArrived(Message message) implements SourceEvent {
+  }
+
+  /**
+   * The target's command 30 reply arrived.
+   *
+   * @param identity the identity it carries.
+   */
+  record RelayReadyArrived(RelocationIdentity identity) implements SourceEvent {
+  }
+
+  /**
+   * The target's command 53 reply arrived.
+   *
+   * @param identity the identity it carries.
+   * @param code why.
+   */
+  record FailureArrived(RelocationIdentity identity, FailureCode code) implements SourceEvent {
+  }
+
+  /** The ordered connection to the target broke; chunk charges on it are released, sending waits for a new one. */
+  record ConnectionLost() implements SourceEvent {
+  }
+
+  /**
+   * A new ordered connection to the target replaced the previous one.
+   *
+   * @param connectionId the new connection's number.
+   */
+  record ConnectionOpened(long connectionId) implements SourceEvent {
+  }
+
+  /**
+   * Time advanced; the only clock a unit has.
+   *
+   * @param nowMs the driver's monotonic time in ms; a smaller value than before is ignored.
+   */
+  record ClockAdvanced(long nowMs) implements SourceEvent {
+  }
+}

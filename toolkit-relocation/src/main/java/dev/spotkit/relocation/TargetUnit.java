@@ -1,0 +1,487 @@
+package dev.spotkit.relocation;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The target side of one relocation unit (spec 001 sections 4.3-4.6, 6, 9): temporary queue first, chunk
+ * assembly with CRC-32C, Restore, relay-ready reply, the three spans (saved work, pre-boundary relay,
+ * post-boundary), cutover or the cutover-wait fallback, the target-only CAS loop bounded by Restore validity, and
+ * the ordered backlog merge before dispatch opens. Usually reached through {@link TargetUnits}, which routes
+ * frames by identity.
+ *
+ * <h2>Driving this machine</h2>
+ * <ol>
+ *   <li>Create it, then feed the {@link TargetEvent.RestoreRequested} that created it.</li>
+ *   <li>Feed each further input to {@link #handle}; perform the actions in order; answer {@link Action.RunRestore},
+ *       {@link Action.RunCas} and {@link Action.ReReadStore} with their events.</li>
+ *   <li>Feed {@link TargetEvent.ClockAdvanced} at least when {@link #nextDeadlineMs()} has passed; a spurious tick
+ *       does nothing.</li>
+ * </ol>
+ * Events after a terminal stage ({@link Stage#TARGET_REMOVED}, {@link Stage#TARGET_OPEN}) change nothing except
+ * that direct work is dispatched (open) or failed {@code Unavailable} (removed). Note: not thread-safe.
+ */
+public final class TargetUnit {
+  private final RelocationIdentity identity;
+  private final RelocationSettings settings;
+  private final List<Message> savedWork = new ArrayList<>();
+  private final List<Message> preBoundary = new ArrayList<>();
+  private final List<Message> postBoundary = new ArrayList<>();
+  private Stage stage = Stage.TARGET_RESTORING;
+  private TargetEvent.RestoreRequested manifest;
+  private long nowMs;
+  private byte[][] chunks = new byte[0][];
+  private long assembledBytes;
+  private int receivedCount;
+  private boolean restoreRunning;
+  private long relayReadySentMs = Long.MAX_VALUE;
+  private long spanConnection = -1;
+  private boolean cutoverAccepted;
+  private boolean merged;
+  private long nextRequestId = 1;
+  private long outstandingRequest;
+  private long retryAtMs = Long.MAX_VALUE;
+  private FailureCode failureSent;
+
+  /**
+   * Creates the unit in {@link Stage#TARGET_RESTORING}; nothing is registered until the Restore request is fed.
+   *
+   * @param identity the relocation identity.
+   * @param settings the settings.
+   * @param nowMs the driver's current time in ms.
+   */
+  public TargetUnit(final RelocationIdentity identity, final RelocationSettings settings, final long nowMs) {
+    this.identity = Objects.requireNonNull(identity, "identity");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.nowMs = nowMs;
+  }
+
+  /**
+   * Consumes one event.
+   *
+   * @param event the input.
+   * @return the actions to perform, in order.
+   * @throws IllegalArgumentException when an identity-bound event carries another identity (route with
+   *     {@link TargetUnits}).
+   */
+  public List<Action> handle(final TargetEvent event) {
+    final List<Action> out = new ArrayList<>();
+    switch (event) {
+      case TargetEvent.RestoreRequested r -> onRestore(checked(r.identity(), r), out);
+      case TargetEvent.ChunkArrived c -> onChunk(checked(c.identity(), c), out);
+      case TargetEvent.RestoreFinished f -> onRestored(checked(f.identity(), f).savedWork(), out);
+      case TargetEvent.RestoreFailed f -> onRestoreFailed(checked(f.identity(), f).reason(), out);
+      case TargetEvent.RelayArrived r -> onRelay(checked(r.identity(), r), out);
+      case TargetEvent.CutoverArrived c -> onCutover(checked(c.identity(), c), out);
+      case TargetEvent.CasAnswered a -> onCasAnswer(checked(a.identity(), a), out);
+      case TargetEvent.CasIndeterminate i -> onUnsure(checked(i.identity(), i).requestId(), "cas_indeterminate", out);
+      case TargetEvent.StoreReadAnswered a -> onRead(checked(a.identity(), a), out);
+      case TargetEvent.StoreReadFailed f -> onUnsure(checked(f.identity(), f).requestId(), "read_failed", out);
+      case TargetEvent.DirectMessageArrived d -> onDirect(d.message(), out);
+      case TargetEvent.ClockAdvanced c -> onClock(c.nowMs(), out);
+    }
+    return out;
+  }
+
+  private <T> T checked(final RelocationIdentity other, final T event) {
+    if (!identity.equals(other)) {
+      throw new IllegalArgumentException("event for " + other + " fed to the unit of " + identity
+          + "; route frames with TargetUnits");
+    }
+    return event;
+  }
+
+  private boolean terminal() {
+    return stage == Stage.TARGET_REMOVED || stage == Stage.TARGET_OPEN || stage == Stage.OWNER_COMMITTED;
+  }
+
+  private void onRestore(final TargetEvent.RestoreRequested r, final List<Action> out) {
+    if (manifest == null) {
+      if (r.chunkCount() < 1 || r.totalLength() < 0 || r.totalLength() > Integer.MAX_VALUE - 8) {
+        manifest = r;
+        fail(FailureCode.MANIFEST_CONFLICT, "bad manifest length=" + r.totalLength() + " chunks="
+            + r.chunkCount(), out);
+        return;
+      }
+      manifest = r;
+      out.add(new Action.RegisterTemporaryQueue()); // Section 4.3: before factory, lookup or any chunk.
+      chunks = new byte[r.chunkCount()][];
+      return;
+    }
+    final boolean same = manifest.totalLength() == r.totalLength() && manifest.chunkCount() == r.chunkCount()
+        && manifest.crc32c() == r.crc32c();
+    if (!same) {
+      // REL-09: neither reuse nor overwrite; explicit conflict failure (only possible before relay-ready).
+      if (stage == Stage.TARGET_RESTORING) {
+        fail(FailureCode.MANIFEST_CONFLICT, "Restore with length " + r.totalLength() + "/crc " + r.crc32c()
+            + " differs from first " + manifest.totalLength() + "/crc " + manifest.crc32c(), out);
+      } else {
+        out.add(log(Action.Level.ERROR, "restore_conflict", "conflicting Restore after relay-ready ignored"));
+      }
+      return;
+    }
+    // REL-09: the same Restore again uses the existing progress; it may come on a new connection.
+    manifest = new TargetEvent.RestoreRequested(manifest.identity(), manifest.objectId(), r.connectionId(),
+        manifest.totalLength(), manifest.chunkCount(), manifest.crc32c(), manifest.deadlineMs(), manifest.plan(),
+        manifest.boundSession());
+    if (stage == Stage.TARGET_REMOVED && failureSent != null) {
+      // The explicit failure may have been lost with a connection: the same Restore gets the same answer.
+      out.add(new Action.Send(r.connectionId(), new Frame.Failed(identity, failureSent)));
+    } else if (stage != Stage.TARGET_RESTORING && stage != Stage.TARGET_REMOVED) {
+      // The reply may have been lost with a connection; the source is still holding. Past relay-ready this target
+      // never sends a failure, so repeating the reply is the only answer that cannot restore the source wrongly.
+      out.add(new Action.Send(r.connectionId(), new Frame.RelayReady(identity)));
+    }
+  }
+
+  private void onChunk(final TargetEvent.ChunkArrived c, final List<Action> out) {
+    if (stage != Stage.TARGET_RESTORING || manifest == null || restoreRunning
+        || c.connectionId() != manifest.connectionId()) {
+      out.add(warn("stray_chunk", "chunk " + c.ordinal() + " on connection " + c.connectionId() + " in stage "
+          + stage.specName() + " discarded"));
+      return;
+    }
+    final int ordinal = c.ordinal();
+    if (ordinal < 0 || ordinal >= chunks.length) {
+      fail(FailureCode.MANIFEST_CONFLICT, "chunk ordinal " + ordinal + " outside 0.." + (chunks.length - 1), out);
+      return;
+    }
+    if (chunks[ordinal] != null) {
+      return; // A resent chunk of the same identity: progress already has it.
+    }
+    final byte[] bytes = c.bytes(); // Framework-owned copy: the received chunk's lease ends here.
+    if (assembledBytes + bytes.length > manifest.totalLength()) {
+      fail(FailureCode.MANIFEST_CONFLICT, "chunks exceed the declared " + manifest.totalLength() + " bytes", out);
+      return;
+    }
+    chunks[ordinal] = bytes;
+    assembledBytes += bytes.length;
+    receivedCount++;
+    if (receivedCount < chunks.length) {
+      return;
+    }
+    if (assembledBytes != manifest.totalLength()) {
+      fail(FailureCode.MANIFEST_CONFLICT, "assembled " + assembledBytes + " bytes, declared "
+          + manifest.totalLength(), out);
+      return;
+    }
+    final ByteBuffer joined = ByteBuffer.allocate((int) assembledBytes);
+    for (final byte[] chunk : chunks) {
+      joined.put(chunk);
+    }
+    final byte[] payload = joined.array();
+    chunks = new byte[0][];
+    final long crc = RelayChecksum.ofBytes(payload);
+    if (crc != manifest.crc32c()) {
+      // REL-10: no restore from the assembly, no CAS, no retry; an explicit failure reply.
+      fail(FailureCode.CHECKSUM_MISMATCH, "payload CRC-32C " + crc + " differs from declared " + manifest.crc32c(),
+          out);
+      return;
+    }
+    restoreRunning = true;
+    out.add(new Action.RunRestore(payload));
+  }
+
+  private void onRestored(final List<Message> work, final List<Action> out) {
+    if (stage != Stage.TARGET_RESTORING || !restoreRunning) {
+      out.add(warn("late_restore_result", "Restore result in stage " + stage.specName() + " ignored"));
+      return;
+    }
+    restoreRunning = false;
+    savedWork.addAll(work); // The dispatch-closed saved-work span (section 4.3).
+    move(Trigger.RESTORED);
+    relayReadySentMs = nowMs;
+    out.add(new Action.Send(manifest.connectionId(), new Frame.RelayReady(identity)));
+  }
+
+  private void onRestoreFailed(final String reason, final List<Action> out) {
+    if (stage != Stage.TARGET_RESTORING || !restoreRunning) {
+      out.add(warn("late_restore_result", "Restore failure in stage " + stage.specName() + " ignored"));
+      return;
+    }
+    fail(FailureCode.RESTORE_FAILED, reason, out);
+  }
+
+  /** Explicit failure before relay-ready: reply 53, remove staging. */
+  private void fail(final FailureCode code, final String detail, final List<Action> out) {
+    move(Trigger.STAGING_REMOVED);
+    out.add(log(Action.Level.ERROR, "relocation_failed", code + ": " + detail));
+    failureSent = code;
+    out.add(new Action.Send(manifest.connectionId(), new Frame.Failed(identity, code)));
+    removeStaging(code.name().toLowerCase(Locale.ROOT), out);
+  }
+
+  private void removeStaging(final String reason, final List<Action> out) {
+    out.add(new Action.RemoveStaging(reason));
+    chunks = new byte[0][];
+    for (final List<Message> span : List.of(savedWork, preBoundary, postBoundary)) {
+      for (final Message m : span) {
+        out.add(new Action.FailMessage(m, "Unavailable")); // Staged work is not run (REL-18, REL-20).
+      }
+    }
+    savedWork.clear();
+    preBoundary.clear();
+    postBoundary.clear();
+    outstandingRequest = 0;
+    retryAtMs = Long.MAX_VALUE;
+  }
+
+  /**
+   * Ends an unfinished preparation because a newer identity for the same object won (spec 000 section 4.2).
+   * Only valid before the relay-ready reply.
+   *
+   * @return the actions: failure reply to the old source and staging removal.
+   * @throws IllegalTransition when the unit is past {@link Stage#TARGET_RESTORING}.
+   */
+  public List<Action> supersede() {
+    final List<Action> out = new ArrayList<>();
+    if (stage != Stage.TARGET_RESTORING) {
+      throw new IllegalTransition(stage, Trigger.STAGING_REMOVED, Transitions.allowed(stage));
+    }
+    fail(FailureCode.SUPERSEDED, "a newer relocation identity for the same object arrived", out);
+    return out;
+  }
+
+  private void onRelay(final TargetEvent.RelayArrived r, final List<Action> out) {
+    final Message message = r.message();
+    if (stage == Stage.TARGET_RESTORING) {
+      out.add(log(Action.Level.ERROR, "relay_before_ready", "relay before the relay-ready reply discarded"));
+      return;
+    }
+    if (stage == Stage.TARGET_REMOVED) {
+      out.add(new Action.FailMessage(message, "Unavailable"));
+      return;
+    }
+    if (merged) {
+      if (spanConnection == -1 || spanConnection == r.connectionId()) {
+        // Late relay after the fallback merge: order against new target work is not guaranteed (section 4.4).
+        spanConnection = r.connectionId();
+        out.add(new Action.DispatchLocal(message));
+      } else {
+        out.add(warn("late_retransmission", "retransmitted relay after the backlog merge discarded"));
+      }
+      return;
+    }
+    if (cutoverAccepted) {
+      // REL-13: the span was verified by cutover; a later retransmission is not staged again.
+      out.add(warn("duplicate_relay", "relay after the accepted cutover discarded"));
+      return;
+    }
+    if (r.connectionId() != spanConnection) {
+      // REL-13: a retransmitted batch on a new connection wholly replaces the partial span; no per-record dedup.
+      if (!preBoundary.isEmpty()) {
+        out.add(warn("relay_span_replaced", preBoundary.size() + " relay records from connection " + spanConnection
+            + " replaced by the batch on connection " + r.connectionId()));
+      }
+      preBoundary.clear();
+      spanConnection = r.connectionId();
+    }
+    preBoundary.add(message);
+  }
+
+  private void onCutover(final TargetEvent.CutoverArrived c, final List<Action> out) {
+    if (stage == Stage.TARGET_RESTORING) {
+      out.add(log(Action.Level.ERROR, "cutover_before_ready", "cutover before the relay-ready reply discarded"));
+      return;
+    }
+    if (cutoverAccepted || stage != Stage.RELAY_READY) {
+      // REL-27: after the fallback, or a duplicate: a warning only, no change of owner or queue.
+      out.add(warn("late_cutover", "cutover in stage " + stage.specName() + " changes nothing"));
+      return;
+    }
+    final boolean sameConnection = spanConnection == -1 || spanConnection == c.connectionId();
+    final long crc = RelayChecksum.of(preBoundary);
+    if (!sameConnection || c.recordCount() != preBoundary.size() || c.crc32c() != crc) {
+      out.add(log(Action.Level.ERROR, "cutover_mismatch", "cutover declares " + c.recordCount() + " records / crc "
+          + c.crc32c() + " on connection " + c.connectionId() + "; received " + preBoundary.size() + " / crc " + crc
+          + " on connection " + spanConnection + "; waiting for a retransmission or the cutover wait"));
+      return;
+    }
+    spanConnection = c.connectionId();
+    cutoverAccepted = true;
+    move(Trigger.CUTOVER);
+    runCas(out);
+  }
+
+  private void runCas(final List<Action> out) {
+    final TargetEvent.CasPlan plan = manifest.plan();
+    outstandingRequest = nextRequestId++;
+    retryAtMs = Long.MAX_VALUE;
+    out.add(new Action.RunCas(outstandingRequest, identity, plan.key(), plan.expectedVersion(),
+        plan.targetFence()));
+  }
+
+  private void reRead(final List<Action> out) {
+    outstandingRequest = nextRequestId++;
+    retryAtMs = Long.MAX_VALUE;
+    out.add(new Action.ReReadStore(outstandingRequest, manifest.plan().key()));
+  }
+
+  private boolean acceptAnswer(final long requestId, final List<Action> out) {
+    if (terminal()) {
+      // REL-21: a late store answer for a terminal RelocationId reactivates nothing.
+      out.add(warn("late_store_answer", "store answer " + requestId + " in stage " + stage.specName() + " ignored"));
+      return false;
+    }
+    if (requestId == 0 || requestId != outstandingRequest) {
+      out.add(warn("stale_store_answer", "answer to request " + requestId + ", outstanding " + outstandingRequest));
+      return false;
+    }
+    outstandingRequest = 0;
+    return true;
+  }
+
+  private void onCasAnswer(final TargetEvent.CasAnswered a, final List<Action> out) {
+    if (!acceptAnswer(a.requestId(), out)) {
+      return;
+    }
+    switch (a.outcome()) {
+      case APPLIED -> commit(out);
+      case CONFLICT -> {
+        move(Trigger.STORE_UNSURE);
+        reRead(out); // Confirm: converge if this target is already owner, else end as stale at once.
+      }
+      case TRANSIENT -> scheduleRetry(out);
+    }
+  }
+
+  private void onUnsure(final long requestId, final String code, final List<Action> out) {
+    if (acceptAnswer(requestId, out)) {
+      scheduleRetry(out);
+    }
+  }
+
+  private void scheduleRetry(final List<Action> out) {
+    move(Trigger.STORE_UNSURE);
+    retryAtMs = nowMs + settings.storeRetryBackoffMs();
+    if (settings.storeRetryBackoffMs() == 0) {
+      reRead(out);
+    }
+  }
+
+  private void onRead(final TargetEvent.StoreReadAnswered a, final List<Action> out) {
+    if (!acceptAnswer(a.requestId(), out)) {
+      return;
+    }
+    final TargetEvent.CasPlan plan = manifest.plan();
+    if (plan.targetFence().equals(a.ownerFence())) {
+      commit(out); // REL-19: this target is already recorded as owner.
+    } else if (plan.expectedVersion().equals(a.version())) {
+      runCas(out); // The source values still match: the same CAS, same fence, same expected version.
+    } else {
+      out.add(warn("relocation_stale", "store shows owner " + a.ownerFence() + " at version " + a.version()
+          + ", expected " + plan.expectedVersion()));
+      move(Trigger.STAGING_REMOVED);
+      removeStaging("stale", out);
+    }
+  }
+
+  private void commit(final List<Action> out) {
+    move(Trigger.CAS_APPLIED);
+    out.add(new Action.MergeBacklog(savedWork, preBoundary, postBoundary));
+    merged = true;
+    savedWork.clear();
+    preBoundary.clear();
+    postBoundary.clear();
+    out.add(new Action.OpenDispatch());
+    move(Trigger.BACKLOG_OPENED);
+    if (manifest.boundSession()) {
+      out.add(new Action.SendToSessionOwner(new Frame.SessionRoute(identity, true)));
+    }
+  }
+
+  private void onDirect(final Message message, final List<Action> out) {
+    switch (stage) {
+      case TARGET_OPEN -> out.add(new Action.DispatchLocal(message));
+      case TARGET_REMOVED -> out.add(new Action.FailMessage(message, "Unavailable"));
+      default -> postBoundary.add(message); // The temporary queue; no handler runs (section 4.3).
+    }
+  }
+
+  private void onClock(final long t, final List<Action> out) {
+    nowMs = Math.max(nowMs, t);
+    if (manifest == null || terminal()) {
+      return;
+    }
+    if (nowMs >= manifest.deadlineMs()) {
+      if (stage == Stage.TARGET_RESTORING) {
+        fail(FailureCode.DEADLINE, "Restore validity " + manifest.deadlineMs() + " ms passed", out);
+      } else {
+        // REL-20: owner not confirmed by Restore validity: error, staging removed, no session route update.
+        out.add(log(Action.Level.ERROR, "location_update_failed", "owner not confirmed by Restore validity "
+            + manifest.deadlineMs() + " ms"));
+        move(Trigger.STAGING_REMOVED);
+        removeStaging("location_update_failed", out);
+      }
+      return;
+    }
+    if (stage == Stage.RELAY_READY && nowMs >= relayReadySentMs + settings.cutoverWaitMs()) {
+      out.add(warn("cutover_timeout", "no cutover " + settings.cutoverWaitMs() + " ms after relay-ready; proceeding"));
+      move(Trigger.CUTOVER_WAIT_ELAPSED); // FACTS.md: CutoverFallback proceeds.
+      runCas(out);
+    } else if (stage == Stage.STORE_RETRY && outstandingRequest == 0 && nowMs >= retryAtMs) {
+      reRead(out);
+    }
+  }
+
+  private void move(final Trigger trigger) {
+    stage = Transitions.next(stage, trigger);
+  }
+
+  private static Action warn(final String code, final String detail) {
+    return log(Action.Level.WARNING, code, detail);
+  }
+
+  private static Action log(final Action.Level level, final String code, final String detail) {
+    return new Action.Log(level, code, detail);
+  }
+
+  /**
+   * The current stage.
+   *
+   * @return the stage.
+   */
+  public Stage stage() {
+    return stage;
+  }
+
+  /**
+   * The relocation identity.
+   *
+   * @return the identity.
+   */
+  public RelocationIdentity identity() {
+    return identity;
+  }
+
+  /**
+   * Whether the unit is finished ({@link Stage#TARGET_OPEN} or {@link Stage#TARGET_REMOVED}).
+   *
+   * @return true when terminal.
+   */
+  public boolean isTerminal() {
+    return terminal();
+  }
+
+  /**
+   * The earliest time a {@link TargetEvent.ClockAdvanced} changes something.
+   *
+   * @return ms, or {@link Long#MAX_VALUE} when no timer is armed.
+   */
+  public long nextDeadlineMs() {
+    if (manifest == null || terminal()) {
+      return Long.MAX_VALUE;
+    }
+    long next = manifest.deadlineMs();
+    if (stage == Stage.RELAY_READY) {
+      next = Math.min(next, relayReadySentMs + settings.cutoverWaitMs());
+    }
+    if (stage == Stage.STORE_RETRY && outstandingRequest == 0) {
+      next = Math.min(next, retryAtMs);
+    }
+    return next;
+  }
+}

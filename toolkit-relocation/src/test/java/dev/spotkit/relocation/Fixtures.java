@@ -1,0 +1,55 @@
+package dev.spotkit.relocation;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/** Shared values and small helpers for unit tests. */
+final class Fixtures {
+  static final RelocationIdentity ID = new RelocationIdentity(new RelocationId(1, 2), 5, "coord:node-a");
+  static final RelocationIdentity OTHER = new RelocationIdentity(new RelocationId(1, 2), 6, "coord:node-a");
+  static final String OBJECT = "actor-1";
+  static final TargetEvent.CasPlan PLAN = new TargetEvent.CasPlan("authority/actor-1", "v1", "owner:node-b");
+  static final RelocationSettings SETTINGS = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT, 4,
+      1_000, 30_000, 0);
+
+  private Fixtures() {
+  }
+
+  static Message send(final long n) {
+    return Message.send(ByteBuffer.allocate(8).putLong(n).array());
+  }
+
+  static Message request(final long n) {
+    return Message.request(n, 100 + n, 50_000 + n, ByteBuffer.allocate(8).putLong(n).array());
+  }
+
+  static <T> List<T> only(final List<Action> actions, final Class<T> type) {
+    return actions.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  static List<Frame> frames(final List<Action> actions) {
+    return only(actions, Action.Send.class).stream().map(Action.Send::frame).toList();
+  }
+
+  static List<String> codes(final List<Action> actions) {
+    return only(actions, Action.Log.class).stream().map(Action.Log::code).toList();
+  }
+
+  static TargetEvent.RestoreRequested restore(final RelocationIdentity id, final byte[] payload, final int chunks,
+      final long connection, final long deadlineMs) {
+    return new TargetEvent.RestoreRequested(id, OBJECT, connection, payload.length, chunks,
+        RelayChecksum.ofBytes(payload), deadlineMs, PLAN, true);
+  }
+
+  /** A target that has restored {@code saved} and sent its relay-ready reply at time 0; chunks of 4 bytes. */
+  static TargetUnits readyTarget(final List<Message> saved, final List<Action> sink) {
+    final TargetUnits units = new TargetUnits(SETTINGS, 0);
+    final byte[] payload = "0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    sink.addAll(units.handle(restore(ID, payload, 3, 1, 10_000)));
+    sink.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes())));
+    sink.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes())));
+    sink.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes())));
+    sink.addAll(units.handle(new TargetEvent.RestoreFinished(ID, saved)));
+    return units;
+  }
+}

@@ -1,0 +1,329 @@
+package dev.spotkit.relocation;
+
+import static dev.spotkit.relocation.Fixtures.ID;
+import static dev.spotkit.relocation.Fixtures.OTHER;
+import static dev.spotkit.relocation.Fixtures.PLAN;
+import static dev.spotkit.relocation.Fixtures.codes;
+import static dev.spotkit.relocation.Fixtures.frames;
+import static dev.spotkit.relocation.Fixtures.only;
+import static dev.spotkit.relocation.Fixtures.readyTarget;
+import static dev.spotkit.relocation.Fixtures.request;
+import static dev.spotkit.relocation.Fixtures.restore;
+import static dev.spotkit.relocation.Fixtures.send;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spotkit.relocation.TargetEvent.CasOutcome;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TargetUnitTest {
+  private static final byte[] PAYLOAD = "0123456789".getBytes(StandardCharsets.US_ASCII);
+
+  private static TargetEvent.RelayArrived relay(final long conn, final Message m) {
+    return new TargetEvent.RelayArrived(ID, conn, m);
+  }
+
+  private static TargetEvent.CutoverArrived cutover(final long conn, final List<Message> relayed) {
+    return new TargetEvent.CutoverArrived(ID, conn, relayed.size(), RelayChecksum.of(relayed));
+  }
+
+  @Test
+  @Spec("REL-15")
+  void theTemporaryQueueComesFirstAndNoStoreWriteHappensBeforeRelayReady() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(send(1)), out);
+    assertThat(out.get(0)).isInstanceOf(Action.RegisterTemporaryQueue.class);
+    assertThat(out).noneMatch(a -> a instanceof Action.RunCas || a instanceof Action.ReReadStore);
+    assertThat(out.get(out.size() - 2)).isInstanceOfSatisfying(Action.RunRestore.class,
+        r -> assertThat(r.payload()).isEqualTo(PAYLOAD));
+    assertThat(out.getLast()).isEqualTo(new Action.Send(1, new Frame.RelayReady(ID)));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.RELAY_READY);
+  }
+
+  @Test
+  @Spec("REL-16")
+  void noCasAndNoDispatchBeforeCutoverOrTheCutoverWait() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(), out);
+    final List<Action> before = new ArrayList<>();
+    before.addAll(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(5))));
+    before.addAll(units.handle(new TargetEvent.ClockAdvanced(999)));
+    assertThat(before).isEmpty();
+    final List<Action> fallback = units.handle(new TargetEvent.ClockAdvanced(1_000));
+    assertThat(codes(fallback)).containsExactly("cutover_timeout");
+    assertThat(only(fallback, Action.RunCas.class)).containsExactly(new Action.RunCas(1, ID, PLAN.key(), "v1",
+        PLAN.targetFence()));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_FALLBACK);
+    assertThat(fallback).noneMatch(a -> a instanceof Action.OpenDispatch || a instanceof Action.DispatchLocal);
+  }
+
+  @Test
+  @Spec("REL-22")
+  void theBacklogMergesSavedWorkThenPreBoundaryRelayThenLaterWorkBeforeDispatchOpens() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(request(1), send(2)), out);
+    units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(7)));
+    units.handle(relay(1, send(3)));
+    units.handle(relay(1, request(4)));
+    final List<Action> cas = units.handle(cutover(1, List.of(send(3), request(4))));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_RECEIVED);
+    units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(8)));
+    final long req = only(cas, Action.RunCas.class).getFirst().requestId();
+    final List<Action> opened = units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED));
+    assertThat(opened).containsExactly(
+        new Action.MergeBacklog(List.of(request(1), send(2)), List.of(send(3), request(4)), List.of(send(7),
+            send(8))),
+        new Action.OpenDispatch(),
+        new Action.SendToSessionOwner(new Frame.SessionRoute(ID, true)));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_OPEN);
+    assertThat(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(9))))
+        .containsExactly(new Action.DispatchLocal(send(9)));
+  }
+
+  @Test
+  @Spec("REL-13")
+  void aRetransmittedBatchWhollyReplacesThePartialSpanAndIsStagedOnce() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(), out);
+    units.handle(relay(1, send(1)));
+    units.handle(relay(1, send(2))); // Connection 1 breaks here: send(3) and the cutover are lost.
+    assertThat(codes(units.handle(relay(2, send(1))))).containsExactly("relay_span_replaced");
+    units.handle(relay(2, send(2)));
+    units.handle(relay(2, send(3)));
+    final List<Message> batch = List.of(send(1), send(2), send(3));
+    final List<Action> cas = units.handle(cutover(2, batch));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_RECEIVED);
+    // A second retransmission (connection 3) after the accepted cutover is neither staged nor a new cutover.
+    final List<Action> again = new ArrayList<>(units.handle(relay(3, send(1))));
+    again.addAll(units.handle(cutover(3, List.of(send(1)))));
+    assertThat(codes(again)).containsExactly("duplicate_relay", "late_cutover");
+    final long req = only(cas, Action.RunCas.class).getFirst().requestId();
+    final Action.MergeBacklog merge = only(units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED)),
+        Action.MergeBacklog.class).getFirst();
+    assertThat(merge.preBoundary()).containsExactlyElementsOf(batch);
+  }
+
+  @Test
+  void aMismatchedCutoverIsAnErrorAndTheTargetKeepsWaiting() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(), out);
+    units.handle(relay(1, send(1)));
+    final List<Action> bad = units.handle(new TargetEvent.CutoverArrived(ID, 1, 2, 0));
+    assertThat(codes(bad)).containsExactly("cutover_mismatch");
+    assertThat(only(bad, Action.Log.class).getFirst().level()).isEqualTo(Action.Level.ERROR);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.RELAY_READY);
+  }
+
+  @Test
+  @Spec("REL-27")
+  void aLateOrDuplicateCutoverOnlyWarns() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(), out);
+    final List<Action> fallback = units.handle(new TargetEvent.ClockAdvanced(1_000));
+    final long req = only(fallback, Action.RunCas.class).getFirst().requestId();
+    final List<Action> late = units.handle(cutover(1, List.of()));
+    assertThat(late).containsExactly(new Action.Log(Action.Level.WARNING, "late_cutover",
+        "cutover in stage CutoverFallback changes nothing"));
+    units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED));
+    final List<Action> dup = units.handle(cutover(1, List.of()));
+    assertThat(codes(dup)).containsExactly("late_cutover");
+    assertThat(dup).hasSize(1);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_OPEN);
+  }
+
+  @Test
+  @Spec("REL-19")
+  void transientAndIndeterminateAnswersRetryTheSameCasAfterAReReadAndConvergeWhenAlreadyOwner() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(), out);
+    final Action.RunCas first = only(units.handle(cutover(1, List.of())), Action.RunCas.class).getFirst();
+    final List<Action> a1 = units.handle(new TargetEvent.CasAnswered(ID, first.requestId(), CasOutcome.TRANSIENT));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.STORE_RETRY);
+    final Action.ReReadStore read = only(a1, Action.ReReadStore.class).getFirst(); // Backoff 0: re-read at once.
+    final List<Action> a2 = units.handle(new TargetEvent.StoreReadAnswered(ID, read.requestId(), "owner:node-a",
+        "v1"));
+    final Action.RunCas second = only(a2, Action.RunCas.class).getFirst();
+    assertThat(second).isEqualTo(new Action.RunCas(second.requestId(), ID, first.key(), first.expectedVersion(),
+        first.fence()));
+    final List<Action> a3 = units.handle(new TargetEvent.CasIndeterminate(ID, second.requestId()));
+    final Action.ReReadStore read2 = only(a3, Action.ReReadStore.class).getFirst();
+    final List<Action> a4 = units.handle(new TargetEvent.StoreReadAnswered(ID, read2.requestId(), PLAN.targetFence(),
+        "v2")); // The indeterminate CAS had applied.
+    assertThat(a4).first().isInstanceOf(Action.MergeBacklog.class);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_OPEN);
+  }
+
+  @Test
+  @Spec("REL-18")
+  void aConflictWithAnotherOwnerEndsAtOnceWithoutRunningStagedWork() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(send(1)), out);
+    units.handle(relay(1, send(2)));
+    final Action.RunCas cas = only(units.handle(cutover(1, List.of(send(2)))), Action.RunCas.class).getFirst();
+    units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(3)));
+    final List<Action> conflict = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(),
+        CasOutcome.CONFLICT));
+    final Action.ReReadStore read = only(conflict, Action.ReReadStore.class).getFirst();
+    final List<Action> stale = units.handle(new TargetEvent.StoreReadAnswered(ID, read.requestId(), "owner:node-c",
+        "v2"));
+    assertThat(codes(stale)).containsExactly("relocation_stale");
+    assertThat(only(stale, Action.RemoveStaging.class)).containsExactly(new Action.RemoveStaging("stale"));
+    assertThat(only(stale, Action.FailMessage.class)).extracting(Action.FailMessage::message)
+        .containsExactly(send(1), send(2), send(3));
+    assertThat(stale).noneMatch(a -> a instanceof Action.DispatchLocal || a instanceof Action.OpenDispatch
+        || a instanceof Action.MergeBacklog);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    assertThat(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(4))))
+        .containsExactly(new Action.FailMessage(send(4), "Unavailable"));
+  }
+
+  @Test
+  @Spec("REL-20")
+  @Spec("REL-21")
+  void restoreValidityExpiryRemovesStagingAndLateAnswersReactivateNothing() {
+    final List<Action> out = new ArrayList<>();
+    final TargetUnits units = readyTarget(List.of(), out);
+    final Action.RunCas cas = only(units.handle(cutover(1, List.of())), Action.RunCas.class).getFirst();
+    units.handle(new TargetEvent.CasIndeterminate(ID, cas.requestId()));
+    final List<Action> expired = units.handle(new TargetEvent.ClockAdvanced(10_000));
+    assertThat(expired.getFirst()).isEqualTo(new Action.Log(Action.Level.ERROR, "location_update_failed",
+        "owner not confirmed by Restore validity 10000 ms"));
+    assertThat(expired).contains(new Action.RemoveStaging("location_update_failed"));
+    assertThat(expired).noneMatch(a -> a instanceof Action.SendToSessionOwner || a instanceof Action.OpenDispatch);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    final List<Action> late = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(), CasOutcome.APPLIED));
+    assertThat(codes(late)).containsExactly("late_store_answer");
+    assertThat(late).hasSize(1);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    // Removed after its relay-ready reply: a repeated Restore gets no failure (that could restore the source).
+    assertThat(frames(units.handle(restore(ID, "0123456789".getBytes(StandardCharsets.US_ASCII), 3, 2, 10_000))))
+        .isEmpty();
+  }
+
+  @Test
+  @Spec("REL-08")
+  void framesOfAnotherIdentityAreNeverLinkedToTheAssembly() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
+    final List<Action> foreign = units.handle(new TargetEvent.ChunkArrived(OTHER, 1, 0, "XXXX".getBytes()));
+    assertThat(codes(foreign)).containsExactly("unknown_relocation");
+    final List<Action> wrongConnection = units.handle(new TargetEvent.ChunkArrived(ID, 9, 0, "XXXX".getBytes()));
+    assertThat(codes(wrongConnection)).containsExactly("stray_chunk");
+    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes()));
+    units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes()));
+    final List<Action> done = units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes()));
+    assertThat(only(done, Action.RunRestore.class)).singleElement()
+        .satisfies(r -> assertThat(r.payload()).isEqualTo(PAYLOAD));
+  }
+
+  @Test
+  @Spec("REL-09")
+  void theSameRestoreReusesProgressAndADifferentManifestIsAConflictFailure() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    assertThat(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000))).containsExactly(
+        new Action.RegisterTemporaryQueue());
+    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes()));
+    assertThat(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))).isEmpty(); // No new queue or assembly.
+    units.handle(new TargetEvent.ChunkArrived(ID, 2, 1, "4567".getBytes()));
+    final List<Action> conflict = units.handle(restore(ID, "0123456789AB".getBytes(), 3, 2, 10_000));
+    assertThat(frames(conflict)).containsExactly(new Frame.Failed(ID, FailureCode.MANIFEST_CONFLICT));
+    assertThat(only(conflict, Action.RemoveStaging.class)).hasSize(1);
+    assertThat(conflict).noneMatch(a -> a instanceof Action.RunRestore || a instanceof Action.RegisterTemporaryQueue);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+  }
+
+  @Test
+  @Spec("REL-10")
+  void aChecksumMismatchFailsExplicitlyWithoutRestoreOrCas() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    final List<Action> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
+    all.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes())));
+    all.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes())));
+    all.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "8!".getBytes())));
+    assertThat(frames(all)).containsExactly(new Frame.Failed(ID, FailureCode.CHECKSUM_MISMATCH));
+    assertThat(all).noneMatch(a -> a instanceof Action.RunRestore || a instanceof Action.RunCas);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    assertThat(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes()))).extracting(a ->
+        ((Action.Log) a).code()).containsExactly("stray_chunk"); // No retry, no repair.
+    // The failure reply may be lost with its connection: the same Restore on a new connection gets it again.
+    assertThat(frames(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))))
+        .containsExactly(new Frame.Failed(ID, FailureCode.CHECKSUM_MISMATCH));
+  }
+
+  @Test
+  @Spec("REL-32")
+  void aNewIdentityAbortsAnUnfinishedPrepareAndTheLaterAttemptWins() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
+    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes()));
+    final List<Action> newer = units.handle(restore(OTHER, PAYLOAD, 1, 1, 10_000));
+    assertThat(frames(newer)).containsExactly(new Frame.Failed(ID, FailureCode.SUPERSEDED));
+    assertThat(newer).containsSubsequence(new Action.RemoveStaging("superseded"),
+        new Action.RegisterTemporaryQueue());
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    assertThat(units.unitOf(Fixtures.OBJECT).identity()).isEqualTo(OTHER);
+    assertThat(codes(units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes()))))
+        .containsExactly("stray_chunk"); // The old identity's late chunks are not linked.
+  }
+
+  @Test
+  void restoreFailureAndRestoreDeadlineFailExplicitlyBeforeRelayReady() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    units.handle(restore(ID, new byte[0], 1, 1, 500));
+    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, new byte[0]));
+    assertThat(frames(units.handle(new TargetEvent.RestoreFailed(ID, "factory threw"))))
+        .containsExactly(new Frame.Failed(ID, FailureCode.RESTORE_FAILED));
+    final TargetUnits slow = new TargetUnits(Fixtures.SETTINGS, 0);
+    slow.handle(restore(OTHER, PAYLOAD, 3, 1, 500));
+    assertThat(frames(slow.handle(new TargetEvent.ClockAdvanced(500))))
+        .containsExactly(new Frame.Failed(OTHER, FailureCode.DEADLINE));
+  }
+
+  @Test
+  @Spec("REL-06")
+  void oneChunkAndManyChunksGiveTheSameTransitionFailureAndFollowResults() {
+    for (final boolean corrupt : new boolean[] {false, true}) {
+      final List<List<Stage>> stages = new ArrayList<>();
+      final List<List<Action>> tails = new ArrayList<>();
+      for (final int chunk : new int[] {10, 3}) {
+        final RelocationSettings s = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT, chunk, 1_000,
+            30_000, 0);
+        final SourceUnit src = new SourceUnit(ID, Fixtures.OBJECT, 1, s, InFlightBudget.peerDefault(), false, 0);
+        final TargetUnits dst = new TargetUnits(s, 0);
+        final List<Stage> seen = new ArrayList<>();
+        src.handle(new SourceEvent.StartRequested());
+        final List<Action> toTarget = new ArrayList<>(src.handle(new SourceEvent.PayloadCaptured(PAYLOAD)));
+        final List<Action> back = new ArrayList<>();
+        for (final Frame f : frames(toTarget)) {
+          back.addAll(switch (f) {
+            case Frame.Prepare p -> dst.handle(new TargetEvent.RestoreRequested(ID, Fixtures.OBJECT, 1,
+                p.totalLength(), p.chunkCount(), p.crc32c(), 10_000, PLAN, false));
+            case Frame.StateChunk c -> dst.handle(new TargetEvent.ChunkArrived(ID, 1, c.ordinal(),
+                corrupt && c.ordinal() == 0 ? new byte[] {9} : c.bytes()));
+            default -> List.of();
+          });
+        }
+        if (!only(back, Action.RunRestore.class).isEmpty()) {
+          back.addAll(dst.handle(new TargetEvent.RestoreFinished(ID, List.of())));
+        }
+        seen.add(dst.unit(ID).stage());
+        final List<Action> tail = new ArrayList<>();
+        for (final Frame f : frames(back)) {
+          tail.addAll(switch (f) {
+            case Frame.RelayReady r -> src.handle(new SourceEvent.RelayReadyArrived(ID));
+            case Frame.Failed x -> src.handle(new SourceEvent.FailureArrived(ID, x.code()));
+            default -> List.of();
+          });
+        }
+        tail.addAll(src.handle(new SourceEvent.MessageArrived(send(1))));
+        seen.add(src.stage());
+        stages.add(seen);
+        tails.add(tail.stream().filter(a -> !(a instanceof Action.RestoreSourceQueue)).toList());
+      }
+      assertThat(stages.get(0)).isEqualTo(stages.get(1));
+      assertThat(tails.get(0)).isEqualTo(tails.get(1));
+    }
+  }
+}

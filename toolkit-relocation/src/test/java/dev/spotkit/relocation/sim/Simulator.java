@@ -1,0 +1,422 @@
+package dev.spotkit.relocation.sim;
+
+import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.Frame;
+import dev.spotkit.relocation.InFlightBudget;
+import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.RelocationId;
+import dev.spotkit.relocation.RelocationIdentity;
+import dev.spotkit.relocation.RelocationSettings;
+import dev.spotkit.relocation.SourceEvent;
+import dev.spotkit.relocation.SourceUnit;
+import dev.spotkit.relocation.Stage;
+import dev.spotkit.relocation.TargetEvent;
+import dev.spotkit.relocation.TargetUnits;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+/**
+ * A deterministic world of one source node, one target node, one ordered connection (replaced on loss), a
+ * Location Store with faults, clients and a fake clock, driving one {@link SourceUnit} and a {@link TargetUnits}.
+ * Everything random comes from the seed. The {@link Checker} watches actions from outside after every step.
+ */
+public final class Simulator {
+  static final String OBJECT = "actor-1";
+  static final String KEY = "authority/actor/actor-1";
+  static final String SOURCE_FENCE = "owner:node-a";
+  static final String TARGET_FENCE = "owner:node-b";
+  static final int MAX_STEPS = 4_000;
+
+  /** A frame on the wire, or another object's frame sharing the connection. */
+  record Wire(long connectionId, Frame frame, int otherObject) {
+  }
+
+  /** A pending store request. */
+  record StoreOp(boolean cas, long requestId, boolean late, TargetEvent answer) {
+  }
+
+  private final Scenario sc;
+  private final SplittableRandom rnd;
+  private final Checker checker;
+  private final RelocationIdentity identity = new RelocationIdentity(new RelocationId(7, 11), 3, "coord:node-a");
+  private final SourceUnit source;
+  private final Function<TargetEvent, List<Action>> target;
+  private final TargetUnits targetUnits;
+  private final Deque<Wire> toTarget = new ArrayDeque<>();
+  private final Deque<Wire> toSource = new ArrayDeque<>();
+  private final Deque<StoreOp> store = new ArrayDeque<>();
+  private final Deque<Runnable> internal = new ArrayDeque<>();
+  private final Deque<Long> sourceQueue = new ArrayDeque<>();
+  private final Deque<Long> targetQueue = new ArrayDeque<>();
+  private final Map<Long, Message> messages = new HashMap<>();
+  private final Set<Integer> chunksInFlight = new HashSet<>();
+  private long now;
+  private long connection = 1;
+  private int losses;
+  private int sent;
+  private long nextId = 1;
+  private String owner = SOURCE_FENCE;
+  private int version = 1;
+  private boolean sourceOpen = true;
+  private boolean targetOpen;
+  private boolean started;
+  private boolean corrupted;
+  private long commitAt = -1;
+  private int steps;
+
+  /**
+   * Creates a world.
+   *
+   * @param sc the scenario.
+   * @param broken wraps the target side with a deliberate defect, or identity for the real machine.
+   */
+  public Simulator(final Scenario sc, final Function<Function<TargetEvent, List<Action>>,
+      Function<TargetEvent, List<Action>>> broken) {
+    this.sc = sc;
+    this.rnd = new SplittableRandom(sc.seed() * 0x9E3779B97F4A7C15L + 1);
+    this.checker = new Checker();
+    final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
+        sc.chunkBytes(), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
+        sc.backoffMs());
+    this.source = new SourceUnit(identity, OBJECT, connection, settings, new InFlightBudget(sc.budgetBytes(), null),
+        sc.boundSession(), 0);
+    this.targetUnits = new TargetUnits(settings, 0);
+    this.target = broken.apply(targetUnits::handle);
+    for (int i = 0; i < sc.savedWork(); i++) {
+      final long id = newMessage();
+      checker.acceptedAtSource(id, true);
+      sourceQueue.add(id);
+    }
+  }
+
+  /**
+   * Runs the world to quiescence or the step budget, checking after every step.
+   *
+   * @return the checker with its verdict and counters.
+   */
+  public Checker run() {
+    while (steps < MAX_STEPS && !checker.failed()) {
+      steps++;
+      step();
+      drainInternal();
+      checker.afterStep(sourceOpen, targetOpen, owner, source.stage());
+      if (quiescent()) {
+        break;
+      }
+    }
+    if (!checker.failed()) {
+      checker.atEnd(sc.healthy(), quiescent(), source.stage(), targetUnits.unitOf(OBJECT) == null ? null
+          : targetUnits.unitOf(OBJECT).stage(), sourceQueue.isEmpty() && targetQueue.isEmpty());
+    }
+    return checker;
+  }
+
+  private boolean quiescent() {
+    final boolean targetDone = targetUnits.unitOf(OBJECT) != null && targetUnits.unitOf(OBJECT).isTerminal();
+    final boolean sourceDone = source.stage() == Stage.SOURCE_RUNNING && started || source.stage() == Stage.FOLLOW_ONLY
+        && source.nextDeadlineMs() == Long.MAX_VALUE;
+    return sent >= sc.clientMessages() && toTarget.isEmpty() && toSource.isEmpty() && store.isEmpty()
+        && internal.isEmpty() && (!sourceOpen || sourceQueue.isEmpty()) && (!targetOpen || targetQueue.isEmpty())
+        && sourceDone && (targetDone || source.stage() == Stage.SOURCE_RUNNING);
+  }
+
+  private long newMessage() {
+    final long id = nextId++;
+    final byte[] body = ByteBuffer.allocate(8).putLong(id).array();
+    messages.put(id, id % 2 == 0 ? Message.send(body) : Message.request(id, 900 + id, now + 60_000, body));
+    return id;
+  }
+
+  private static long idOf(final Message m) {
+    return ByteBuffer.wrap(m.body()).getLong();
+  }
+
+  private void step() {
+    if (!started && (steps > 3 || rnd.nextInt(3) == 0)) {
+      started = true;
+      onSource(new SourceEvent.StartRequested());
+      return;
+    }
+    // Weighted choice among the moves enabled now; time passes only as one move among others.
+    final int[] weights = {
+        sent < sc.clientMessages() ? 14 : 0,
+        toTarget.isEmpty() ? 0 : 30,
+        toSource.isEmpty() ? 0 : 15,
+        store.isEmpty() ? 0 : 15,
+        sourceOpen && !sourceQueue.isEmpty() ? 10 : 0,
+        targetOpen && !targetQueue.isEmpty() ? 10 : 0,
+        losses < sc.maxLosses() ? (int) Math.ceil(sc.pLoss() * 100) : 0,
+        8};
+    int total = 0;
+    for (final int w : weights) {
+      total += w;
+    }
+    int pick = rnd.nextInt(total);
+    int move = 0;
+    while (pick >= weights[move]) {
+      pick -= weights[move];
+      move++;
+    }
+    switch (move) {
+      case 0 -> clientSends();
+      case 1 -> deliverToTarget();
+      case 2 -> deliverToSource();
+      case 3 -> answerStore();
+      case 4 -> checker.handled(sourceQueue.poll(), true);
+      case 5 -> checker.handled(targetQueue.poll(), false);
+      case 6 -> loseConnection();
+      default -> advanceClock();
+    }
+  }
+
+  private void clientSends() {
+    sent++;
+    final long id = newMessage();
+    final boolean direct = commitAt >= 0 && now >= commitAt + 20 && rnd.nextBoolean();
+    if (direct) {
+      checker.acceptedDirect(id);
+      onTarget(new TargetEvent.DirectMessageArrived(OBJECT, messages.get(id)));
+    } else {
+      checker.acceptedAtSource(id, false);
+      onSource(new SourceEvent.MessageArrived(messages.get(id)));
+    }
+  }
+
+  private void deliverToTarget() {
+    final Wire w = toTarget.poll();
+    if (w.otherObject() > 0) {
+      checker.otherObjectDelivered(!chunksInFlight.isEmpty());
+      return;
+    }
+    switch (w.frame()) {
+      case Frame.Prepare p -> onTarget(new TargetEvent.RestoreRequested(p.identity(), p.objectId(), w.connectionId(),
+          p.totalLength(), p.chunkCount(), p.crc32c(), sc.restoreValidityMs(),
+          new TargetEvent.CasPlan(KEY, "v1", TARGET_FENCE), sc.boundSession()));
+      case Frame.StateChunk c -> {
+        chunksInFlight.remove(c.ordinal());
+        byte[] bytes = c.bytes();
+        if (sc.pCorrupt() > 0 && !corrupted && bytes.length > 0) {
+          corrupted = true;
+          bytes[0] ^= 0x5A;
+        }
+        onTarget(new TargetEvent.ChunkArrived(c.identity(), w.connectionId(), c.ordinal(), bytes));
+        onSource(new SourceEvent.ChunkReleased(c.ordinal()));
+      }
+      case Frame.Relay r -> onTarget(new TargetEvent.RelayArrived(r.identity(), w.connectionId(), r.message()));
+      case Frame.Cutover c -> onTarget(new TargetEvent.CutoverArrived(c.identity(), w.connectionId(),
+          c.recordCount(), c.crc32c()));
+      case Frame.Follow f -> onTarget(new TargetEvent.DirectMessageArrived(f.objectId(), f.message()));
+      default -> throw new AssertionError("unexpected frame to target " + w.frame());
+    }
+  }
+
+  private void deliverToSource() {
+    final Wire w = toSource.poll();
+    switch (w.frame()) {
+      case Frame.RelayReady r -> onSource(new SourceEvent.RelayReadyArrived(r.identity()));
+      case Frame.Failed f -> onSource(new SourceEvent.FailureArrived(f.identity(), f.code()));
+      default -> throw new AssertionError("unexpected frame to source " + w.frame());
+    }
+  }
+
+  private void answerStore() {
+    final StoreOp op = store.poll();
+    if (op.late()) {
+      onTarget(op.answer());
+      return;
+    }
+    final double f = rnd.nextDouble();
+    if (f < sc.pStoreTransient()) {
+      onTarget(op.cas() ? new TargetEvent.CasAnswered(identity, op.requestId(), TargetEvent.CasOutcome.TRANSIENT)
+          : new TargetEvent.StoreReadFailed(identity, op.requestId()));
+      return;
+    }
+    final TargetEvent answer;
+    if (op.cas()) {
+      final boolean applies = ("v" + version).equals("v1") && owner.equals(SOURCE_FENCE);
+      if (applies) {
+        owner = TARGET_FENCE;
+        version++;
+        commitAt = now;
+      }
+      answer = new TargetEvent.CasAnswered(identity, op.requestId(),
+          applies ? TargetEvent.CasOutcome.APPLIED : TargetEvent.CasOutcome.CONFLICT);
+    } else {
+      answer = new TargetEvent.StoreReadAnswered(identity, op.requestId(), owner, "v" + version);
+    }
+    if (f < sc.pStoreTransient() + sc.pStoreLost()) {
+      onTarget(op.cas() ? new TargetEvent.CasIndeterminate(identity, op.requestId())
+          : new TargetEvent.StoreReadFailed(identity, op.requestId()));
+      if (rnd.nextBoolean()) {
+        store.add(new StoreOp(op.cas(), op.requestId(), true, answer)); // The lost answer arrives late.
+      }
+      return;
+    }
+    onTarget(answer);
+  }
+
+  private void loseConnection() {
+    losses++;
+    for (final Wire w : toTarget) {
+      if (w.frame() instanceof Frame.Follow f) {
+        checker.lostInTransport(idOf(f.message()));
+      }
+    }
+    toTarget.clear();
+    toSource.clear();
+    chunksInFlight.clear();
+    connection++;
+    final long c = connection;
+    onSource(new SourceEvent.ConnectionLost());
+    internal.add(() -> onSource(new SourceEvent.ConnectionOpened(c)));
+  }
+
+  private void advanceClock() {
+    now += rnd.nextDouble() < sc.pClockJump() ? rnd.nextInt(1_500) : 1 + rnd.nextInt(20);
+    if (sc.pStale() > 0 && owner.equals(SOURCE_FENCE) && now > 300 && version == 1) {
+      owner = "owner:node-c"; // A third party moved the object: the target must end as stale.
+      version = 2;
+    }
+    onSource(new SourceEvent.ClockAdvanced(now));
+    onTarget(new TargetEvent.ClockAdvanced(now));
+  }
+
+  private void drainInternal() {
+    for (int i = 0; i < 1_000 && !internal.isEmpty(); i++) {
+      internal.poll().run();
+    }
+  }
+
+  private void onSource(final SourceEvent e) {
+    if (e instanceof SourceEvent.MessageArrived m && source.stage() == Stage.SOURCE_PAUSED) {
+      checker.held(idOf(m.message()));
+    }
+    final List<Action> actions = source.handle(e);
+    checker.sourceActions(actions, source.stage());
+    for (final Action a : actions) {
+      performSource(a);
+    }
+  }
+
+  private void performSource(final Action a) {
+    switch (a) {
+      case Action.Send s -> {
+        if (s.connectionId() == connection) {
+          if (s.frame() instanceof Frame.StateChunk c) {
+            chunksInFlight.add(c.ordinal());
+          }
+          if (rnd.nextDouble() < sc.pOther()) {
+            toTarget.add(new Wire(connection, null, 1));
+          }
+          toTarget.add(new Wire(connection, s.frame(), 0));
+        } else if (s.frame() instanceof Frame.Follow f) {
+          checker.lostInTransport(idOf(f.message()));
+        }
+      }
+      case Action.PauseDispatch p -> sourceOpen = false;
+      case Action.CapturePayload c -> {
+        final List<Long> saved = new ArrayList<>(sourceQueue);
+        sourceQueue.clear();
+        checker.captured(saved);
+        final ByteBuffer b = ByteBuffer.allocate(4 + 8 * saved.size() + sc.stateBytes());
+        b.putInt(saved.size());
+        saved.forEach(b::putLong);
+        for (int i = 0; i < sc.stateBytes(); i++) {
+          b.put((byte) (i * 31 + sc.seed()));
+        }
+        final byte[] payload = b.array();
+        internal.add(() -> onSource(new SourceEvent.PayloadCaptured(payload)));
+      }
+      case Action.DispatchLocal d -> sourceQueue.add(idOf(d.message()));
+      case Action.RestoreSourceQueue r -> {
+        sourceQueue.clear();
+        sourceQueue.addAll(decode(r.payload()));
+        r.held().forEach(m -> sourceQueue.add(idOf(m)));
+      }
+      case Action.ReopenDispatch r -> sourceOpen = true;
+      case Action.FailMessage f -> checker.failedExplicitly(idOf(f.message()));
+      case Action.ReleasePayload r -> {
+      }
+      case Action.SendToSessionOwner s -> {
+      }
+      case Action.Log l -> {
+      }
+      default -> throw new AssertionError("target action from source: " + a);
+    }
+  }
+
+  private static List<Long> decode(final byte[] payload) {
+    final List<Long> ids = new ArrayList<>();
+    if (payload.length == 0) {
+      return ids;
+    }
+    final ByteBuffer b = ByteBuffer.wrap(payload);
+    final int n = b.getInt();
+    for (int i = 0; i < n; i++) {
+      ids.add(b.getLong());
+    }
+    return ids;
+  }
+
+  private void onTarget(final TargetEvent e) {
+    final List<Action> actions = target.apply(e);
+    checker.targetActions(actions);
+    for (final Action a : actions) {
+      performTarget(a);
+    }
+  }
+
+  private void performTarget(final Action a) {
+    switch (a) {
+      case Action.Send s -> {
+        if (s.connectionId() == connection) {
+          toSource.add(new Wire(connection, s.frame(), 0));
+        }
+      }
+      case Action.RunRestore r -> {
+        final List<Message> saved = decode(r.payload()).stream().map(messages::get).toList();
+        final boolean fail = sc.pRestoreFail() > 0;
+        internal.add(() -> onTarget(fail ? new TargetEvent.RestoreFailed(identity, "factory threw")
+            : new TargetEvent.RestoreFinished(identity, saved)));
+      }
+      case Action.RunCas c -> store.add(new StoreOp(true, c.requestId(), false, null));
+      case Action.ReReadStore r -> store.add(new StoreOp(false, r.requestId(), false, null));
+      case Action.MergeBacklog m -> {
+        for (final List<Message> span : List.of(m.savedWork(), m.preBoundary(), m.postBoundary())) {
+          span.forEach(x -> targetQueue.add(idOf(x)));
+        }
+      }
+      case Action.OpenDispatch o -> targetOpen = true;
+      case Action.DispatchLocal d -> targetQueue.add(idOf(d.message()));
+      case Action.FailMessage f -> checker.failedExplicitly(idOf(f.message()));
+      case Action.RegisterTemporaryQueue r -> {
+      }
+      case Action.RemoveStaging rs -> {
+      }
+      case Action.SendToSessionOwner s -> {
+      }
+      case Action.Log l -> {
+      }
+      default -> throw new AssertionError("source action from target: " + a);
+    }
+  }
+
+  /**
+   * One line describing the run, for failure reports.
+   *
+   * @return the scenario and where the run stopped.
+   */
+  public String describe() {
+    return sc + " steps=" + steps + " now=" + now + " source=" + source.stage() + " target="
+        + (targetUnits.unitOf(OBJECT) == null ? "none" : targetUnits.unitOf(OBJECT).stage());
+  }
+}
