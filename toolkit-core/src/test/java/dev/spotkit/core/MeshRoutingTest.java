@@ -243,7 +243,7 @@ class MeshRoutingTest {
     assertThatThrownBy(() -> sender.toActor(ref).send(new WithThread(Thread.currentThread())))
         .isInstanceOf(SpotkitException.InvalidOperation.class);
     assertThatThrownBy(() -> sender.toActor(ref).send(new Plain()))
-        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("records, enums");
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("a record, an enum");
     assertThatThrownBy(() -> sender.toActor(ref).request(new BadReply(), WithLambda.class)
         .timeout(Duration.ofSeconds(5)).await())
         .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("does not survive");

@@ -183,7 +183,7 @@ final class RouteMesh implements MeshListener {
       return;
     }
     try {
-      sink.complete(rt.copier().decode(reply.payload(), sink.replyType));
+      sink.complete(rt.copier().decodeReply(reply.payload())); // checked against the expected type as locally
     } catch (SpotkitException e) {
       sink.fail(e);
     }

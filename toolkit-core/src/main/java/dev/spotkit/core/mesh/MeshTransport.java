@@ -112,6 +112,10 @@ public final class MeshTransport implements AutoCloseable {
 
   /** Connections allowed in their handshake at once; more are closed at once (unauthenticated flood). */
   static final int MAX_HANDSHAKING = 256;
+  /** Connections from one remote address allowed in their handshake at once. */
+  static final int MAX_HANDSHAKING_PER_ADDRESS = 32;
+  private final ConcurrentHashMap<java.net.InetAddress, java.util.concurrent.atomic.AtomicInteger> handshakingFrom =
+      new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicInteger handshaking = new java.util.concurrent.atomic.AtomicInteger();
 
   private ChannelInitializer<SocketChannel> initializer(final PeerTable.Dial dial) {
@@ -122,13 +126,26 @@ public final class MeshTransport implements AutoCloseable {
           ch.close();
           return;
         }
-        if (handshaking.incrementAndGet() > MAX_HANDSHAKING) {
+        final java.net.InetAddress from = ch.remoteAddress() == null ? null : ch.remoteAddress().getAddress();
+        final java.util.concurrent.atomic.AtomicInteger fromHere = from == null ? new java.util.concurrent.atomic
+            .AtomicInteger() : handshakingFrom.computeIfAbsent(from, a -> new java.util.concurrent.atomic
+            .AtomicInteger());
+        final int total = handshaking.incrementAndGet();
+        final int here = fromHere.incrementAndGet();
+        final Runnable done = () -> {
           handshaking.decrementAndGet();
-          MeshChannels.closeWith(ch, CloseReason.HANDSHAKE_PROTOCOL, MAX_HANDSHAKING
-              + " connections are already in their handshake; refusing another until one finishes");
+          if (fromHere.decrementAndGet() == 0 && from != null) {
+            handshakingFrom.remove(from, fromHere);
+          }
+        };
+        if (total > MAX_HANDSHAKING || here > MAX_HANDSHAKING_PER_ADDRESS) {
+          done.run();
+          MeshChannels.closeWith(ch, CloseReason.HANDSHAKE_PROTOCOL, (total > MAX_HANDSHAKING ? total
+              + " connections" : here + " connections from " + from) + " are in their handshake at once; refusing"
+              + " another until one finishes");
           return;
         }
-        ch.pipeline().addLast("pre-auth-limit", new PreAuthLimit(handshaking));
+        ch.pipeline().addLast("pre-auth-limit", new PreAuthLimit(done));
         MeshChannels.installFraming(ch.pipeline(), config.maxFrameLength());
         ch.pipeline().addLast("handshake", new HandshakeHandler(MeshTransport.this, dial));
         ch.pipeline().addLast("errors", new ErrorHandler());

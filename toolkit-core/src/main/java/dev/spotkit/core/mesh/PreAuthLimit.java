@@ -3,7 +3,6 @@ package dev.spotkit.core.mesh;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Bounds what an unauthenticated connection can make this node hold: before the handshake, the peer sends
@@ -21,7 +20,7 @@ final class PreAuthLimit extends ChannelInboundHandlerAdapter {
   /** Largest handshake frame accepted, in bytes (without the length prefix). */
   static final int MAX_HANDSHAKE_FRAME_BYTES = 4096;
 
-  private final AtomicInteger handshaking;
+  private final Runnable done;
   private int framesSeen;
   private int prefixBytes;
   private long prefix;
@@ -29,11 +28,11 @@ final class PreAuthLimit extends ChannelInboundHandlerAdapter {
   private boolean released;
 
   /**
-   * @param handshaking the transport's count of connections in their handshake; incremented by the caller,
-   *     decremented here once (after the handshake frames, or when the channel closes first).
+   * @param done releases this connection's place among the connections in their handshake; run once, after
+   *     the handshake frames or when the channel closes first.
    */
-  PreAuthLimit(final AtomicInteger handshaking) {
-    this.handshaking = handshaking;
+  PreAuthLimit(final Runnable done) {
+    this.done = done;
   }
 
   @Override
@@ -94,7 +93,7 @@ final class PreAuthLimit extends ChannelInboundHandlerAdapter {
   private void release() {
     if (!released) {
       released = true;
-      handshaking.decrementAndGet();
+      done.run();
     }
   }
 }
