@@ -159,6 +159,14 @@ final class WireIn {
     return out;
   }
 
+  /** Steps over {@code length} bytes after checking they are present; returns where they start. */
+  int skip(final String field, final long length) {
+    need(field, length);
+    final int at = pos;
+    pos += (int) length;
+    return at;
+  }
+
   /** A union case or section that started at {@code bodyStart} must have held exactly {@code declared} bytes. */
   void endSection(final String field, final int lengthOffset, final int bodyStart, final long declared,
       final RelocationWireError error) {
