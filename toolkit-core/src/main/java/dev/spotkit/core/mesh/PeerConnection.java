@@ -23,8 +23,9 @@ import java.util.function.Supplier;
  *
  * <p>Delivery: frames passed to {@link #send(byte[])} or {@link #send(byte[], byte[], int, int)} are written in
  * the order of the calls (calls from different threads are ordered as they reach the connection's event loop),
- * and the peer's {@link MeshListener} sees them in that order. There is no acknowledgement and no retry: when the connection is lost, frames not yet
- * written are lost with it, and {@link MeshListener#onConnectionLost} tells both sides.
+ * and the peer's {@link MeshListener} sees them in that order. There is no acknowledgement and no retry: when the
+ * connection is lost, frames not yet written are lost with it, and {@link MeshListener#onConnectionLost} tells
+ * both sides.
  */
 public final class PeerConnection {
 
