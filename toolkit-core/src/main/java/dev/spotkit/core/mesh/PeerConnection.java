@@ -146,8 +146,10 @@ public final class PeerConnection {
    * Sends one framework frame given in two parts, {@code head} followed by {@code length} bytes of {@code body}
    * from {@code offset}, after every frame sent before it on this connection; the peer receives one frame of
    * {@code head.length + length} bytes, exactly as if the two parts had been joined and passed to
-   * {@link #send(byte[])}. Neither part is copied: both are wrapped into one composite buffer, so a large payload
-   * can travel as slices of one array behind small per-frame heads (relocation command 52 chunks). Never blocks.
+   * {@link #send(byte[])}. Nothing is copied on the calling thread and the parts are never joined into a new
+   * heap array: on the event loop both are written once into the direct buffer the socket writes from (the one
+   * copy every heap frame gets on its way to the socket), so a large payload can travel as slices of one array
+   * behind small per-frame heads (relocation command 52 chunks). Never blocks.
    *
    * <p>Ownership: both arrays are handed to the transport until the frame is written; neither may be modified
    * after the call (reading them, or sending other slices of {@code body}, is fine).
@@ -170,8 +172,13 @@ public final class PeerConnection {
       throw new SpotkitException.InvalidOperation("frame head is empty; a framework frame starts with 5A 4D 01");
     }
     checkLength((long) head.length + length);
-    return write(() -> length == 0 ? Unpooled.wrappedBuffer(head)
-        : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(head), Unpooled.wrappedBuffer(body, offset, length)));
+    return write(() -> {
+      // One direct buffer, filled on the event loop: the same single copy a one-part heap frame gets when the
+      // channel moves it to a direct buffer for the socket. A composite of the two heap parts would cost one
+      // more: Netty merges a multi-component heap buffer on the heap before that move.
+      final ByteBuf buf = channel.alloc().directBuffer(head.length + length);
+      return buf.writeBytes(head).writeBytes(body, offset, length);
+    });
   }
 
   private void checkLength(final long frameLength) {
