@@ -59,10 +59,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Variants ({@code impl}):
  * <ul>
- *   <li>{@code relocation}: capture, encode the relocation-envelope-v1 stream ({@link RelocationEnvelopeCodec},
- *       one array of exact size), {@link ChunkPlan#adopt} with 256 KiB chunks ({@link ChunkPlan#chunkSize} of the
- *       default RelocationPayloadChunkLimit and a 256 KiB advertised receive limit; the CRC-32C of the whole
- *       stream, no copy), command 40 ({@link RelocationCodec#encode}) then one command 52 per chunk as a small
+ *   <li>{@code relocation}: capture, then {@link ChunkPlan#encode} with 256 KiB chunks ({@link ChunkPlan#chunkSize}
+ *       of the default RelocationPayloadChunkLimit and a 256 KiB advertised receive limit): the relocation-envelope-v1
+ *       stream encoded into one array of exact size with its CRC-32C computed block by block as it is written,
+ *       command 40 ({@link RelocationCodec#encode}) then one command 52 per chunk as a small
  *       head plus a range of the stream ({@link ChunkPlan#stateFrameParts}, sent as two parts without joining
  *       them), in order on the connection. The target decodes each command 52 on its event loop as a view of the
  *       received frame ({@link RelocationCodec#decodeStateView}), feeds a {@link ChunkAssembler} (which copies
@@ -256,10 +256,10 @@ public class RelocationChunkBenchmark {
         public void runOnce() throws Exception {
             final RelocationId id = new RelocationId(0x5EED, ++invocation);
             final RelocationIdentity identity = new RelocationIdentity(id, 1, synthetic.coordinator);
-            final byte[] stream = RelocationEnvelopeCodec.encode(synthetic.capture(id));
             final int chunkSize = ChunkPlan.chunkSize(ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES,
                 OptionalLong.of(CHUNK_BYTES), OptionalLong.empty());
-            final ChunkPlan plan = ChunkPlan.adopt(stream, chunkSize); // freshly encoded, nobody else holds it
+            // encode (one array of exact size) with the CRC-32C computed block by block while encoding
+            final ChunkPlan plan = ChunkPlan.encode(synthetic.capture(id), chunkSize);
             mesh.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity, synthetic.targetFence,
                 Role.SOURCE, synthetic.object, synthetic.sourceRid, 1, plan.totalLength(), plan.chunkCount(),
                 plan.checksumCrc32c(), Synthetic.APPLICATION_VERSION)));
@@ -268,7 +268,7 @@ public class RelocationChunkBenchmark {
                 final StateFrameParts parts = plan.stateFrameParts(identity, synthetic.object, ordinal);
                 mesh.send(parts.head(), parts.stream(), parts.offset(), parts.length());
             }
-            await("relocation of " + stream.length + " stream bytes", id, streamBytes);
+            await("relocation of " + plan.totalLength() + " stream bytes", id, streamBytes);
         }
 
         @Override

@@ -7,9 +7,10 @@ import java.util.zip.CRC32C;
 /**
  * The source side of the chunk transfer (spec 001 sections 4.2 and 5.3): one encoded relocation-envelope-v1
  * stream, the command 40 manifest values that describe it, and its command 52 chunks. The plan keeps the stream
- * (the source's in-memory payload, kept until the retransmission window ends): its own copy ({@link #of}) or the
- * array handed over ({@link #adopt}). Chunks go out either as copies ({@link #chunk}, {@link #stateFrame}) or as
- * ranges of that one array ({@link #stateFrameParts}, nothing copied). Immutable; any thread.
+ * (the source's in-memory payload, kept until the retransmission window ends): its own copy ({@link #of}), the
+ * array handed over ({@link #adopt}) or the stream it encoded itself ({@link #encode}). Chunks go out either as
+ * copies ({@link #chunk}, {@link #stateFrame}) or as ranges of that one array ({@link #stateFrameParts}, nothing
+ * copied). Immutable; any thread.
  *
  * <p>Chunk size (one chunk's data bytes) is fixed when the plan is made, because command 40 declares the chunk
  * count before any chunk is sent: {@link #chunkSize(long, OptionalLong, OptionalLong)} = the smallest of the
@@ -31,11 +32,11 @@ public final class ChunkPlan {
   private final long chunkCount;
   private final long checksum;
 
-  private ChunkPlan(final byte[] stream, final int chunkSize) {
+  private ChunkPlan(final byte[] stream, final int chunkSize, final long checksum) {
     this.stream = stream;
     this.chunkSize = chunkSize;
     this.chunkCount = (stream.length + (long) chunkSize - 1) / chunkSize;
-    this.checksum = crc32c(stream);
+    this.checksum = checksum;
   }
 
   /**
@@ -93,6 +94,31 @@ public final class ChunkPlan {
    * @throws IllegalArgumentException as {@link #of}.
    */
   public static ChunkPlan adopt(final byte[] stream, final int chunkSize) {
+    check(stream, chunkSize);
+    return new ChunkPlan(stream, chunkSize, crc32c(stream));
+  }
+
+  /**
+   * Encodes an envelope ({@link RelocationEnvelopeCodec#encode}: one array of exact size) and plans its transfer,
+   * computing the CRC-32C while encoding: each large bulk write (an application state) is checksummed block by
+   * block right after the block is copied, so the stream is written once and not read again from memory. The
+   * plan's stream and values are exactly those of {@code adopt(RelocationEnvelopeCodec.encode(envelope),
+   * chunkSize)}.
+   *
+   * @param envelope the captured envelope.
+   * @param chunkSize bytes per chunk, at least 1 (see {@link #chunkSize}).
+   * @return the plan, holding the only reference to the encoded stream.
+   * @throws IllegalArgumentException as {@link #of}, or when the stream would exceed one array.
+   */
+  public static ChunkPlan encode(final RelocationEnvelope envelope, final int chunkSize) {
+    Fields.present("envelope", envelope);
+    final WireOut out = RelocationEnvelopeCodec.encodeChecksummed(envelope);
+    final byte[] stream = out.toByteArray();
+    check(stream, chunkSize);
+    return new ChunkPlan(stream, chunkSize, out.crc32c());
+  }
+
+  private static void check(final byte[] stream, final int chunkSize) {
     Fields.present("stream", stream);
     if (stream.length == 0) {
       throw new IllegalArgumentException("stream is empty; a relocation-envelope-v1 stream is at least 1 byte");
@@ -101,7 +127,6 @@ public final class ChunkPlan {
     if ((stream.length + (long) chunkSize - 1) / chunkSize > Fields.U32_MAX) {
       throw new IllegalArgumentException("chunk count exceeds 4294967295");
     }
-    return new ChunkPlan(stream, chunkSize);
   }
 
   /**

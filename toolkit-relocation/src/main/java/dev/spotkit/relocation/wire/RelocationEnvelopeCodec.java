@@ -35,14 +35,25 @@ public final class RelocationEnvelopeCodec {
    * @throws IllegalArgumentException when the stream would exceed 2^31-9 bytes (one Java array).
    */
   public static byte[] encode(final RelocationEnvelope envelope) {
+    final WireOut out = WireOut.exact(exactSize(envelope));
+    write(envelope, out);
+    return out.toByteArray();
+  }
+
+  /** Encodes into a {@link WireOut#checksummed} writer: the stream and its CRC-32C in one pass. */
+  static WireOut encodeChecksummed(final RelocationEnvelope envelope) {
+    final WireOut out = WireOut.checksummed(exactSize(envelope));
+    write(envelope, out);
+    return out;
+  }
+
+  private static int exactSize(final RelocationEnvelope envelope) {
     final long size = encodedLength(envelope);
     if (size > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("relocation-envelope-v1 stream of " + size + " bytes exceeds one array ("
           + (Integer.MAX_VALUE - 8) + " bytes)");
     }
-    final WireOut out = WireOut.exact((int) size);
-    write(envelope, out);
-    return out.toByteArray();
+    return (int) size;
   }
 
   /**

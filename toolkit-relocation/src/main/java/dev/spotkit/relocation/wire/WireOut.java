@@ -1,6 +1,7 @@
 package dev.spotkit.relocation.wire;
 
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * A growable big-endian writer for encoders. Values reaching it were validated by the record constructors.
@@ -10,9 +11,17 @@ import java.util.Arrays;
  */
 final class WireOut {
 
+  /** Bulk writes at least this long are copied and checksummed block by block, while each block is cached. */
+  private static final int CRC_BLOCK = 64 * 1024;
+
   private byte[] buf;
   private int pos;
   private long counted;
+  /** Null unless {@link #checksummed}: the CRC-32C of bytes [0, crcPos). */
+  private CRC32C crc;
+  private int crcPos;
+  /** False once a patch landed in the checksummed part; {@link #crc32c()} then reads everything again. */
+  private boolean crcValid = true;
 
   WireOut(final int initialCapacity) {
     this.buf = new byte[Math.max(16, initialCapacity)];
@@ -30,6 +39,29 @@ final class WireOut {
   /** A writer into a new array of exactly {@code size} bytes; writing more still grows it. */
   static WireOut exact(final int size) {
     return new WireOut(new byte[size]);
+  }
+
+  /**
+   * A writer into a new array of exactly {@code size} bytes that also computes the CRC-32C of what it writes
+   * ({@link #crc32c()}): large bulk writes are checksummed block by block right after each block is copied, so the
+   * stream is not read a second time from memory.
+   */
+  static WireOut checksummed(final int size) {
+    final WireOut out = exact(size);
+    out.crc = new CRC32C();
+    return out;
+  }
+
+  /** CRC-32C of every byte written so far (a {@link #checksummed} writer only). */
+  long crc32c() {
+    if (!crcValid) {
+      crc.reset();
+      crcPos = 0;
+      crcValid = true;
+    }
+    crc.update(buf, crcPos, pos - crcPos);
+    crcPos = pos;
+    return crc.getValue();
   }
 
   /** Bytes a counting writer was given (any writer: bytes written). */
@@ -91,6 +123,18 @@ final class WireOut {
   }
 
   void bytes(final byte[] b, final int offset, final int length) {
+    if (crc != null && length >= CRC_BLOCK && ensure(length)) {
+      crc.update(buf, crcPos, pos - crcPos);
+      for (int done = 0; done < length; ) {
+        final int n = Math.min(CRC_BLOCK, length - done);
+        System.arraycopy(b, offset + done, buf, pos, n);
+        crc.update(buf, pos, n);
+        pos += n;
+        done += n;
+      }
+      crcPos = pos;
+      return;
+    }
     if (ensure(length)) {
       System.arraycopy(b, offset, buf, pos, length);
       pos += length;
@@ -119,6 +163,7 @@ final class WireOut {
     if (buf == null) {
       return;
     }
+    crcValid &= at >= crcPos;
     buf[at] = (byte) (v >>> 8);
     buf[at + 1] = (byte) v;
   }
@@ -127,6 +172,7 @@ final class WireOut {
     if (buf == null) {
       return;
     }
+    crcValid &= at >= crcPos;
     for (int i = 0; i < 4; i++) {
       buf[at + i] = (byte) (v >>> (24 - 8 * i));
     }

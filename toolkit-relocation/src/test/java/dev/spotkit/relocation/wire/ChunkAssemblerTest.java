@@ -329,6 +329,10 @@ class ChunkAssemblerTest {
     final ChunkPlan copied = ChunkPlan.of(stream, limit);
     final ChunkPlan plan = ChunkPlan.adopt(stream, limit);
     assertThat(plan.checksumCrc32c()).isEqualTo(copied.checksumCrc32c());
+    final ChunkPlan encoded = ChunkPlan.encode(envelope, limit);
+    assertThat(encoded.checksumCrc32c()).isEqualTo(plan.checksumCrc32c());
+    assertThat(encoded.chunkCount()).isEqualTo(plan.chunkCount());
+    assertThat(encoded.totalLength()).isEqualTo(plan.totalLength());
     final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, plan.totalLength(), plan.chunkCount(),
         plan.checksumCrc32c()), CONNECTION, stream.length);
     final List<byte[]> frames = new ArrayList<>();
@@ -372,6 +376,34 @@ class ChunkAssemblerTest {
       }
     }
     assertThat(RelocationEnvelopeCodec.encode(owned)).isEqualTo(result);
+  }
+
+  @Test
+  void encodingWithTheChecksumFusedGivesTheSameStreamAndCrcForLargeStatesAndRecords() {
+    final java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    for (int size : new int[] {0, 1, 65_535, 65_536, 65_537, 300_001}) {
+      final byte[] state = new byte[size];
+      random.nextBytes(state);
+      final byte[] body = new byte[size + 5]; // a large record payload: its length field is patched afterwards
+      random.nextBytes(body);
+      final FrozenRecord record = new FrozenRecord(new RecordSource.Node(Rid.ofUtf8("n"), 1, "src", 6), null,
+          new OperationId(0, 42), 3, 99, new RecordBody.SpotRequest(new TargetSpot("room", 1, Rid.ofUtf8("m"), 2, 7,
+          1), new ApplicationPayload("P", "application/json", body)));
+      for (List<EnvelopeEntries.SavedWork> work : List.of(List.<EnvelopeEntries.SavedWork>of(),
+          List.of(new EnvelopeEntries.SavedWork(1, 1, record)))) {
+        final RelocationEnvelope envelope = new RelocationEnvelope(new RelocationId(1, 2), OBJECT, 3,
+            List.of(new EnvelopeEntries.ApplicationState(1, state), new EnvelopeEntries.ApplicationState(2, state)),
+            work, List.of(), List.of());
+        final byte[] stream = RelocationEnvelopeCodec.encode(envelope);
+        final ChunkPlan plan = ChunkPlan.encode(envelope, 100_000);
+        assertThat(plan.checksumCrc32c()).as("size %d, %d records", size, work.size())
+            .isEqualTo(ChunkPlan.crc32c(stream));
+        assertThat(plan.totalLength()).isEqualTo(stream.length);
+        for (long i = 0; i < plan.chunkCount(); i++) {
+          assertThat(plan.chunk(i)).isEqualTo(ChunkPlan.of(stream, 100_000).chunk(i));
+        }
+      }
+    }
   }
 
   @Test
