@@ -68,6 +68,22 @@ final class MeshLoopback implements AutoCloseable {
         }
     }
 
+    /**
+     * Queues one frame given as two parts, {@code head} then {@code length} bytes of {@code body} from
+     * {@code offset} (never blocks; neither part is copied, see {@link PeerConnection#send(byte[], byte[], int, int)}).
+     *
+     * @param head the frame's first bytes; owned by the transport from now on.
+     * @param body the array holding the rest; read by the transport, must not be modified afterwards.
+     * @param offset where the rest starts in {@code body}.
+     * @param length bytes of {@code body} in the frame.
+     * @throws IllegalStateException when the connection is closed.
+     */
+    void send(final byte[] head, final byte[] body, final int offset, final int length) {
+        if (!connection.send(head, body, offset, length)) {
+            throw new IllegalStateException("mesh loopback connection closed: " + connection);
+        }
+    }
+
     @Override
     public void close() {
         source.close();

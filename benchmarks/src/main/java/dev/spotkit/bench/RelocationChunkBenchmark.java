@@ -22,8 +22,11 @@ import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.Rid;
 import dev.spotkit.relocation.wire.Role;
+import dev.spotkit.relocation.wire.StateFrameParts;
+import dev.spotkit.relocation.wire.StateView;
 import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.relocation.wire.TargetSpot;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -56,13 +59,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Variants ({@code impl}):
  * <ul>
- *   <li>{@code relocation}: capture, encode the relocation-envelope-v1 stream ({@link RelocationEnvelopeCodec}),
- *       {@link ChunkPlan} with 256 KiB chunks ({@link ChunkPlan#chunkSize} of the default
- *       RelocationPayloadChunkLimit and a 256 KiB advertised receive limit; the copy and the CRC-32C of the whole
- *       stream), command 40 then one command 52 per chunk ({@link RelocationCodec#encode}), sent in order on the
- *       connection. The target decodes each frame on its event loop, feeds a {@link ChunkAssembler}, and on
- *       {@link ChunkOutcome.Complete} decodes the envelope against a one-participant inventory and checks its
- *       relocation id, vector sizes and state length.</li>
+ *   <li>{@code relocation}: capture, then {@link ChunkPlan#encode} with 256 KiB chunks ({@link ChunkPlan#chunkSize}
+ *       of the default RelocationPayloadChunkLimit and a 256 KiB advertised receive limit): the relocation-envelope-v1
+ *       stream encoded into one array of exact size with its CRC-32C computed block by block as it is written,
+ *       command 40 ({@link RelocationCodec#encode}) then one command 52 per chunk as a small
+ *       head plus a range of the stream ({@link ChunkPlan#stateFrameParts}, sent as two parts without joining
+ *       them), in order on the connection. The target decodes each command 52 on its event loop as a view of the
+ *       received frame ({@link RelocationCodec#decodeStateView}), feeds a {@link ChunkAssembler} (which copies
+ *       each chunk once into its stream buffer and computes the CRC-32C as chunks arrive), and on
+ *       {@link ChunkOutcome.Complete} decodes the envelope in place ({@link RelocationEnvelopeCodec#decodeOwned})
+ *       against a one-participant inventory and checks its relocation id, vector sizes and state length.</li>
  *   <li>{@code raw}: the same number of stream bytes as frames of the same chunk size, each a bare 5-byte
  *       framework head ({@code 5A 4D 01 34 00}) plus stream bytes, prebuilt once per trial and sent over the same
  *       kind of loopback connection; the target only counts bytes. This is the physical limit of the mesh
@@ -238,7 +244,7 @@ public class RelocationChunkBenchmark {
         /** Target event loop only: the assembly in progress, null between payloads. */
         private ChunkAssembler assembly;
         /** Written by the target event loop at each completion; read by the harness after the last result. */
-        private volatile byte[] lastState;
+        private volatile ApplicationState lastState;
 
         Relocation(final Synthetic synthetic) throws Exception {
             super(synthetic);
@@ -250,30 +256,35 @@ public class RelocationChunkBenchmark {
         public void runOnce() throws Exception {
             final RelocationId id = new RelocationId(0x5EED, ++invocation);
             final RelocationIdentity identity = new RelocationIdentity(id, 1, synthetic.coordinator);
-            final byte[] stream = RelocationEnvelopeCodec.encode(synthetic.capture(id));
             final int chunkSize = ChunkPlan.chunkSize(ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES,
                 OptionalLong.of(CHUNK_BYTES), OptionalLong.empty());
-            final ChunkPlan plan = ChunkPlan.of(stream, chunkSize);
+            // encode (one array of exact size) with the CRC-32C computed block by block while encoding
+            final ChunkPlan plan = ChunkPlan.encode(synthetic.capture(id), chunkSize);
             mesh.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity, synthetic.targetFence,
                 Role.SOURCE, synthetic.object, synthetic.sourceRid, 1, plan.totalLength(), plan.chunkCount(),
                 plan.checksumCrc32c(), Synthetic.APPLICATION_VERSION)));
             for (long ordinal = 0; ordinal < plan.chunkCount(); ordinal++) {
-                mesh.send(RelocationCodec.encode(plan.stateFrame(identity, synthetic.object, ordinal)));
+                // head (fields up to the chunk length) + a range of the plan's stream, sent without joining them
+                final StateFrameParts parts = plan.stateFrameParts(identity, synthetic.object, ordinal);
+                mesh.send(parts.head(), parts.stream(), parts.offset(), parts.length());
             }
-            await("relocation of " + stream.length + " stream bytes", id, streamBytes);
+            await("relocation of " + plan.totalLength() + " stream bytes", id, streamBytes);
         }
 
         @Override
         void onTargetFrame(final byte[] frame) {
             try {
+                if (RelocationCodec.commandOf(frame) == RelocationFrame.State.COMMAND) {
+                    // a view of the frame (the listener's own array); the assembler copies the chunk once
+                    onChunk(RelocationCodec.decodeStateView(frame));
+                    return;
+                }
                 final RelocationFrame decoded = RelocationCodec.decode(frame);
                 if (decoded instanceof RelocationFrame.Prepare prepare) {
                     if (assembly != null) {
                         report(new Result(null, 0, "command 40 while an assembly is open: " + prepare));
                     }
                     assembly = ChunkAssembler.start(prepare, CONNECTION_ID, MAX_PAYLOAD_BYTES);
-                } else if (decoded instanceof RelocationFrame.State state) {
-                    onChunk(state);
                 } else {
                     report(new Result(null, 0, "unexpected command " + decoded.command()));
                 }
@@ -283,7 +294,7 @@ public class RelocationChunkBenchmark {
             }
         }
 
-        private void onChunk(final RelocationFrame.State state) {
+        private void onChunk(final StateView state) {
             if (assembly == null) {
                 report(new Result(null, 0, "command 52 without a command 40: " + state));
                 return;
@@ -302,9 +313,11 @@ public class RelocationChunkBenchmark {
 
         /** Decodes the verified stream and checks it: what the target's restore would read first. */
         private Result restore(final byte[] stream) {
-            final RelocationEnvelope env = RelocationEnvelopeCodec.decode(stream, 1, MAX_PAYLOAD_BYTES);
-            final byte[] state = env.applicationStates().size() == 1 ? env.applicationStates().get(0).state() : null;
-            if (state == null || state.length != synthetic.state.length || env.savedWork().size() != SAVED_WORK
+            // the assembler handed the stream over: decode it in place, states are read-only views of it
+            final RelocationEnvelope env = RelocationEnvelopeCodec.decodeOwned(stream, 1, MAX_PAYLOAD_BYTES);
+            final ApplicationState state = env.applicationStates().size() == 1 ? env.applicationStates().get(0) : null;
+            if (state == null || !state.hasState() || state.stateLength() != synthetic.state.length
+                || env.savedWork().size() != SAVED_WORK
                 || env.timerRegistrations().size() != TIMERS || env.pendingTimerTicks().size() != TICKS) {
                 return new Result(env.relocation(), stream.length, "decoded envelope differs in shape: states "
                     + env.applicationStates().size() + ", savedWork " + env.savedWork().size() + ", timers "
@@ -316,8 +329,8 @@ public class RelocationChunkBenchmark {
 
         @Override
         void verifyLast() {
-            final byte[] last = lastState;
-            if (last != null && !Arrays.equals(last, synthetic.state)) {
+            final ApplicationState last = lastState;
+            if (last != null && !last.stateBuffer().equals(ByteBuffer.wrap(synthetic.state))) {
                 throw new IllegalStateException("the target restored other state bytes than the source captured");
             }
         }

@@ -3,6 +3,7 @@ package dev.spotkit.core.mesh;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -14,15 +15,17 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * One authenticated, ordered TCP connection to a peer node. There is at most one per peer pair (see
  * {@link MeshTransport}). Thread-safe: every method may be called from any thread.
  *
- * <p>Delivery: frames passed to {@link #send} are written in the order of the calls (calls from different
- * threads are ordered as they reach the connection's event loop), and the peer's {@link MeshListener} sees
- * them in that order. There is no acknowledgement and no retry: when the connection is lost, frames not yet
- * written are lost with it, and {@link MeshListener#onConnectionLost} tells both sides.
+ * <p>Delivery: frames passed to {@link #send(byte[])} or {@link #send(byte[], byte[], int, int)} are written in
+ * the order of the calls (calls from different threads are ordered as they reach the connection's event loop),
+ * and the peer's {@link MeshListener} sees them in that order. There is no acknowledgement and no retry: when the
+ * connection is lost, frames not yet written are lost with it, and {@link MeshListener#onConnectionLost} tells
+ * both sides.
  */
 public final class PeerConnection {
 
@@ -135,18 +138,66 @@ public final class PeerConnection {
    */
   public boolean send(final byte[] frame) {
     Objects.requireNonNull(frame, "frame");
+    checkLength(frame.length);
+    return write(() -> Unpooled.wrappedBuffer(frame)); // owned by Netty now
+  }
+
+  /**
+   * Sends one framework frame given in two parts, {@code head} followed by {@code length} bytes of {@code body}
+   * from {@code offset}, after every frame sent before it on this connection; the peer receives one frame of
+   * {@code head.length + length} bytes, exactly as if the two parts had been joined and passed to
+   * {@link #send(byte[])}. Nothing is copied on the calling thread and the parts are never joined into a new
+   * heap array: on the event loop both are written once into the direct buffer the socket writes from (the one
+   * copy every heap frame gets on its way to the socket), so a large payload can travel as slices of one array
+   * behind small per-frame heads (relocation command 52 chunks). Never blocks.
+   *
+   * <p>Ownership: both arrays are handed to the transport until the frame is written; neither may be modified
+   * after the call (reading them, or sending other slices of {@code body}, is fine).
+   *
+   * @param head the first bytes of the frame (the framework head {@code 5A 4D 01 <cmd> <flags>} and any fields),
+   *     at least 1 byte.
+   * @param body the array holding the rest of the frame.
+   * @param offset where the rest starts in {@code body}, 0..body.length.
+   * @param length how many bytes of {@code body} follow the head, 0..body.length - offset.
+   * @return true when queued; false when the connection is closed (the frame is dropped).
+   * @throws SpotkitException.InvalidOperation when the head is empty or the whole frame is longer than
+   *     {@link MeshConfig#maxFrameLength()}.
+   * @throws IndexOutOfBoundsException when {@code offset} and {@code length} do not lie within {@code body}.
+   */
+  public boolean send(final byte[] head, final byte[] body, final int offset, final int length) {
+    Objects.requireNonNull(head, "head");
+    Objects.requireNonNull(body, "body");
+    Objects.checkFromIndexSize(offset, length, body.length);
+    if (head.length == 0) {
+      throw new SpotkitException.InvalidOperation("frame head is empty; a framework frame starts with 5A 4D 01");
+    }
+    checkLength((long) head.length + length);
+    return write(() -> {
+      // One direct buffer, filled on the event loop: the same single copy a one-part heap frame gets when the
+      // channel moves it to a direct buffer for the socket. A composite of the two heap parts would cost one
+      // more: Netty merges a multi-component heap buffer on the heap before that move.
+      final ByteBuf buf = channel.alloc().directBuffer(head.length + length);
+      return buf.writeBytes(head).writeBytes(body, offset, length);
+    });
+  }
+
+  private void checkLength(final long frameLength) {
     final int max = transport.config().maxFrameLength();
-    if (frame.length == 0 || frame.length > max) {
-      throw new SpotkitException.InvalidOperation("frame of " + frame.length + " bytes is outside 1..maxFrameLength "
+    if (frameLength == 0 || frameLength > max) {
+      throw new SpotkitException.InvalidOperation("frame of " + frameLength + " bytes is outside 1..maxFrameLength "
           + max + "; split it (relocation chunks) or raise MeshConfig.maxFrameLength on every node");
     }
+  }
+
+  /** Queues one write on the event loop; the buffer is made there (Netty owns it from then on). */
+  private boolean write(final Supplier<ByteBuf> buffer) {
     if (!isOpen()) {
       return false;
     }
     try {
       // Always through the event loop's queue, even when called on it: a direct write from the loop could
       // overtake writes other threads queued earlier, and this method promises call order.
-      channel.eventLoop().execute(() -> channel.writeAndFlush(Unpooled.wrappedBuffer(frame)) // owned by Netty now
+      channel.eventLoop().execute(() -> channel.writeAndFlush(buffer.get())
           .addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess() && channel.isActive()) {
               MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());

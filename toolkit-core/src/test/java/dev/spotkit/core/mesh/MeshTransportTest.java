@@ -125,6 +125,45 @@ class MeshTransportTest {
   }
 
   @Test
+  void aFrameSentAsHeadAndBodySliceArrivesJoinedInCallOrder() throws Exception {
+    final Recorder rb = new Recorder();
+    final MeshTransport a = start(MeshConfig.builder(A, 1, SECRET).maxFrameLength(4096), new Recorder());
+    final MeshTransport b = start(B, rb);
+    final PeerConnection ab = join(a.connect(b.localAddress(), B));
+    final byte[] body = new byte[3000];
+    for (int i = 0; i < body.length; i++) {
+      body[i] = (byte) (i * 31);
+    }
+    final byte[] head = {0x5A, 0x4D, 0x01, 52, 0x00, 7};
+    final int n = 200;
+    for (int i = 0; i < n; i++) {
+      final int offset = (i * 13) % 1000;
+      if (i % 3 == 0) {
+        assertThat(ab.send(frame(21, i))).isTrue(); // interleaved with one-part frames, order kept
+      }
+      assertThat(ab.send(head, body, offset, i % 50)).isTrue(); // length 0 included: the head alone
+    }
+    for (int i = 0; i < n; i++) {
+      if (i % 3 == 0) {
+        assertThat(Recorder.next(rb.frames).bytes()).as("one-part frame %d", i).containsExactly(frame(21, i));
+      }
+      final int offset = (i * 13) % 1000;
+      final byte[] expected = new byte[head.length + i % 50];
+      System.arraycopy(head, 0, expected, 0, head.length);
+      System.arraycopy(body, offset, expected, head.length, i % 50);
+      assertThat(Recorder.next(rb.frames).bytes()).as("two-part frame %d", i).containsExactly(expected);
+    }
+    final byte[] big = new byte[4096];
+    assertThat(ab.send(head, big, 0, 4096 - head.length)).as("exactly the limit").isTrue();
+    assertThat(Recorder.next(rb.frames).bytes()).hasSize(4096);
+    assertThatThrownBy(() -> ab.send(head, big, 0, 4096 - head.length + 1))
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("4097 bytes");
+    assertThatThrownBy(() -> ab.send(new byte[0], body, 0, 10)).isInstanceOf(SpotkitException.InvalidOperation.class);
+    assertThatThrownBy(() -> ab.send(head, body, 2990, 11)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> ab.send(head, body, -1, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
   void wrongSecretIsRefusedOnBothSides() throws Exception {
     final Recorder ra = new Recorder();
     final Recorder rb = new Recorder();

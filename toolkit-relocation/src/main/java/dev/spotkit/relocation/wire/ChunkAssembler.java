@@ -1,7 +1,6 @@
 package dev.spotkit.relocation.wire;
 
 import java.util.Arrays;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
@@ -25,12 +24,22 @@ import java.util.zip.CRC32C;
  *
  * <h2>Guarantees</h2>
  * <ul>
- *   <li>Each chunk is copied into a buffer of the assembly at once, so the receive buffer can be released.</li>
+ *   <li>Each chunk is copied into storage of the assembly at once, before {@link #onChunk} returns, so the receive
+ *       buffer (the frame array a {@link StateView} reads) can be released or reused. No reference to it is kept.</li>
+ *   <li>One copy per chunk in the usual order: the assembly keeps one stream buffer of exactly payloadTotalLength
+ *       bytes (allocated when ordinal 0 arrives; payloadTotalLength was checked against the receiver's limit by
+ *       {@link #start}), and a chunk whose ordinal is the next one missing is copied straight into it at the end
+ *       of the bytes placed so far. A chunk that arrives before its predecessors (the spec allows any split, so its
+ *       offset is unknown until they arrive) is copied into a buffer of its own and moved into the stream buffer
+ *       once they did. The CRC-32C is computed incrementally over the stream buffer in ordinal order.</li>
  *   <li>No payload is given until every ordinal 0..chunkCount-1 is present and the bytes total
- *       payloadTotalLength and their CRC-32C equals payloadChecksumCrc32c.</li>
- *   <li>Memory is bounded by the manifest: bytes held never exceed payloadTotalLength (a chunk that would pass it
- *       fails the assembly), payloadTotalLength never exceeds the receiver's limit, and nothing is sized from
- *       payloadChunkCount (chunks are kept in a sorted map of received ordinals only).</li>
+ *       payloadTotalLength and their CRC-32C equals payloadChecksumCrc32c. {@link ChunkOutcome.Complete} hands
+ *       over the stream buffer itself (the assembly drops its reference).</li>
+ *   <li>Memory is bounded by the manifest: chunk bytes received never exceed payloadTotalLength (a chunk that would
+ *       pass it fails the assembly), payloadTotalLength never exceeds the receiver's limit, and nothing is sized
+ *       from payloadChunkCount (out-of-order chunks are kept in a sorted map of received ordinals only; the
+ *       offsets of placed chunks grow with the chunks received). Memory held is payloadTotalLength when chunks
+ *       arrive in order, at most twice that when they arrive out of order.</li>
  * </ul>
  */
 public final class ChunkAssembler {
@@ -39,7 +48,17 @@ public final class ChunkAssembler {
 
   private final RelocationFrame.Prepare manifest;
   private final long connectionId;
-  private final TreeMap<Long, byte[]> chunks = new TreeMap<>();
+  /** Chunks that arrived before a predecessor, each in its own copy, until they can be placed. */
+  private final TreeMap<Long, byte[]> early = new TreeMap<>();
+  private final CRC32C crc = new CRC32C();
+  /** The stream buffer, payloadTotalLength bytes; null before ordinal 0 and after completion or failure. */
+  private byte[] stream;
+  /** Bytes placed in {@link #stream}, i.e. the start of the next ordinal's chunk. */
+  private int placed;
+  /** Chunks placed in {@link #stream}: ordinals 0..placedChunks-1. */
+  private int placedChunks;
+  /** Start offset in {@link #stream} of each placed ordinal (grows with the chunks received). */
+  private int[] offsets = new int[16];
   private long receivedBytes;
   private boolean closed;
   private boolean completed;
@@ -114,7 +133,7 @@ public final class ChunkAssembler {
    * @return 0..payloadChunkCount; 0 after completion or failure (buffers are dropped).
    */
   public long receivedChunks() {
-    return chunks.size();
+    return closed ? 0 : placedChunks + early.size();
   }
 
   /**
@@ -172,13 +191,25 @@ public final class ChunkAssembler {
   }
 
   /**
-   * Handles one command 52.
+   * Handles one command 52 record; the same as {@link #onChunk(StateView, long)} with its view.
    *
-   * @param state the decoded chunk; its bytes are copied into the assembly's own buffer before this returns.
+   * @param state the decoded chunk; its bytes are copied into the assembly's own storage before this returns.
    * @param connection the connection it arrived on.
    * @return the outcome, see {@link ChunkOutcome}.
    */
   public ChunkOutcome onChunk(final RelocationFrame.State state, final long connection) {
+    return onChunk(StateView.of(state), connection);
+  }
+
+  /**
+   * Handles one command 52, read in place from the received frame ({@link RelocationCodec#decodeStateView}).
+   *
+   * @param state the decoded chunk; its bytes are copied into the assembly's own storage before this returns, and
+   *     neither the view nor its frame array is kept.
+   * @param connection the connection it arrived on.
+   * @return the outcome, see {@link ChunkOutcome}.
+   */
+  public ChunkOutcome onChunk(final StateView state, final long connection) {
     final long ordinal = state.chunkOrdinal();
     if (!state.identity().equals(manifest.identity())) {
       return new ChunkOutcome.Discarded(ChunkOutcome.DiscardReason.OTHER_RELOCATION_IDENTITY, state.identity(),
@@ -190,7 +221,9 @@ public final class ChunkAssembler {
     if (closed) {
       return new ChunkOutcome.Discarded(ChunkOutcome.DiscardReason.ASSEMBLY_CLOSED, state.identity(), ordinal);
     }
-    final byte[] data = state.chunkUnsafe();
+    final byte[] data = state.arrayUnsafe();
+    final int from = state.offset();
+    final int length = state.chunkLength();
     if (!state.object().equals(manifest.object())) {
       return failed(RelocationWireError.MANIFEST_CONFLICT, "object", "chunk " + ordinal + " names "
           + state.object(), manifest.object().toString());
@@ -199,49 +232,74 @@ public final class ChunkAssembler {
       return failed(RelocationWireError.CHUNK_OUT_OF_RANGE, "chunkOrdinal", "value " + ordinal, "0.."
           + (manifest.payloadChunkCount() - 1));
     }
-    final byte[] held = chunks.get(ordinal);
-    if (held != null) {
-      if (Arrays.equals(held, data)) {
+    final boolean held = ordinal < placedChunks || early.containsKey(ordinal);
+    if (held) {
+      if (sameAsHeld(ordinal, data, from, length)) {
         return new ChunkOutcome.Duplicate(ordinal);
       }
       return failed(RelocationWireError.CHUNK_CONFLICT, "chunk", "ordinal " + ordinal + " restated with other "
           + "bytes", "the bytes first received");
     }
-    if (data.length == 0) {
+    if (length == 0) {
       return failed(RelocationWireError.INVALID_FIELD, "chunk.length", "chunk " + ordinal + " is empty",
           "at least 1 byte");
     }
-    if (receivedBytes + data.length > manifest.payloadTotalLength()) {
-      return failed(RelocationWireError.CHUNK_BEYOND_TOTAL, "chunk.length", (receivedBytes + data.length)
+    if (receivedBytes + length > manifest.payloadTotalLength()) {
+      return failed(RelocationWireError.CHUNK_BEYOND_TOTAL, "chunk.length", (receivedBytes + length)
           + " bytes with chunk " + ordinal, "at most " + manifest.payloadTotalLength() + " (payloadTotalLength)");
     }
-    chunks.put(ordinal, Arrays.copyOf(data, data.length));
-    receivedBytes += data.length;
-    if (chunks.size() < manifest.payloadChunkCount()) {
-      return new ChunkOutcome.Accepted(chunks.size(), receivedBytes);
+    if (ordinal == placedChunks) {
+      place(data, from, length);
+      for (byte[] next = early.remove((long) placedChunks); next != null; next = early.remove((long) placedChunks)) {
+        place(next, 0, next.length);
+      }
+    } else {
+      early.put(ordinal, Arrays.copyOfRange(data, from, from + length));
+    }
+    receivedBytes += length;
+    if (receivedChunks() < manifest.payloadChunkCount()) {
+      return new ChunkOutcome.Accepted(receivedChunks(), receivedBytes);
     }
     return finish();
+  }
+
+  /** Whether the held chunk {@code ordinal} equals {@code data[from, from + length)}. */
+  private boolean sameAsHeld(final long ordinal, final byte[] data, final int from, final int length) {
+    if (ordinal < placedChunks) {
+      final int i = (int) ordinal;
+      final int start = offsets[i];
+      final int end = i + 1 < placedChunks ? offsets[i + 1] : placed;
+      return Arrays.equals(stream, start, end, data, from, from + length);
+    }
+    final byte[] held = early.get(ordinal);
+    return Arrays.equals(held, 0, held.length, data, from, from + length);
+  }
+
+  /** Copies the next ordinal's chunk to the end of the stream buffer and adds it to the CRC-32C. */
+  private void place(final byte[] data, final int from, final int length) {
+    if (stream == null) {
+      stream = new byte[(int) manifest.payloadTotalLength()]; // checked against the receiver's limit in start
+    }
+    if (placedChunks == offsets.length) {
+      offsets = Arrays.copyOf(offsets, offsets.length * 2);
+    }
+    offsets[placedChunks++] = placed;
+    System.arraycopy(data, from, stream, placed, length);
+    crc.update(stream, placed, length);
+    placed += length;
   }
 
   private ChunkOutcome finish() {
     if (receivedBytes != manifest.payloadTotalLength()) {
       return failed(RelocationWireError.LENGTH_MISMATCH, "payloadTotalLength", receivedBytes + " bytes in "
-          + chunks.size() + " chunks", manifest.payloadTotalLength() + " bytes");
+          + receivedChunks() + " chunks", manifest.payloadTotalLength() + " bytes");
     }
-    final byte[] payload = new byte[(int) receivedBytes];
-    final CRC32C crc = new CRC32C();
-    int at = 0;
-    for (Map.Entry<Long, byte[]> e : chunks.entrySet()) {
-      final byte[] c = e.getValue();
-      System.arraycopy(c, 0, payload, at, c.length);
-      at += c.length;
-    }
-    crc.update(payload, 0, payload.length);
     if (crc.getValue() != manifest.payloadChecksumCrc32c()) {
       return failed(RelocationWireError.CHECKSUM_MISMATCH, "payloadChecksumCrc32c", String.format("0x%08x",
           crc.getValue()), String.format("0x%08x", manifest.payloadChecksumCrc32c()));
     }
-    chunks.clear();
+    final byte[] payload = stream;
+    drop();
     closed = true;
     completed = true;
     return new ChunkOutcome.Complete(payload);
@@ -254,8 +312,14 @@ public final class ChunkAssembler {
   }
 
   private void fail() {
-    chunks.clear();
+    drop();
     receivedBytes = 0;
     closed = true;
+  }
+
+  private void drop() {
+    early.clear();
+    stream = null;
+    offsets = new int[0];
   }
 }

@@ -6,9 +6,11 @@ import java.util.zip.CRC32C;
 
 /**
  * The source side of the chunk transfer (spec 001 sections 4.2 and 5.3): one encoded relocation-envelope-v1
- * stream, the command 40 manifest values that describe it, and its command 52 chunks. The plan keeps its own copy
- * of the stream (the source's in-memory payload, kept until the retransmission window ends). Immutable; any
- * thread.
+ * stream, the command 40 manifest values that describe it, and its command 52 chunks. The plan keeps the stream
+ * (the source's in-memory payload, kept until the retransmission window ends): its own copy ({@link #of}), the
+ * array handed over ({@link #adopt}) or the stream it encoded itself ({@link #encode}). Chunks go out either as
+ * copies ({@link #chunk}, {@link #stateFrame}) or as ranges of that one array ({@link #stateFrameParts}, nothing
+ * copied). Immutable; any thread.
  *
  * <p>Chunk size (one chunk's data bytes) is fixed when the plan is made, because command 40 declares the chunk
  * count before any chunk is sent: {@link #chunkSize(long, OptionalLong, OptionalLong)} = the smallest of the
@@ -30,11 +32,11 @@ public final class ChunkPlan {
   private final long chunkCount;
   private final long checksum;
 
-  private ChunkPlan(final byte[] stream, final int chunkSize) {
+  private ChunkPlan(final byte[] stream, final int chunkSize, final long checksum) {
     this.stream = stream;
     this.chunkSize = chunkSize;
     this.chunkCount = (stream.length + (long) chunkSize - 1) / chunkSize;
-    this.checksum = crc32c(stream);
+    this.checksum = checksum;
   }
 
   /**
@@ -77,6 +79,47 @@ public final class ChunkPlan {
    */
   public static ChunkPlan of(final byte[] stream, final int chunkSize) {
     Fields.present("stream", stream);
+    return adopt(stream.clone(), chunkSize);
+  }
+
+  /**
+   * Plans the transfer of a stream the caller hands over, without copying it: the plan keeps {@code stream}
+   * itself as the source's in-memory payload. Use it for a freshly encoded stream nobody else holds (the result of
+   * {@link RelocationEnvelopeCodec#encode}).
+   *
+   * @param stream the encoded relocation-envelope-v1 stream, at least 1 byte; from this call on it belongs to the
+   *     plan and must never be modified.
+   * @param chunkSize bytes per chunk, at least 1 (see {@link #chunkSize}).
+   * @return the plan.
+   * @throws IllegalArgumentException as {@link #of}.
+   */
+  public static ChunkPlan adopt(final byte[] stream, final int chunkSize) {
+    check(stream, chunkSize);
+    return new ChunkPlan(stream, chunkSize, crc32c(stream));
+  }
+
+  /**
+   * Encodes an envelope ({@link RelocationEnvelopeCodec#encode}: one array of exact size) and plans its transfer,
+   * computing the CRC-32C while encoding: each large bulk write (an application state) is checksummed block by
+   * block right after the block is copied, so the stream is written once and not read again from memory. The
+   * plan's stream and values are exactly those of {@code adopt(RelocationEnvelopeCodec.encode(envelope),
+   * chunkSize)}.
+   *
+   * @param envelope the captured envelope.
+   * @param chunkSize bytes per chunk, at least 1 (see {@link #chunkSize}).
+   * @return the plan, holding the only reference to the encoded stream.
+   * @throws IllegalArgumentException as {@link #of}, or when the stream would exceed one array.
+   */
+  public static ChunkPlan encode(final RelocationEnvelope envelope, final int chunkSize) {
+    Fields.present("envelope", envelope);
+    final WireOut out = RelocationEnvelopeCodec.encodeChecksummed(envelope);
+    final byte[] stream = out.toByteArray();
+    check(stream, chunkSize);
+    return new ChunkPlan(stream, chunkSize, out.crc32c());
+  }
+
+  private static void check(final byte[] stream, final int chunkSize) {
+    Fields.present("stream", stream);
     if (stream.length == 0) {
       throw new IllegalArgumentException("stream is empty; a relocation-envelope-v1 stream is at least 1 byte");
     }
@@ -84,7 +127,6 @@ public final class ChunkPlan {
     if ((stream.length + (long) chunkSize - 1) / chunkSize > Fields.U32_MAX) {
       throw new IllegalArgumentException("chunk count exceeds 4294967295");
     }
-    return new ChunkPlan(stream.clone(), chunkSize);
   }
 
   /**
@@ -143,11 +185,54 @@ public final class ChunkPlan {
    * @throws IllegalArgumentException when the ordinal is out of range.
    */
   public byte[] chunk(final long ordinal) {
+    final int from = chunkOffset(ordinal);
+    return Arrays.copyOfRange(stream, from, from + chunkLength(ordinal));
+  }
+
+  /**
+   * Where one chunk starts in the stream.
+   *
+   * @param ordinal 0..chunkCount-1.
+   * @return ordinal * chunkSize.
+   * @throws IllegalArgumentException when the ordinal is out of range.
+   */
+  public int chunkOffset(final long ordinal) {
     if (ordinal < 0 || ordinal >= chunkCount) {
       throw new IllegalArgumentException("chunk ordinal " + ordinal + " must be in 0.." + (chunkCount - 1));
     }
-    final int from = (int) (ordinal * chunkSize);
-    return Arrays.copyOfRange(stream, from, (int) Math.min(stream.length, (long) from + chunkSize));
+    return (int) (ordinal * chunkSize);
+  }
+
+  /**
+   * One chunk's length.
+   *
+   * @param ordinal 0..chunkCount-1.
+   * @return chunkSize, or what is left of the stream for the last chunk.
+   * @throws IllegalArgumentException when the ordinal is out of range.
+   */
+  public int chunkLength(final long ordinal) {
+    final int from = chunkOffset(ordinal);
+    return (int) Math.min(stream.length - (long) from, chunkSize);
+  }
+
+  /**
+   * One command 52 frame as two parts, without copying the chunk: a new head (up to and including the chunk's
+   * length field, {@link RelocationCodec#encodeStateHead}) and the chunk as a range of the plan's own stream.
+   * Sent back to back they are byte for byte {@code RelocationCodec.encode(stateFrame(identity, object,
+   * ordinal))}.
+   *
+   * @param identity the relocation identity of the command 40 this plan's values went into.
+   * @param object the object.
+   * @param ordinal 0..chunkCount-1.
+   * @return the parts, sender role {@link Role#SOURCE}; the stream inside is shared and must not be modified.
+   * @throws IllegalArgumentException when the ordinal is out of range.
+   */
+  public StateFrameParts stateFrameParts(final RelocationIdentity identity, final ObjectIdentity object,
+      final long ordinal) {
+    final int from = chunkOffset(ordinal);
+    final int length = chunkLength(ordinal);
+    return new StateFrameParts(RelocationCodec.encodeStateHead(identity, Role.SOURCE, object, ordinal, length),
+        stream, from, length);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.spotkit.relocation.wire;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HexFormat;
 
@@ -26,18 +27,54 @@ public final class EnvelopeEntries {
    *
    * A length that differs from the case body is {@link RelocationWireError#INVALID_FIELD}.
    *
-   * @param participantId 1..2^63-1.
-   * @param state the adapter's state bytes, or null when the participant has none; copied.
+   * <p>Immutable value with the accessors and equality of a record ({@code participantId()}, {@code state()}),
+   * a final class so that a decoded state can be a read-only view of the stream it came from instead of a copy:
+   * <ul>
+   *   <li>{@link #ApplicationState(long, byte[])} copies the bytes it is given; {@link #state()} returns a copy.</li>
+   *   <li>{@link #stateBuffer()} returns a read-only {@link ByteBuffer} over the bytes held, without a copy.</li>
+   *   <li>{@link RelocationEnvelopeCodec#decode(byte[], long, int)} gives every state its own array (one copy out
+   *       of the stream); {@link RelocationEnvelopeCodec#decodeOwned(byte[], long, int)} gives views of the stream,
+   *       which the caller handed over for good (it must never be modified again), so nothing is copied.</li>
+   * </ul>
    */
-  public record ApplicationState(long participantId, byte[] state) {
+  public static final class ApplicationState {
+    private final long participantId;
+    /** Null when the participant has no state; else the array holding it, never written after construction. */
+    private final byte[] array;
+    private final int offset;
+    private final int length;
+
     /**
      * Validates and copies.
      *
+     * @param participantId 1..2^63-1.
+     * @param state the adapter's state bytes, or null when the participant has none; copied.
      * @throws IllegalArgumentException when participantId is not positive.
      */
-    public ApplicationState {
+    public ApplicationState(final long participantId, final byte[] state) {
+      this(participantId, state == null ? null : state.clone(), 0, state == null ? 0 : state.length);
+    }
+
+    private ApplicationState(final long participantId, final byte[] array, final int offset, final int length) {
       Fields.positive("participantId", participantId);
-      state = state == null ? null : state.clone();
+      this.participantId = participantId;
+      this.array = array;
+      this.offset = offset;
+      this.length = length;
+    }
+
+    /** Takes {@code array[offset, offset + length)} without a copy; nobody may write those bytes afterwards. */
+    static ApplicationState view(final long participantId, final byte[] array, final int offset, final int length) {
+      return new ApplicationState(participantId, array, offset, length);
+    }
+
+    /**
+     * The participant.
+     *
+     * @return participantId, 1..2^63-1.
+     */
+    public long participantId() {
+      return participantId;
     }
 
     /**
@@ -45,25 +82,75 @@ public final class EnvelopeEntries {
      *
      * @return a copy, or null when the participant has no state.
      */
-    @Override
     public byte[] state() {
-      return state == null ? null : state.clone();
+      return array == null ? null : Arrays.copyOfRange(array, offset, offset + length);
+    }
+
+    /**
+     * Whether the participant has state.
+     *
+     * @return false exactly when {@link #state()} is null.
+     */
+    public boolean hasState() {
+      return array != null;
+    }
+
+    /**
+     * The state's length.
+     *
+     * @return bytes of state, 0 when the participant has none.
+     */
+    public int stateLength() {
+      return length;
+    }
+
+    /**
+     * The state without a copy.
+     *
+     * @return a read-only buffer over the state bytes (position 0, limit {@link #stateLength()}), or null when the
+     *     participant has none. Each call returns a new buffer over the same bytes, which never change.
+     */
+    public ByteBuffer stateBuffer() {
+      return array == null ? null : ByteBuffer.wrap(array, offset, length).slice().asReadOnlyBuffer();
+    }
+
+    /** Package access for the encoder: the array holding the state, null when none; read only. */
+    byte[] arrayUnsafe() {
+      return array;
+    }
+
+    /** Package access for the encoder: where the state starts in {@link #arrayUnsafe()}. */
+    int offset() {
+      return offset;
     }
 
     @Override
     public boolean equals(final Object o) {
-      return o instanceof ApplicationState s && participantId == s.participantId && Arrays.equals(state, s.state);
+      if (!(o instanceof ApplicationState s) || participantId != s.participantId) {
+        return false;
+      }
+      if (array == null || s.array == null) {
+        return array == s.array;
+      }
+      return Arrays.equals(array, offset, offset + length, s.array, s.offset, s.offset + s.length);
     }
 
     @Override
     public int hashCode() {
-      return Long.hashCode(participantId) * 31 + Arrays.hashCode(state);
+      int h = 0;
+      if (array != null) {
+        h = 1;
+        for (int i = offset; i < offset + length; i++) {
+          h = 31 * h + array[i];
+        }
+      }
+      return Long.hashCode(participantId) * 31 + h;
     }
 
     @Override
     public String toString() {
-      return "ApplicationState[" + participantId + ", " + (state == null ? "none" : HexFormat.of().formatHex(state))
-          + "]";
+      return "ApplicationState[" + participantId + ", " + (array == null ? "none"
+          : HexFormat.of().formatHex(array, offset, offset + length)) + "]";
     }
   }
 

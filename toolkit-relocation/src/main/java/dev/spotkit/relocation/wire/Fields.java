@@ -77,6 +77,9 @@ final class Fields {
 
   /** Strict UTF-8: an unpaired surrogate is refused instead of silently becoming '?'. */
   static byte[] utf8(final String field, final String value) {
+    if (ascii(value)) {
+      return value.getBytes(StandardCharsets.US_ASCII); // the same bytes as UTF-8, without a CharsetEncoder
+    }
     try {
       final ByteBuffer encoded = StandardCharsets.UTF_8.newEncoder()
           .onMalformedInput(CodingErrorAction.REPORT)
@@ -88,6 +91,15 @@ final class Fields {
     } catch (CharacterCodingException e) {
       throw new IllegalArgumentException(field + " is not encodable as UTF-8 (unpaired surrogate?)", e);
     }
+  }
+
+  private static boolean ascii(final String value) {
+    for (int i = 0; i < value.length(); i++) {
+      if (value.charAt(i) >= 0x80) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Compares two strings by their UTF-8 bytes, unsigned, as the envelope's sort keys require. */

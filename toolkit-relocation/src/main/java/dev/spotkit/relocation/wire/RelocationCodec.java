@@ -68,6 +68,85 @@ public final class RelocationCodec {
     return out.toByteArray();
   }
 
+  /**
+   * Encodes the head of a command 52 frame: everything before the chunk bytes (framework head, identity, sender
+   * role, object, chunkOrdinal, chunk length). The head followed by the {@code chunkLength} chunk bytes is byte
+   * for byte {@link #encode} of the same {@link RelocationFrame.State}; a transport can send the two parts
+   * without joining them.
+   *
+   * @param identity the relocation identity.
+   * @param senderRole normally {@link Role#SOURCE}.
+   * @param object the object.
+   * @param chunkOrdinal 0..2^32-1.
+   * @param chunkLength bytes of chunk data that will follow, 0..2^31-1.
+   * @return the head, a new array of exactly its size.
+   * @throws IllegalArgumentException when a part is null, the ordinal is outside u32 or the length is negative.
+   */
+  public static byte[] encodeStateHead(final RelocationIdentity identity, final Role senderRole,
+      final ObjectIdentity object, final long chunkOrdinal, final int chunkLength) {
+    Fields.present("identity", identity);
+    Fields.present("senderRole", senderRole);
+    Fields.present("object", object);
+    Fields.u32("chunkOrdinal", chunkOrdinal);
+    if (chunkLength < 0) {
+      throw new IllegalArgumentException("chunkLength " + chunkLength + " must not be negative");
+    }
+    final WireOut count = WireOut.counting();
+    writeStateHead(identity, senderRole, object, chunkOrdinal, chunkLength, count);
+    final WireOut out = WireOut.exact((int) count.counted());
+    writeStateHead(identity, senderRole, object, chunkOrdinal, chunkLength, out);
+    return out.toByteArray();
+  }
+
+  private static void writeStateHead(final RelocationIdentity identity, final Role senderRole,
+      final ObjectIdentity object, final long chunkOrdinal, final int chunkLength, final WireOut out) {
+    out.u8(0x5A);
+    out.u8(0x4D);
+    out.u8(1);
+    out.u8(RelocationFrame.State.COMMAND);
+    out.u8(0);
+    identity.writeTo(out);
+    out.u8(senderRole.wireValue());
+    ObjectIdentityCodec.writeTo(object, out);
+    out.u32(chunkOrdinal);
+    out.u32(chunkLength);
+  }
+
+  /**
+   * The command byte of a frame, without decoding it.
+   *
+   * @param frame a framework frame.
+   * @return byte 3 (the command id), or -1 when the frame is shorter than 4 bytes.
+   */
+  public static int commandOf(final byte[] frame) {
+    return frame.length > 3 ? frame[3] & 0xFF : -1;
+  }
+
+  /**
+   * Decodes a command 52 frame without copying its chunk: the result views the chunk inside {@code frame}.
+   * Checks everything {@link #decode} checks for a command 52.
+   *
+   * @param frame the complete frame, head included; read in place, so it must not be modified while the view is
+   *     used (see {@link StateView}).
+   * @return the view.
+   * @throws RelocationWireException as {@link #decode}, and {@code unexpected-command} for any other command.
+   */
+  public static StateView decodeStateView(final byte[] frame) {
+    final int command = commandOf(frame);
+    final WireIn in = new WireIn(frame, frameName(command));
+    final RelocationIdentity identity = readHead(in, command);
+    if (command != RelocationFrame.State.COMMAND) {
+      throw in.error(RelocationWireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command, "52");
+    }
+    final Role role = Role.read(in, "senderRole");
+    final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
+    final long ordinal = in.u32("chunkOrdinal");
+    final long length = in.u32("chunk.length");
+    final int at = in.skip("chunk", length);
+    in.expectEnd();
+    return new StateView(identity, role, object, ordinal, frame, at, (int) length);
+  }
+
   private static void writePrepare(final RelocationFrame.Prepare p, final WireOut out) {
     p.targetFence().writeTo(out);
     out.u8(p.initiatorRole().wireValue());
@@ -89,32 +168,9 @@ public final class RelocationCodec {
    *     flag, a truncated or invalid field, or trailing bytes.
    */
   public static RelocationFrame decode(final byte[] frame) {
-    final int command = frame.length > 3 ? frame[3] & 0xFF : -1;
+    final int command = commandOf(frame);
     final WireIn in = new WireIn(frame, frameName(command));
-    final int m0 = in.u8("magic");
-    final int m1 = in.u8("magic");
-    if (m0 != 0x5A || m1 != 0x4D) {
-      throw in.error(RelocationWireError.BAD_MAGIC, "magic", 0, String.format("%02x%02x", m0, m1), "5a4d");
-    }
-    final int major = in.u8("wireMajor");
-    if (major != 1) {
-      throw in.error(RelocationWireError.UNSUPPORTED_VERSION, "wireMajor", 2, "value " + major, "1");
-    }
-    in.u8("commandId");
-    if (frameName(command).equals("frame")) {
-      throw in.error(RelocationWireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command,
-          "30, 31, 34, 40, 52 or 53");
-    }
-    final int flags = in.u8("flags");
-    if ((flags & ~0x0F) != 0) {
-      throw in.error(RelocationWireError.UNDEFINED_FLAG, "flags", 4, String.format("0x%02x", flags),
-          "bits of 0x0f");
-    }
-    if (flags != 0) {
-      throw in.error(RelocationWireError.FORBIDDEN_FLAG, "flags", 4, String.format("0x%02x", flags),
-          "0x00 (relocation commands allow no flags)");
-    }
-    final RelocationIdentity identity = RelocationIdentity.read(in);
+    final RelocationIdentity identity = readHead(in, command);
     final RelocationFrame result = switch (command) {
       case RelocationFrame.Ready.COMMAND -> {
         final TargetFence fence = TargetFence.read(in, "targetFence");
@@ -149,6 +205,34 @@ public final class RelocationCodec {
     };
     in.expectEnd();
     return result;
+  }
+
+  /** Reads and checks the framework head of a relocation command and the identity after it. */
+  private static RelocationIdentity readHead(final WireIn in, final int command) {
+    final int m0 = in.u8("magic");
+    final int m1 = in.u8("magic");
+    if (m0 != 0x5A || m1 != 0x4D) {
+      throw in.error(RelocationWireError.BAD_MAGIC, "magic", 0, String.format("%02x%02x", m0, m1), "5a4d");
+    }
+    final int major = in.u8("wireMajor");
+    if (major != 1) {
+      throw in.error(RelocationWireError.UNSUPPORTED_VERSION, "wireMajor", 2, "value " + major, "1");
+    }
+    in.u8("commandId");
+    if (frameName(command).equals("frame")) {
+      throw in.error(RelocationWireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command,
+          "30, 31, 34, 40, 52 or 53");
+    }
+    final int flags = in.u8("flags");
+    if ((flags & ~0x0F) != 0) {
+      throw in.error(RelocationWireError.UNDEFINED_FLAG, "flags", 4, String.format("0x%02x", flags),
+          "bits of 0x0f");
+    }
+    if (flags != 0) {
+      throw in.error(RelocationWireError.FORBIDDEN_FLAG, "flags", 4, String.format("0x%02x", flags),
+          "0x00 (relocation commands allow no flags)");
+    }
+    return RelocationIdentity.read(in);
   }
 
   private static RelocationFrame.Prepare readPrepare(final WireIn in, final RelocationIdentity identity) {

@@ -27,25 +27,60 @@ public final class RelocationEnvelopeCodec {
   }
 
   /**
-   * Encodes the stream.
+   * Encodes the stream into one array of exactly its size: the envelope is measured first
+   * ({@link #encodedLength}), then written once, so every state byte is copied once and nothing is regrown.
    *
    * @param envelope the envelope.
-   * @return the stream bytes (what command 40 describes and command 52 chunks carry).
+   * @return the stream bytes (what command 40 describes and command 52 chunks carry); a new array the caller owns.
+   * @throws IllegalArgumentException when the stream would exceed 2^31-9 bytes (one Java array).
    */
   public static byte[] encode(final RelocationEnvelope envelope) {
-    final WireOut out = new WireOut(256);
+    final WireOut out = WireOut.exact(exactSize(envelope));
+    write(envelope, out);
+    return out.toByteArray();
+  }
+
+  /** Encodes into a {@link WireOut#checksummed} writer: the stream and its CRC-32C in one pass. */
+  static WireOut encodeChecksummed(final RelocationEnvelope envelope) {
+    final WireOut out = WireOut.checksummed(exactSize(envelope));
+    write(envelope, out);
+    return out;
+  }
+
+  private static int exactSize(final RelocationEnvelope envelope) {
+    final long size = encodedLength(envelope);
+    if (size > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("relocation-envelope-v1 stream of " + size + " bytes exceeds one array ("
+          + (Integer.MAX_VALUE - 8) + " bytes)");
+    }
+    return (int) size;
+  }
+
+  /**
+   * The length of {@link #encode}'s result, without encoding (state bytes are counted, not read).
+   *
+   * @param envelope the envelope.
+   * @return bytes of the stream.
+   */
+  public static long encodedLength(final RelocationEnvelope envelope) {
+    final WireOut count = WireOut.counting();
+    write(envelope, count);
+    return count.counted();
+  }
+
+  private static void write(final RelocationEnvelope envelope, final WireOut out) {
     envelope.relocation().writeTo(out);
     ObjectIdentityCodec.writeTo(envelope.object(), out);
     out.u64(envelope.applicationVersion());
     out.u32(envelope.applicationStates().size());
     for (ApplicationState s : envelope.applicationStates()) {
       out.u64(s.participantId());
-      final byte[] state = s.state();
+      final byte[] state = s.arrayUnsafe();
       out.bool8(state != null);
       if (state != null) {
-        out.u64(8L + state.length);
-        out.u64(state.length);
-        out.bytes(state);
+        out.u64(8L + s.stateLength());
+        out.u64(s.stateLength());
+        out.bytes(state, s.offset(), s.stateLength());
       } else {
         out.u64(0);
       }
@@ -79,7 +114,6 @@ public final class RelocationEnvelopeCodec {
       out.u64(p.scheduledAtUnixMilliseconds());
       out.u64(p.skippedTicks());
     }
-    return out.toByteArray();
   }
 
   /**
@@ -107,6 +141,29 @@ public final class RelocationEnvelopeCodec {
    */
   public static RelocationEnvelope decode(final byte[] stream, final long participantCount,
       final int maxStreamBytes) {
+    return decode(stream, participantCount, maxStreamBytes, false);
+  }
+
+  /**
+   * Decodes a stream whose ownership the caller hands over, without copying the application states: each
+   * {@link ApplicationState} of the result is a read-only view of its bytes inside {@code stream}. Checks as
+   * {@link #decode(byte[], long, int)}. Use it for an array nobody else holds, e.g. the payload of
+   * {@link ChunkOutcome.Complete}.
+   *
+   * @param stream the whole stream; from this call on it belongs to the returned envelope and must never be
+   *     modified (the envelope's immutability rests on that), also not when decoding fails.
+   * @param participantCount the inventory size; participantId must be in 1..participantCount.
+   * @param maxStreamBytes the largest stream accepted, in bytes.
+   * @return the envelope, sharing {@code stream}.
+   * @throws RelocationWireException as {@link #decode(byte[], long, int)}.
+   */
+  public static RelocationEnvelope decodeOwned(final byte[] stream, final long participantCount,
+      final int maxStreamBytes) {
+    return decode(stream, participantCount, maxStreamBytes, true);
+  }
+
+  private static RelocationEnvelope decode(final byte[] stream, final long participantCount,
+      final int maxStreamBytes, final boolean view) {
     final WireIn in = new WireIn(stream, NAME);
     if (stream.length > maxStreamBytes) {
       throw in.error(RelocationWireError.OVERSIZED, "stream", 0, stream.length + " bytes", "at most "
@@ -115,7 +172,7 @@ public final class RelocationEnvelopeCodec {
     final RelocationId relocation = RelocationId.read(in, "relocation");
     final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
     final long applicationVersion = in.u64("applicationVersion");
-    final Reader r = new Reader(in, participantCount);
+    final Reader r = new Reader(in, participantCount, view ? stream : null);
     final List<ApplicationState> states = r.states();
     final List<SavedWork> work = r.savedWork();
     final List<TimerRegistration> timers = r.timers();
@@ -128,10 +185,13 @@ public final class RelocationEnvelopeCodec {
   private static final class Reader {
     private final WireIn in;
     private final long participantCount;
+    /** The stream when states are views of it; null when each state gets its own copy. */
+    private final byte[] viewOf;
 
-    Reader(final WireIn in, final long participantCount) {
+    Reader(final WireIn in, final long participantCount, final byte[] viewOf) {
       this.in = in;
       this.participantCount = participantCount;
+      this.viewOf = viewOf;
     }
 
     private long participant(final String field) {
@@ -166,7 +226,7 @@ public final class RelocationEnvelopeCodec {
         final int unionAt = in.position();
         final long declared = in.u64(f + ".applicationState.length");
         final int start = in.position();
-        byte[] state = null;
+        ApplicationState entry = null;
         if (has) {
           final int lengthAt = in.position();
           final long length = in.u64(f + ".applicationState.payload.length");
@@ -174,13 +234,18 @@ public final class RelocationEnvelopeCodec {
             throw in.error(RelocationWireError.TRUNCATED_FIELD, f + ".applicationState.payload", lengthAt,
                 "declares " + Long.toUnsignedString(length) + " bytes, " + in.remaining() + " left", "");
           }
-          state = in.bytes(f + ".applicationState.payload", length);
+          if (viewOf != null) {
+            entry = ApplicationState.view(id, viewOf, in.skip(f + ".applicationState.payload", length), (int) length);
+          } else {
+            entry = ApplicationState.view(id, in.bytes(f + ".applicationState.payload", length), 0, (int) length);
+          }
+        } else {
+          entry = new ApplicationState(id, null);
         }
         if (declared < 0 || declared != in.position() - start) {
           throw in.error(RelocationWireError.INVALID_FIELD, f + ".applicationState.length", unionAt, "declares "
               + Long.toUnsignedString(declared) + " bytes, fields hold " + (in.position() - start), "");
         }
-        final ApplicationState entry = new ApplicationState(id, state);
         if (!list.isEmpty()) {
           order(f, at, EnvelopeOrder.compare(list.get(list.size() - 1), entry));
         }

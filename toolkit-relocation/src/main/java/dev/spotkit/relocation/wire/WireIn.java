@@ -133,10 +133,16 @@ final class WireIn {
     }
     need(field, length);
     final int start = pos;
+    boolean ascii = true;
     for (int i = start; i < start + length; i++) {
       if (buf[i] == 0) {
         throw error(RelocationWireError.INVALID_FIELD, field, i, "NUL byte", "UTF-8 without NUL");
       }
+      ascii &= buf[i] > 0;
+    }
+    if (ascii) { // ASCII is well-formed UTF-8 with the same meaning; no CharsetDecoder needed
+      pos += length;
+      return new String(buf, start, length, StandardCharsets.US_ASCII);
     }
     try {
       final String s = StandardCharsets.UTF_8.newDecoder()
@@ -157,6 +163,14 @@ final class WireIn {
     final byte[] out = Arrays.copyOfRange(buf, pos, pos + (int) length);
     pos += (int) length;
     return out;
+  }
+
+  /** Steps over {@code length} bytes after checking they are present; returns where they start. */
+  int skip(final String field, final long length) {
+    need(field, length);
+    final int at = pos;
+    pos += (int) length;
+    return at;
   }
 
   /** A union case or section that started at {@code bodyStart} must have held exactly {@code declared} bytes. */

@@ -1,24 +1,84 @@
 package dev.spotkit.relocation.wire;
 
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * A growable big-endian writer for encoders. Values reaching it were validated by the record constructors.
- * Not thread-safe; one per encode.
+ * A writer made by {@link #counting()} writes nothing and only counts, so an encoder can run twice: once to learn
+ * the exact size, once into an array of that size ({@link #exact(int)}, whose {@link #toByteArray()} is the array
+ * itself, not a copy). Not thread-safe; one per encode.
  */
 final class WireOut {
 
+  /** Bulk writes at least this long are copied and checksummed block by block, while each block is cached. */
+  private static final int CRC_BLOCK = 64 * 1024;
+
   private byte[] buf;
   private int pos;
+  private long counted;
+  /** Null unless {@link #checksummed}: the CRC-32C of bytes [0, crcPos). */
+  private CRC32C crc;
+  private int crcPos;
+  /** False once a patch landed in the checksummed part; {@link #crc32c()} then reads everything again. */
+  private boolean crcValid = true;
 
   WireOut(final int initialCapacity) {
     this.buf = new byte[Math.max(16, initialCapacity)];
   }
 
-  private void ensure(final int n) {
-    if (buf.length - pos < n) {
-      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
+  private WireOut(final byte[] buf) {
+    this.buf = buf;
+  }
+
+  /** A writer that only counts bytes ({@link #counted()}); positions and patches are not available. */
+  static WireOut counting() {
+    return new WireOut((byte[]) null);
+  }
+
+  /** A writer into a new array of exactly {@code size} bytes; writing more still grows it. */
+  static WireOut exact(final int size) {
+    return new WireOut(new byte[size]);
+  }
+
+  /**
+   * A writer into a new array of exactly {@code size} bytes that also computes the CRC-32C of what it writes
+   * ({@link #crc32c()}): large bulk writes are checksummed block by block right after each block is copied, so the
+   * stream is not read a second time from memory.
+   */
+  static WireOut checksummed(final int size) {
+    final WireOut out = exact(size);
+    out.crc = new CRC32C();
+    return out;
+  }
+
+  /** CRC-32C of every byte written so far (a {@link #checksummed} writer only). */
+  long crc32c() {
+    if (!crcValid) {
+      crc.reset();
+      crcPos = 0;
+      crcValid = true;
     }
+    crc.update(buf, crcPos, pos - crcPos);
+    crcPos = pos;
+    return crc.getValue();
+  }
+
+  /** Bytes a counting writer was given (any writer: bytes written). */
+  long counted() {
+    return buf == null ? counted : pos;
+  }
+
+  /** False for a counting writer (which adds {@code n} to its count instead). */
+  private boolean ensure(final int n) {
+    if (buf == null) {
+      counted += n;
+      return false;
+    }
+    if (buf.length - pos < n) {
+      buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(buf.length * 2L, (long) pos + n)));
+    }
+    return true;
   }
 
   int position() {
@@ -26,27 +86,31 @@ final class WireOut {
   }
 
   void u8(final int v) {
-    ensure(1);
-    buf[pos++] = (byte) v;
+    if (ensure(1)) {
+      buf[pos++] = (byte) v;
+    }
   }
 
   void u16(final int v) {
-    ensure(2);
-    buf[pos++] = (byte) (v >>> 8);
-    buf[pos++] = (byte) v;
+    if (ensure(2)) {
+      buf[pos++] = (byte) (v >>> 8);
+      buf[pos++] = (byte) v;
+    }
   }
 
   void u32(final long v) {
-    ensure(4);
-    for (int i = 3; i >= 0; i--) {
-      buf[pos++] = (byte) (v >>> (8 * i));
+    if (ensure(4)) {
+      for (int i = 3; i >= 0; i--) {
+        buf[pos++] = (byte) (v >>> (8 * i));
+      }
     }
   }
 
   void u64(final long v) {
-    ensure(8);
-    for (int i = 7; i >= 0; i--) {
-      buf[pos++] = (byte) (v >>> (8 * i));
+    if (ensure(8)) {
+      for (int i = 7; i >= 0; i--) {
+        buf[pos++] = (byte) (v >>> (8 * i));
+      }
     }
   }
 
@@ -55,9 +119,26 @@ final class WireOut {
   }
 
   void bytes(final byte[] b) {
-    ensure(b.length);
-    System.arraycopy(b, 0, buf, pos, b.length);
-    pos += b.length;
+    bytes(b, 0, b.length);
+  }
+
+  void bytes(final byte[] b, final int offset, final int length) {
+    if (crc != null && length >= CRC_BLOCK && ensure(length)) {
+      crc.update(buf, crcPos, pos - crcPos);
+      for (int done = 0; done < length; ) {
+        final int n = Math.min(CRC_BLOCK, length - done);
+        System.arraycopy(b, offset + done, buf, pos, n);
+        crc.update(buf, pos, n);
+        pos += n;
+        done += n;
+      }
+      crcPos = pos;
+      return;
+    }
+    if (ensure(length)) {
+      System.arraycopy(b, offset, buf, pos, length);
+      pos += length;
+    }
   }
 
   void text8(final String s) {
@@ -79,17 +160,26 @@ final class WireOut {
   }
 
   void patchU16(final int at, final int v) {
+    if (buf == null) {
+      return;
+    }
+    crcValid &= at >= crcPos;
     buf[at] = (byte) (v >>> 8);
     buf[at + 1] = (byte) v;
   }
 
   void patchU32(final int at, final long v) {
+    if (buf == null) {
+      return;
+    }
+    crcValid &= at >= crcPos;
     for (int i = 0; i < 4; i++) {
       buf[at + i] = (byte) (v >>> (24 - 8 * i));
     }
   }
 
+  /** The bytes written: the array itself when it is exactly full (an {@link #exact(int)} writer), else a copy. */
   byte[] toByteArray() {
-    return Arrays.copyOf(buf, pos);
+    return pos == buf.length ? buf : Arrays.copyOf(buf, pos);
   }
 }

@@ -319,6 +319,113 @@ class ChunkAssemblerTest {
     assertThat(RelocationEnvelopeCodec.decode(result)).isEqualTo(envelope);
   }
 
+  @Spec("REL-06")
+  @Property(tries = 200)
+  void theZeroCopyPathSendsTheSameBytesAndAssemblesFromFrameViews(
+      @ForAll("envelopes") final RelocationEnvelope envelope, @ForAll @IntRange(min = 1, max = 300) final int limit,
+      @ForAll final Random random) {
+    final byte[] stream = RelocationEnvelopeCodec.encode(envelope);
+    assertThat(RelocationEnvelopeCodec.encodedLength(envelope)).isEqualTo(stream.length);
+    final ChunkPlan copied = ChunkPlan.of(stream, limit);
+    final ChunkPlan plan = ChunkPlan.adopt(stream, limit);
+    assertThat(plan.checksumCrc32c()).isEqualTo(copied.checksumCrc32c());
+    final ChunkPlan encoded = ChunkPlan.encode(envelope, limit);
+    assertThat(encoded.checksumCrc32c()).isEqualTo(plan.checksumCrc32c());
+    assertThat(encoded.chunkCount()).isEqualTo(plan.chunkCount());
+    assertThat(encoded.totalLength()).isEqualTo(plan.totalLength());
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, plan.totalLength(), plan.chunkCount(),
+        plan.checksumCrc32c()), CONNECTION, stream.length);
+    final List<byte[]> frames = new ArrayList<>();
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      final StateFrameParts parts = plan.stateFrameParts(ID, OBJECT, i);
+      assertThat(parts.stream()).isSameAs(stream);
+      final byte[] joined = new byte[parts.frameLength()];
+      System.arraycopy(parts.head(), 0, joined, 0, parts.head().length);
+      System.arraycopy(parts.stream(), parts.offset(), joined, parts.head().length, parts.length());
+      assertThat(joined).as("chunk %d", i).isEqualTo(RelocationCodec.encode(copied.stateFrame(ID, OBJECT, i)));
+      frames.add(joined);
+    }
+    if (random.nextBoolean()) {
+      Collections.shuffle(frames, random);
+    }
+    byte[] result = null;
+    for (byte[] frame : frames) {
+      assertThat(RelocationCodec.commandOf(frame)).isEqualTo(RelocationFrame.State.COMMAND);
+      final StateView view = RelocationCodec.decodeStateView(frame);
+      assertThat(view.toState()).isEqualTo(RelocationCodec.decode(frame));
+      final ChunkOutcome outcome = assembler.onChunk(view, CONNECTION);
+      java.util.Arrays.fill(frame, (byte) 0x55); // the assembler copied at once: reusing the frame changes nothing
+      if (outcome instanceof ChunkOutcome.Complete c) {
+        result = c.payload();
+      }
+    }
+    assertThat(result).isEqualTo(stream);
+    final RelocationEnvelope owned = RelocationEnvelopeCodec.decodeOwned(result, Long.MAX_VALUE, Integer.MAX_VALUE);
+    assertThat(owned).isEqualTo(envelope).hasSameHashCodeAs(envelope);
+    for (int i = 0; i < owned.applicationStates().size(); i++) {
+      final EnvelopeEntries.ApplicationState s = owned.applicationStates().get(i);
+      final byte[] expected = envelope.applicationStates().get(i).state();
+      assertThat(s.state()).isEqualTo(expected);
+      if (expected == null) {
+        assertThat(s.stateBuffer()).isNull();
+        assertThat(s.hasState()).isFalse();
+      } else {
+        assertThat(s.stateBuffer().isReadOnly()).isTrue();
+        assertThat(s.stateBuffer()).isEqualTo(java.nio.ByteBuffer.wrap(expected));
+        assertThat(s.stateLength()).isEqualTo(expected.length);
+      }
+    }
+    assertThat(RelocationEnvelopeCodec.encode(owned)).isEqualTo(result);
+  }
+
+  @Test
+  void encodingWithTheChecksumFusedGivesTheSameStreamAndCrcForLargeStatesAndRecords() {
+    final java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    for (int size : new int[] {0, 1, 65_535, 65_536, 65_537, 300_001}) {
+      final byte[] state = new byte[size];
+      random.nextBytes(state);
+      final byte[] body = new byte[size + 5]; // a large record payload: its length field is patched afterwards
+      random.nextBytes(body);
+      final FrozenRecord record = new FrozenRecord(new RecordSource.Node(Rid.ofUtf8("n"), 1, "src", 6), null,
+          new OperationId(0, 42), 3, 99, new RecordBody.SpotRequest(new TargetSpot("room", 1, Rid.ofUtf8("m"), 2, 7,
+          1), new ApplicationPayload("P", "application/json", body)));
+      for (List<EnvelopeEntries.SavedWork> work : List.of(List.<EnvelopeEntries.SavedWork>of(),
+          List.of(new EnvelopeEntries.SavedWork(1, 1, record)))) {
+        final RelocationEnvelope envelope = new RelocationEnvelope(new RelocationId(1, 2), OBJECT, 3,
+            List.of(new EnvelopeEntries.ApplicationState(1, state), new EnvelopeEntries.ApplicationState(2, state)),
+            work, List.of(), List.of());
+        final byte[] stream = RelocationEnvelopeCodec.encode(envelope);
+        final ChunkPlan plan = ChunkPlan.encode(envelope, 100_000);
+        assertThat(plan.checksumCrc32c()).as("size %d, %d records", size, work.size())
+            .isEqualTo(ChunkPlan.crc32c(stream));
+        assertThat(plan.totalLength()).isEqualTo(stream.length);
+        for (long i = 0; i < plan.chunkCount(); i++) {
+          assertThat(plan.chunk(i)).isEqualTo(ChunkPlan.of(stream, 100_000).chunk(i));
+        }
+      }
+    }
+  }
+
+  @Test
+  void aViewOfAnotherCommandOrABadFrameIsRefusedLikeDecode() {
+    final byte[] prepare = RelocationCodec.encode(manifest(ID, 10, 1, 0));
+    assertThatThrownBy(() -> RelocationCodec.decodeStateView(prepare)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.UNEXPECTED_COMMAND));
+    final byte[] state = RelocationCodec.encode(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 3, new byte[] {1,
+        2, 3}));
+    final byte[] trailing = java.util.Arrays.copyOf(state, state.length + 1);
+    assertThatThrownBy(() -> RelocationCodec.decodeStateView(trailing)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRAILING_BYTE));
+    final byte[] truncated = java.util.Arrays.copyOf(state, state.length - 1);
+    assertThatThrownBy(() -> RelocationCodec.decodeStateView(truncated)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRUNCATED_FIELD));
+    final byte[] flagged = state.clone();
+    flagged[4] = 1;
+    assertThatThrownBy(() -> RelocationCodec.decodeStateView(flagged)).isInstanceOfSatisfying(
+        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.FORBIDDEN_FLAG));
+    assertThat(RelocationCodec.commandOf(new byte[] {0x5A, 0x4D})).isEqualTo(-1);
+  }
+
   @Provide
   Arbitrary<RelocationEnvelope> envelopes() {
     return WireArbitraries.envelope();
