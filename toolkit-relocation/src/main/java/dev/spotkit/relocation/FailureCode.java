@@ -1,36 +1,76 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.RelocationFrame;
+
 /**
  * Why a target sends command 53 relocationFailed before its relay-ready reply (spec 001 sections 4.3, 9). Every
  * code is an explicit failure: the source restores itself from the payload in memory if it has not yet accepted
  * a relay-ready reply.
+ *
+ * <h2>The u32 failureCode of command 53 (the one table)</h2>
+ * <table>
+ *   <caption>Failure codes on the wire</caption>
+ *   <tr><th>u32</th><th>constant</th><th>meaning</th></tr>
+ *   <tr><td>35</td><td>{@link #CHECKSUM_MISMATCH}</td><td>relocation data lost:
+ *       {@link RelocationFrame.Failed#RELOCATION_DATA_LOST}, the payload or relay failed its CRC-32C</td></tr>
+ *   <tr><td>36</td><td>{@link #MANIFEST_CONFLICT}</td><td>restated or violated manifest</td></tr>
+ *   <tr><td>37</td><td>{@link #RESTORE_FAILED}</td><td>factory or Restore failed</td></tr>
+ *   <tr><td>38</td><td>{@link #SUPERSEDED}</td><td>a newer identity for the object won</td></tr>
+ *   <tr><td>39</td><td>{@link #DEADLINE}</td><td>Restore validity expired</td></tr>
+ *   <tr><td>40</td><td>{@link #BUSY}</td><td>another relocation of the object is past relay-ready</td></tr>
+ *   <tr><td>any other non-zero</td><td>{@link #UNRECOGNIZED}</td><td>a code this receiver does not know
+ *       (another runtime, a later version): handled as a generic explicit failure, exactly like the others</td></tr>
+ * </table>
+ * 35 is fixed by the wire ({@link RelocationFrame.Failed#RELOCATION_DATA_LOST}); 36 to 40 are Spotkit's choice
+ * (the spec names no other code), kept next to it so one range covers relocation failures.
  */
 public enum FailureCode {
   /** The assembled payload's CRC-32C differs from the Restore request's; never retried (section 4.3). */
-  CHECKSUM_MISMATCH(1),
+  CHECKSUM_MISMATCH(RelocationFrame.Failed.RELOCATION_DATA_LOST),
   /** Same identity, different length, chunk count or checksum; or a chunk outside the declared manifest. */
-  MANIFEST_CONFLICT(2),
+  MANIFEST_CONFLICT(36),
   /** The factory or the Restore of state, queue or timers failed. */
-  RESTORE_FAILED(3),
+  RESTORE_FAILED(37),
   /** A newer relocation identity for the same object arrived before relay-ready; the later attempt wins. */
-  SUPERSEDED(4),
+  SUPERSEDED(38),
   /** Restore validity expired before the relay-ready reply. */
-  DEADLINE(5),
+  DEADLINE(39),
   /** Another relocation of the same object is already past its relay-ready reply on this target. */
-  BUSY(6);
+  BUSY(40),
+  /**
+   * A received failure code this table does not name: a generic explicit failure. A target of this package never
+   * sends it; should a driver encode it, it goes out as 1.
+   */
+  UNRECOGNIZED(1);
 
-  private final int code;
+  private final long wireCode;
 
-  FailureCode(final int code) {
-    this.code = code;
+  FailureCode(final long wireCode) {
+    this.wireCode = wireCode;
   }
 
   /**
-   * The non-zero u32 failure code carried by command 53 (Spotkit's numbering until the wire codec fixes it).
+   * The non-zero u32 failure code carried by command 53.
    *
-   * @return 1..6.
+   * @return the code of the table above.
    */
-  public int code() {
-    return code;
+  public long wireCode() {
+    return wireCode;
+  }
+
+  /**
+   * The meaning of a received command 53 failure code; the inverse of {@link #wireCode()} for every constant but
+   * {@link #UNRECOGNIZED}.
+   *
+   * @param code the u32 failure code as decoded.
+   * @return the named constant, or {@link #UNRECOGNIZED} for any code the table lacks (1 included).
+   */
+  public static FailureCode fromWire(final long code) {
+    for (final FailureCode c : values()) {
+      if (c != UNRECOGNIZED && c.wireCode == code) {
+        return c;
+      }
+    }
+    return UNRECOGNIZED;
   }
 }

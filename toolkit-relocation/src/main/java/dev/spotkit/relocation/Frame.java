@@ -1,5 +1,6 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.RelocationIdentity;
 import java.util.Arrays;
 import java.util.Objects;
 

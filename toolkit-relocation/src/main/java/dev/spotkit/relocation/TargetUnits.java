@@ -1,5 +1,6 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.RelocationIdentity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,12 +1,17 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.CoordinatorFence;
+import dev.spotkit.relocation.wire.RelocationId;
+import dev.spotkit.relocation.wire.RelocationIdentity;
+import dev.spotkit.relocation.wire.Rid;
 import java.nio.ByteBuffer;
 import java.util.List;
 
 /** Shared values and small helpers for unit tests. */
 final class Fixtures {
-  static final RelocationIdentity ID = new RelocationIdentity(new RelocationId(1, 2), 5, "coord:node-a");
-  static final RelocationIdentity OTHER = new RelocationIdentity(new RelocationId(1, 2), 6, "coord:node-a");
+  static final CoordinatorFence FENCE = new CoordinatorFence("owner-a", 1, Rid.ofUtf8("node-a"), 1, "v1");
+  static final RelocationIdentity ID = new RelocationIdentity(new RelocationId(1, 2), 5, FENCE);
+  static final RelocationIdentity OTHER = new RelocationIdentity(new RelocationId(1, 2), 6, FENCE);
   static final String OBJECT = "actor-1";
   static final TargetEvent.CasPlan PLAN = new TargetEvent.CasPlan("authority/actor-1", "v1", "owner:node-b");
   static final RelocationSettings SETTINGS = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT, 4,

@@ -37,6 +37,5 @@ class RelayChecksumTest {
     final Message m = Message.send(body);
     body[0] = 2;
     assertThat(m.body()).containsExactly(1);
-    assertThatThrownBy(() -> new RelocationId(0, 0)).hasMessage("RelocationId must be non-zero (spec 002 section 8.1)");
   }
 }

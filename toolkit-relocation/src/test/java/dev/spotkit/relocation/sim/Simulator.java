@@ -4,14 +4,16 @@ import dev.spotkit.relocation.Action;
 import dev.spotkit.relocation.Frame;
 import dev.spotkit.relocation.InFlightBudget;
 import dev.spotkit.relocation.Message;
-import dev.spotkit.relocation.RelocationId;
-import dev.spotkit.relocation.RelocationIdentity;
 import dev.spotkit.relocation.RelocationSettings;
 import dev.spotkit.relocation.SourceEvent;
 import dev.spotkit.relocation.SourceUnit;
 import dev.spotkit.relocation.Stage;
 import dev.spotkit.relocation.TargetEvent;
 import dev.spotkit.relocation.TargetUnits;
+import dev.spotkit.relocation.wire.CoordinatorFence;
+import dev.spotkit.relocation.wire.RelocationId;
+import dev.spotkit.relocation.wire.RelocationIdentity;
+import dev.spotkit.relocation.wire.Rid;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -47,7 +49,8 @@ public final class Simulator {
   private final Scenario sc;
   private final SplittableRandom rnd;
   private final Checker checker;
-  private final RelocationIdentity identity = new RelocationIdentity(new RelocationId(7, 11), 3, "coord:node-a");
+  private final RelocationIdentity identity = new RelocationIdentity(new RelocationId(7, 11), 3,
+      new CoordinatorFence("owner-a", 1, Rid.ofUtf8("node-a"), 1, "v1"));
   private final SourceUnit source;
   private final Function<TargetEvent, List<Action>> target;
   private final TargetUnits targetUnits;
