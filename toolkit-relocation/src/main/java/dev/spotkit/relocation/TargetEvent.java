@@ -1,7 +1,9 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.RelocationCodec;
+import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationIdentity;
-import java.util.Arrays;
+import dev.spotkit.relocation.wire.StateView;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,62 +20,72 @@ public sealed interface TargetEvent {
   }
 
   /**
-   * Command 40 arrived.
+   * Command 40 arrived, decoded by the wire codec.
    *
-   * @param identity the relocation identity.
-   * @param objectId the object.
+   * @param prepare the decoded command 40 (identity, fences, object and the payload manifest).
+   * @param objectId the driver's key for the object (routes direct work and supersession in {@link TargetUnits}).
    * @param connectionId the connection that carried it; chunks must come on the same one.
-   * @param totalLength payload bytes, 0..
-   * @param chunkCount chunks, at least 1.
-   * @param crc32c payload CRC-32C, unsigned 32-bit.
    * @param deadlineMs the Restore operation's absolute deadline in ms (Restore validity; never extended).
    * @param plan the CAS this target will run.
    * @param boundSession whether a Session binding is sealed for this object (send command 44 after commit).
    */
-  record RestoreRequested(RelocationIdentity identity, String objectId, long connectionId, long totalLength,
-      int chunkCount, long crc32c, long deadlineMs, CasPlan plan, boolean boundSession) implements TargetEvent {
+  record RestoreRequested(RelocationFrame.Prepare prepare, String objectId, long connectionId, long deadlineMs,
+      CasPlan plan, boolean boundSession) implements TargetEvent {
+    /**
+     * Validates.
+     *
+     * @throws NullPointerException when {@code prepare} is null.
+     */
+    public RestoreRequested {
+      Objects.requireNonNull(prepare, "prepare");
+    }
+
+    /**
+     * The relocation identity the command 40 carries.
+     *
+     * @return {@code prepare().identity()}.
+     */
+    public RelocationIdentity identity() {
+      return prepare.identity();
+    }
   }
 
   /**
-   * Command 52 arrived.
+   * Command 52 arrived, read in place from the received frame ({@link RelocationCodec#decodeStateView}). The view
+   * is only read while {@link TargetUnits#handle} runs (the assembler copies the chunk), so the driver may release
+   * the frame array once {@code handle} returns; do not keep the event. Equality is by view identity.
    *
-   * @param identity the identity it carries.
    * @param connectionId the connection that carried it.
-   * @param ordinal chunk ordinal.
-   * @param bytes chunk bytes (copied).
+   * @param chunk the decoded chunk.
    */
-  record ChunkArrived(RelocationIdentity identity, long connectionId, int ordinal, byte[] bytes)
-      implements TargetEvent {
+  record ChunkArrived(long connectionId, StateView chunk) implements TargetEvent {
     /**
-     * Copies the bytes.
+     * Validates.
      *
-     * @throws NullPointerException when {@code bytes} is null.
+     * @throws NullPointerException when {@code chunk} is null.
      */
     public ChunkArrived {
-      bytes = Objects.requireNonNull(bytes, "bytes").clone();
+      Objects.requireNonNull(chunk, "chunk");
     }
 
-    @Override
-    public byte[] bytes() {
-      return bytes.clone();
+    /**
+     * A chunk event from a decoded command 52 record (its bytes are read in place, not copied).
+     *
+     * @param connectionId the connection that carried it.
+     * @param state the decoded command 52.
+     * @return the event.
+     */
+    public static ChunkArrived of(final long connectionId, final RelocationFrame.State state) {
+      return new ChunkArrived(connectionId, StateView.of(state));
     }
 
-    @Override
-    public boolean equals(final Object o) {
-      return o instanceof ChunkArrived x && x.identity.equals(identity) && x.connectionId == connectionId
-          && x.ordinal == ordinal
-          && Arrays.equals(x.bytes, bytes);
-    }
-
-    @Override
-    public int hashCode() {
-      return Objects.hash(identity, connectionId, ordinal) * 31 + Arrays.hashCode(bytes);
-    }
-
-    @Override
-    public String toString() {
-      return "ChunkArrived[" + identity + ", connection=" + connectionId + ", ordinal=" + ordinal + ", "
-          + bytes.length + " bytes]";
+    /**
+     * The relocation identity the chunk carries.
+     *
+     * @return {@code chunk().identity()}.
+     */
+    public RelocationIdentity identity() {
+      return chunk.identity();
     }
   }
 

@@ -1,7 +1,11 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.ChunkAssembler;
+import dev.spotkit.relocation.wire.ChunkOutcome;
+import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationIdentity;
-import java.nio.ByteBuffer;
+import dev.spotkit.relocation.wire.RelocationWireError;
+import dev.spotkit.relocation.wire.RelocationWireException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +17,12 @@ import java.util.Objects;
  * post-boundary), cutover or the cutover-wait fallback, the target-only CAS loop bounded by Restore validity, and
  * the ordered backlog merge before dispatch opens. Usually reached through {@link TargetUnits}, which routes
  * frames by identity.
+ *
+ * <p>Command 52 chunks are assembled by the wire's {@link ChunkAssembler} (one copy per chunk, CRC-32C verified
+ * before anything is restored). This unit decides attribution to a connection: chunks count on the connection of
+ * the latest identical command 40 (REL-09 lets a restatement move the transfer), and the assembler is fed its own
+ * connection for them; its failures become {@link FailureCode#CHECKSUM_MISMATCH} (checksum) or
+ * {@link FailureCode#MANIFEST_CONFLICT} (every other chunk or manifest error).
  *
  * <h2>Driving this machine</h2>
  * <ol>
@@ -26,6 +36,9 @@ import java.util.Objects;
  * that direct work is dispatched (open) or failed {@code Unavailable} (removed). Note: not thread-safe.
  */
 public final class TargetUnit {
+  /** The largest payload a target assembles: one Java array. */
+  private static final long MAX_PAYLOAD_BYTES = Integer.MAX_VALUE - 8;
+
   private final RelocationIdentity identity;
   private final RelocationSettings settings;
   private final List<Message> savedWork = new ArrayList<>();
@@ -34,9 +47,8 @@ public final class TargetUnit {
   private Stage stage = Stage.TARGET_RESTORING;
   private TargetEvent.RestoreRequested manifest;
   private long nowMs;
-  private byte[][] chunks = new byte[0][];
-  private long assembledBytes;
-  private int receivedCount;
+  /** The assembly of command 52 chunks; null before the manifest is accepted and after it ended. */
+  private ChunkAssembler assembly;
   private boolean restoreRunning;
   private long relayReadySentMs = Long.MAX_VALUE;
   private long spanConnection = -1;
@@ -101,33 +113,29 @@ public final class TargetUnit {
 
   private void onRestore(final TargetEvent.RestoreRequested r, final List<Action> out) {
     if (manifest == null) {
-      if (r.chunkCount() < 1 || r.totalLength() < 0 || r.totalLength() > Integer.MAX_VALUE - 8) {
-        manifest = r;
-        fail(FailureCode.MANIFEST_CONFLICT, "bad manifest length=" + r.totalLength() + " chunks="
-            + r.chunkCount(), out);
+      manifest = r;
+      try {
+        assembly = ChunkAssembler.start(r.prepare(), r.connectionId(), MAX_PAYLOAD_BYTES);
+      } catch (final RelocationWireException e) {
+        fail(FailureCode.MANIFEST_CONFLICT, "bad manifest: " + e.getMessage(), out);
         return;
       }
-      manifest = r;
       out.add(new Action.RegisterTemporaryQueue()); // Section 4.3: before factory, lookup or any chunk.
-      chunks = new byte[r.chunkCount()][];
       return;
     }
-    final boolean same = manifest.totalLength() == r.totalLength() && manifest.chunkCount() == r.chunkCount()
-        && manifest.crc32c() == r.crc32c();
-    if (!same) {
+    if (!manifest.prepare().equals(r.prepare())) {
       // REL-09: neither reuse nor overwrite; explicit conflict failure (only possible before relay-ready).
       if (stage == Stage.TARGET_RESTORING) {
-        fail(FailureCode.MANIFEST_CONFLICT, "Restore with length " + r.totalLength() + "/crc " + r.crc32c()
-            + " differs from first " + manifest.totalLength() + "/crc " + manifest.crc32c(), out);
+        fail(FailureCode.MANIFEST_CONFLICT, "Restore " + describe(r.prepare()) + " differs from first "
+            + describe(manifest.prepare()), out);
       } else {
         out.add(log(Action.Level.ERROR, "restore_conflict", "conflicting Restore after relay-ready ignored"));
       }
       return;
     }
     // REL-09: the same Restore again uses the existing progress; it may come on a new connection.
-    manifest = new TargetEvent.RestoreRequested(manifest.identity(), manifest.objectId(), r.connectionId(),
-        manifest.totalLength(), manifest.chunkCount(), manifest.crc32c(), manifest.deadlineMs(), manifest.plan(),
-        manifest.boundSession());
+    manifest = new TargetEvent.RestoreRequested(manifest.prepare(), manifest.objectId(), r.connectionId(),
+        manifest.deadlineMs(), manifest.plan(), manifest.boundSession());
     if (stage == Stage.TARGET_REMOVED && failureSent != null) {
       // The explicit failure may have been lost with a connection: the same Restore gets the same answer.
       out.add(new Action.Send(r.connectionId(), new Frame.Failed(identity, failureSent)));
@@ -138,52 +146,40 @@ public final class TargetUnit {
     }
   }
 
+  private static String describe(final RelocationFrame.Prepare p) {
+    return "length " + p.payloadTotalLength() + "/chunks " + p.payloadChunkCount() + "/crc "
+        + p.payloadChecksumCrc32c();
+  }
+
   private void onChunk(final TargetEvent.ChunkArrived c, final List<Action> out) {
-    if (stage != Stage.TARGET_RESTORING || manifest == null || restoreRunning
+    final long ordinal = c.chunk().chunkOrdinal();
+    if (stage != Stage.TARGET_RESTORING || assembly == null || restoreRunning
         || c.connectionId() != manifest.connectionId()) {
-      out.add(warn("stray_chunk", "chunk " + c.ordinal() + " on connection " + c.connectionId() + " in stage "
+      out.add(warn("stray_chunk", "chunk " + ordinal + " on connection " + c.connectionId() + " in stage "
           + stage.specName() + " discarded"));
       return;
     }
-    final int ordinal = c.ordinal();
-    if (ordinal < 0 || ordinal >= chunks.length) {
-      fail(FailureCode.MANIFEST_CONFLICT, "chunk ordinal " + ordinal + " outside 0.." + (chunks.length - 1), out);
-      return;
+    // Attributed here (connection of the latest identical command 40); the assembler checks identity and object.
+    switch (assembly.onChunk(c.chunk(), assembly.connectionId())) {
+      case ChunkOutcome.Accepted a -> {
+      }
+      case ChunkOutcome.Duplicate d -> {
+        // A resent chunk of the same identity with the same bytes: progress already has it.
+      }
+      case ChunkOutcome.Discarded d -> out.add(warn("stray_chunk", "chunk " + ordinal + " discarded: "
+          + d.reason()));
+      case ChunkOutcome.Failed f -> {
+        assembly = null;
+        // REL-10: no restore from the assembly, no CAS, no retry; an explicit failure reply.
+        fail(f.error().error() == RelocationWireError.CHECKSUM_MISMATCH ? FailureCode.CHECKSUM_MISMATCH
+            : FailureCode.MANIFEST_CONFLICT, f.error().getMessage(), out);
+      }
+      case ChunkOutcome.Complete done -> {
+        assembly = null;
+        restoreRunning = true;
+        out.add(new Action.RunRestore(done.payload()));
+      }
     }
-    if (chunks[ordinal] != null) {
-      return; // A resent chunk of the same identity: progress already has it.
-    }
-    final byte[] bytes = c.bytes(); // Framework-owned copy: the received chunk's lease ends here.
-    if (assembledBytes + bytes.length > manifest.totalLength()) {
-      fail(FailureCode.MANIFEST_CONFLICT, "chunks exceed the declared " + manifest.totalLength() + " bytes", out);
-      return;
-    }
-    chunks[ordinal] = bytes;
-    assembledBytes += bytes.length;
-    receivedCount++;
-    if (receivedCount < chunks.length) {
-      return;
-    }
-    if (assembledBytes != manifest.totalLength()) {
-      fail(FailureCode.MANIFEST_CONFLICT, "assembled " + assembledBytes + " bytes, declared "
-          + manifest.totalLength(), out);
-      return;
-    }
-    final ByteBuffer joined = ByteBuffer.allocate((int) assembledBytes);
-    for (final byte[] chunk : chunks) {
-      joined.put(chunk);
-    }
-    final byte[] payload = joined.array();
-    chunks = new byte[0][];
-    final long crc = RelayChecksum.ofBytes(payload);
-    if (crc != manifest.crc32c()) {
-      // REL-10: no restore from the assembly, no CAS, no retry; an explicit failure reply.
-      fail(FailureCode.CHECKSUM_MISMATCH, "payload CRC-32C " + crc + " differs from declared " + manifest.crc32c(),
-          out);
-      return;
-    }
-    restoreRunning = true;
-    out.add(new Action.RunRestore(payload));
   }
 
   private void onRestored(final List<Message> work, final List<Action> out) {
@@ -217,7 +213,7 @@ public final class TargetUnit {
 
   private void removeStaging(final String reason, final List<Action> out) {
     out.add(new Action.RemoveStaging(reason));
-    chunks = new byte[0][];
+    assembly = null;
     for (final List<Message> span : List.of(savedWork, preBoundary, postBoundary)) {
       for (final Message m : span) {
         out.add(new Action.FailMessage(m, "Unavailable")); // Staged work is not run (REL-18, REL-20).

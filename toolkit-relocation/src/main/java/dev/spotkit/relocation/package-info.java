@@ -14,9 +14,12 @@
  *       {@link dev.spotkit.relocation.IllegalTransition} and changes nothing.</li>
  *   <li>Inputs are the sealed {@link dev.spotkit.relocation.SourceEvent} and
  *       {@link dev.spotkit.relocation.TargetEvent}; outputs the sealed {@link dev.spotkit.relocation.Action}, with
- *       frames as meanings ({@link dev.spotkit.relocation.Frame}): the payload is opaque bytes and a chunk is
- *       (ordinal, bytes), so the byte codecs of package {@code .wire} join here without this package depending on
- *       them.</li>
+ *       frames as meanings ({@link dev.spotkit.relocation.Frame}). Inputs from the wire use package
+ *       {@code .wire}'s types: the relocation identity is {@link dev.spotkit.relocation.wire.RelocationIdentity},
+ *       a Restore request carries the decoded command 40 and a chunk the decoded command 52
+ *       ({@link dev.spotkit.relocation.wire.StateView}), assembled by
+ *       {@link dev.spotkit.relocation.wire.ChunkAssembler}; {@link dev.spotkit.relocation.FailureCode} holds the
+ *       table of command 53 failure codes.</li>
  *   <li>{@link dev.spotkit.relocation.InFlightBudget} (spec 001 section 5.3) and
  *       {@link dev.spotkit.relocation.follow.MessageFollowTable} (spec 002 section 7.3).</li>
  * </ul>

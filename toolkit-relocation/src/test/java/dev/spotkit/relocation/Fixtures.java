@@ -1,9 +1,14 @@
 package dev.spotkit.relocation;
 
 import dev.spotkit.relocation.wire.CoordinatorFence;
+import dev.spotkit.relocation.wire.ObjectIdentity;
+import dev.spotkit.relocation.wire.RelocationCodec;
+import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.Role;
+import dev.spotkit.relocation.wire.TargetFence;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -13,6 +18,8 @@ final class Fixtures {
   static final RelocationIdentity ID = new RelocationIdentity(new RelocationId(1, 2), 5, FENCE);
   static final RelocationIdentity OTHER = new RelocationIdentity(new RelocationId(1, 2), 6, FENCE);
   static final String OBJECT = "actor-1";
+  static final ObjectIdentity OBJECT_ID = new ObjectIdentity.Actor(OBJECT, 1, 1);
+  static final TargetFence TARGET_FENCE = new TargetFence(Rid.ofUtf8("node-b"), 1, "owner-b", 1);
   static final TargetEvent.CasPlan PLAN = new TargetEvent.CasPlan("authority/actor-1", "v1", "owner:node-b");
   static final RelocationSettings SETTINGS = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT, 4,
       1_000, 30_000, 0);
@@ -42,8 +49,23 @@ final class Fixtures {
 
   static TargetEvent.RestoreRequested restore(final RelocationIdentity id, final byte[] payload, final int chunks,
       final long connection, final long deadlineMs) {
-    return new TargetEvent.RestoreRequested(id, OBJECT, connection, payload.length, chunks,
-        RelayChecksum.ofBytes(payload), deadlineMs, PLAN, true);
+    return new TargetEvent.RestoreRequested(prepare(id, payload.length, chunks, RelayChecksum.ofBytes(payload)),
+        OBJECT, connection, deadlineMs, PLAN, true);
+  }
+
+  /** The command 40 of a manifest, with this fixture's fences and object. */
+  static RelocationFrame.Prepare prepare(final RelocationIdentity id, final long length, final long chunks,
+      final long crc32c) {
+    return new RelocationFrame.Prepare(id, TARGET_FENCE, Role.SOURCE, OBJECT_ID, Rid.ofUtf8("node-a"), 1, length,
+        chunks, crc32c, 1);
+  }
+
+  /** A command 52 as the target receives it: encoded, then decoded in place from the frame bytes. */
+  static TargetEvent.ChunkArrived chunk(final RelocationIdentity id, final long connection, final long ordinal,
+      final byte[] bytes) {
+    final byte[] frame = RelocationCodec.encode(new RelocationFrame.State(id, Role.SOURCE, OBJECT_ID, ordinal,
+        bytes));
+    return new TargetEvent.ChunkArrived(connection, RelocationCodec.decodeStateView(frame));
   }
 
   /** A target that has restored {@code saved} and sent its relay-ready reply at time 0; chunks of 4 bytes. */
@@ -51,9 +73,9 @@ final class Fixtures {
     final TargetUnits units = new TargetUnits(SETTINGS, 0);
     final byte[] payload = "0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     sink.addAll(units.handle(restore(ID, payload, 3, 1, 10_000)));
-    sink.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes())));
-    sink.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes())));
-    sink.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes())));
+    sink.addAll(units.handle(chunk(ID, 1, 0, "0123".getBytes())));
+    sink.addAll(units.handle(chunk(ID, 1, 1, "4567".getBytes())));
+    sink.addAll(units.handle(chunk(ID, 1, 2, "89".getBytes())));
     sink.addAll(units.handle(new TargetEvent.RestoreFinished(ID, saved)));
     return units;
   }

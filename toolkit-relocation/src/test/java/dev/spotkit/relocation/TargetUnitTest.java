@@ -3,6 +3,7 @@ package dev.spotkit.relocation;
 import static dev.spotkit.relocation.Fixtures.ID;
 import static dev.spotkit.relocation.Fixtures.OTHER;
 import static dev.spotkit.relocation.Fixtures.PLAN;
+import static dev.spotkit.relocation.Fixtures.chunk;
 import static dev.spotkit.relocation.Fixtures.codes;
 import static dev.spotkit.relocation.Fixtures.frames;
 import static dev.spotkit.relocation.Fixtures.only;
@@ -207,13 +208,13 @@ class TargetUnitTest {
   void framesOfAnotherIdentityAreNeverLinkedToTheAssembly() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
-    final List<Action> foreign = units.handle(new TargetEvent.ChunkArrived(OTHER, 1, 0, "XXXX".getBytes()));
+    final List<Action> foreign = units.handle(chunk(OTHER, 1, 0, "XXXX".getBytes()));
     assertThat(codes(foreign)).containsExactly("unknown_relocation");
-    final List<Action> wrongConnection = units.handle(new TargetEvent.ChunkArrived(ID, 9, 0, "XXXX".getBytes()));
+    final List<Action> wrongConnection = units.handle(chunk(ID, 9, 0, "XXXX".getBytes()));
     assertThat(codes(wrongConnection)).containsExactly("stray_chunk");
-    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes()));
-    units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes()));
-    final List<Action> done = units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes()));
+    units.handle(chunk(ID, 1, 0, "0123".getBytes()));
+    units.handle(chunk(ID, 1, 1, "4567".getBytes()));
+    final List<Action> done = units.handle(chunk(ID, 1, 2, "89".getBytes()));
     assertThat(only(done, Action.RunRestore.class)).singleElement()
         .satisfies(r -> assertThat(r.payload()).isEqualTo(PAYLOAD));
   }
@@ -224,9 +225,9 @@ class TargetUnitTest {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     assertThat(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000))).containsExactly(
         new Action.RegisterTemporaryQueue());
-    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes()));
+    units.handle(chunk(ID, 1, 0, "0123".getBytes()));
     assertThat(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))).isEmpty(); // No new queue or assembly.
-    units.handle(new TargetEvent.ChunkArrived(ID, 2, 1, "4567".getBytes()));
+    units.handle(chunk(ID, 2, 1, "4567".getBytes()));
     final List<Action> conflict = units.handle(restore(ID, "0123456789AB".getBytes(), 3, 2, 10_000));
     assertThat(frames(conflict)).containsExactly(new Frame.Failed(ID, FailureCode.MANIFEST_CONFLICT));
     assertThat(only(conflict, Action.RemoveStaging.class)).hasSize(1);
@@ -239,13 +240,13 @@ class TargetUnitTest {
   void aChecksumMismatchFailsExplicitlyWithoutRestoreOrCas() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     final List<Action> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
-    all.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes())));
-    all.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes())));
-    all.addAll(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "8!".getBytes())));
+    all.addAll(units.handle(chunk(ID, 1, 0, "0123".getBytes())));
+    all.addAll(units.handle(chunk(ID, 1, 1, "4567".getBytes())));
+    all.addAll(units.handle(chunk(ID, 1, 2, "8!".getBytes())));
     assertThat(frames(all)).containsExactly(new Frame.Failed(ID, FailureCode.CHECKSUM_MISMATCH));
     assertThat(all).noneMatch(a -> a instanceof Action.RunRestore || a instanceof Action.RunCas);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
-    assertThat(units.handle(new TargetEvent.ChunkArrived(ID, 1, 2, "89".getBytes()))).extracting(a ->
+    assertThat(units.handle(chunk(ID, 1, 2, "89".getBytes()))).extracting(a ->
         ((Action.Log) a).code()).containsExactly("stray_chunk"); // No retry, no repair.
     // The failure reply may be lost with its connection: the same Restore on a new connection gets it again.
     assertThat(frames(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))))
@@ -257,22 +258,22 @@ class TargetUnitTest {
   void aNewIdentityAbortsAnUnfinishedPrepareAndTheLaterAttemptWins() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
-    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, "0123".getBytes()));
+    units.handle(chunk(ID, 1, 0, "0123".getBytes()));
     final List<Action> newer = units.handle(restore(OTHER, PAYLOAD, 1, 1, 10_000));
     assertThat(frames(newer)).containsExactly(new Frame.Failed(ID, FailureCode.SUPERSEDED));
     assertThat(newer).containsSubsequence(new Action.RemoveStaging("superseded"),
         new Action.RegisterTemporaryQueue());
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
     assertThat(units.unitOf(Fixtures.OBJECT).identity()).isEqualTo(OTHER);
-    assertThat(codes(units.handle(new TargetEvent.ChunkArrived(ID, 1, 1, "4567".getBytes()))))
+    assertThat(codes(units.handle(chunk(ID, 1, 1, "4567".getBytes()))))
         .containsExactly("stray_chunk"); // The old identity's late chunks are not linked.
   }
 
   @Test
   void restoreFailureAndRestoreDeadlineFailExplicitlyBeforeRelayReady() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
-    units.handle(restore(ID, new byte[0], 1, 1, 500));
-    units.handle(new TargetEvent.ChunkArrived(ID, 1, 0, new byte[0]));
+    units.handle(restore(ID, new byte[] {7}, 1, 1, 500));
+    units.handle(chunk(ID, 1, 0, new byte[] {7}));
     assertThat(frames(units.handle(new TargetEvent.RestoreFailed(ID, "factory threw"))))
         .containsExactly(new Frame.Failed(ID, FailureCode.RESTORE_FAILED));
     final TargetUnits slow = new TargetUnits(Fixtures.SETTINGS, 0);
@@ -298,9 +299,9 @@ class TargetUnitTest {
         final List<Action> back = new ArrayList<>();
         for (final Frame f : frames(toTarget)) {
           back.addAll(switch (f) {
-            case Frame.Prepare p -> dst.handle(new TargetEvent.RestoreRequested(ID, Fixtures.OBJECT, 1,
-                p.totalLength(), p.chunkCount(), p.crc32c(), 10_000, PLAN, false));
-            case Frame.StateChunk c -> dst.handle(new TargetEvent.ChunkArrived(ID, 1, c.ordinal(),
+            case Frame.Prepare p -> dst.handle(new TargetEvent.RestoreRequested(Fixtures.prepare(ID,
+                p.totalLength(), p.chunkCount(), p.crc32c()), Fixtures.OBJECT, 1, 10_000, PLAN, false));
+            case Frame.StateChunk c -> dst.handle(chunk(ID, 1, c.ordinal(),
                 corrupt && c.ordinal() == 0 ? new byte[] {9} : c.bytes()));
             default -> List.of();
           });

@@ -11,9 +11,14 @@ import dev.spotkit.relocation.Stage;
 import dev.spotkit.relocation.TargetEvent;
 import dev.spotkit.relocation.TargetUnits;
 import dev.spotkit.relocation.wire.CoordinatorFence;
+import dev.spotkit.relocation.wire.ObjectIdentity;
+import dev.spotkit.relocation.wire.RelocationCodec;
+import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.Role;
+import dev.spotkit.relocation.wire.TargetFence;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,6 +41,8 @@ public final class Simulator {
   static final String KEY = "authority/actor/actor-1";
   static final String SOURCE_FENCE = "owner:node-a";
   static final String TARGET_FENCE = "owner:node-b";
+  private static final ObjectIdentity WIRE_OBJECT = new ObjectIdentity.Actor(OBJECT, 1, 1);
+  private static final TargetFence WIRE_TARGET_FENCE = new TargetFence(Rid.ofUtf8("node-b"), 1, "owner-b", 1);
   static final int MAX_STEPS = 4_000;
 
   /** A frame on the wire, or another object's frame sharing the connection. */
@@ -201,8 +208,9 @@ public final class Simulator {
       return;
     }
     switch (w.frame()) {
-      case Frame.Prepare p -> onTarget(new TargetEvent.RestoreRequested(p.identity(), p.objectId(), w.connectionId(),
-          p.totalLength(), p.chunkCount(), p.crc32c(), sc.restoreValidityMs(),
+      case Frame.Prepare p -> onTarget(new TargetEvent.RestoreRequested(new RelocationFrame.Prepare(p.identity(),
+          WIRE_TARGET_FENCE, Role.SOURCE, WIRE_OBJECT, Rid.ofUtf8("node-a"), 1, p.totalLength(), p.chunkCount(),
+          p.crc32c(), 1), p.objectId(), w.connectionId(), sc.restoreValidityMs(),
           new TargetEvent.CasPlan(KEY, "v1", TARGET_FENCE), sc.boundSession()));
       case Frame.StateChunk c -> {
         chunksInFlight.remove(c.ordinal());
@@ -211,7 +219,10 @@ public final class Simulator {
           corrupted = true;
           bytes[0] ^= 0x5A;
         }
-        onTarget(new TargetEvent.ChunkArrived(c.identity(), w.connectionId(), c.ordinal(), bytes));
+        // The real command 52 bytes, read in place as a receiver does.
+        final byte[] frame = RelocationCodec.encode(new RelocationFrame.State(c.identity(), Role.SOURCE, WIRE_OBJECT,
+            c.ordinal(), bytes));
+        onTarget(new TargetEvent.ChunkArrived(w.connectionId(), RelocationCodec.decodeStateView(frame)));
         onSource(new SourceEvent.ChunkReleased(c.ordinal()));
       }
       case Frame.Relay r -> onTarget(new TargetEvent.RelayArrived(r.identity(), w.connectionId(), r.message()));
