@@ -6,14 +6,15 @@ import java.util.Objects;
 /**
  * One accepted unit of work as relocation sees it: a {@code send} or a {@code request} with its operation identity,
  * reply route and absolute deadline kept unchanged through hold, relay, backlog and Message Follow (spec 001
- * section 5.2). The body is opaque bytes; the wire codec (package {@code .wire}) owns its encoding. Equality is by
- * value, body included.
+ * section 5.2). The body is the record's bytes as carried in command 31 relocationData (the wire's
+ * {@link dev.spotkit.relocation.wire.FrozenRecord#encode()}), opaque to this package except that the cutover
+ * checksum is computed over it ({@link RelayChecksum}). Equality is by value, body included.
  *
  * @param kind send or request.
  * @param operationId the request's operation id, 0 for a send.
  * @param replyRouteId the request's reply route, 0 for a send.
  * @param deadlineMs the request's absolute deadline in ms on the caller's clock, 0 for none (a send).
- * @param body the opaque body; the record keeps its own copy.
+ * @param body the command 31 record bytes; the record keeps its own copy.
  */
 public record Message(Kind kind, long operationId, long replyRouteId, long deadlineMs, byte[] body) {
   /** Whether the work has an application reply (spec 001 section 5.2). */

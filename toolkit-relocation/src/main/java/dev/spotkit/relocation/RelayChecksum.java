@@ -1,41 +1,51 @@
 package dev.spotkit.relocation;
 
+import dev.spotkit.relocation.wire.FrozenRecord;
 import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * The cutover verification value: CRC-32C over the canonical encoding of the pre-boundary relay records, in relay
- * order (spec 001 section 4.4). Pure computation.
+ * The cutover verification value carried by command 34 as boundaryChecksumCrc32c, with the record count as
+ * boundaryRecordCount (spec 001 section 4.4). Pure computation.
  *
- * <p>Canonical encoding of one record, all integers big-endian: {@code u8 kind} (1 send, 2 request),
- * {@code u64 operationId}, {@code u64 replyRouteId}, {@code u64 deadlineMs}, {@code u32 bodyLength}, body bytes.
- * The relay's encoding is the concatenation of its records; an empty relay has CRC-32C 0.
+ * <p>The exact byte range: the concatenation, in relay order, of each pre-boundary record's encoding as it appears
+ * in its command 31 relocationData body, that is {@link FrozenRecord#encode()}: recordKind, source, metadata,
+ * operationId, operationKind, replyRoute, body; the frame head, relocation identity, sender role and object of
+ * command 31 are not included. An empty relay has CRC-32C 0.
+ *
+ * <p>A {@link Message}'s body is those record bytes (what the driver received in or will put into command 31), so
+ * {@link #of} over messages and {@link #ofRecords} over the decoded records give the same value.
  */
 public final class RelayChecksum {
   private RelayChecksum() {
   }
 
   /**
-   * CRC-32C of a relay.
+   * CRC-32C of a relay held as messages whose bodies are the command 31 record bytes.
    *
    * @param records the relay records in relay order.
    * @return the CRC-32C as an unsigned 32-bit value in a long (0..0xFFFFFFFF).
    */
   public static long of(final List<Message> records) {
     final CRC32C crc = new CRC32C();
-    final byte[] head = new byte[29];
     for (final Message m : records) {
-      head[0] = (byte) (m.kind() == Message.Kind.SEND ? 1 : 2);
-      putLong(head, 1, m.operationId());
-      putLong(head, 9, m.replyRouteId());
-      putLong(head, 17, m.deadlineMs());
-      final int n = m.bodyLength();
-      head[25] = (byte) (n >>> 24);
-      head[26] = (byte) (n >>> 16);
-      head[27] = (byte) (n >>> 8);
-      head[28] = (byte) n;
-      crc.update(head, 0, head.length);
-      crc.update(m.bodyUnsafe(), 0, n);
+      crc.update(m.bodyUnsafe(), 0, m.bodyLength());
+    }
+    return crc.getValue();
+  }
+
+  /**
+   * CRC-32C of a relay of decoded frozen records: the same value as {@link #of} for messages carrying their
+   * {@link FrozenRecord#encode()} bytes.
+   *
+   * @param records the relay records in relay order.
+   * @return the CRC-32C as an unsigned 32-bit value in a long.
+   */
+  public static long ofRecords(final List<FrozenRecord> records) {
+    final CRC32C crc = new CRC32C();
+    for (final FrozenRecord r : records) {
+      final byte[] bytes = r.encode();
+      crc.update(bytes, 0, bytes.length);
     }
     return crc.getValue();
   }
@@ -50,11 +60,5 @@ public final class RelayChecksum {
     final CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length);
     return crc.getValue();
-  }
-
-  private static void putLong(final byte[] b, final int at, final long v) {
-    for (int i = 0; i < 8; i++) {
-      b[at + i] = (byte) (v >>> (56 - 8 * i));
-    }
   }
 }

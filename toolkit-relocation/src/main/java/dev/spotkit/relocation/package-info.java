@@ -30,8 +30,9 @@
  *       the target TargetRestoring, RelayReady (reply sent), CutoverReceived or CutoverFallback, StoreRetry,
  *       OwnerCommitted, TargetOpen or TargetRemoved. The source relays its hold and submits the cutover in the
  *       same step that accepts the reply, and the target merges and opens in the step that commits.</li>
- *   <li>Cutover CRC-32C is over {@link dev.spotkit.relocation.RelayChecksum}'s canonical record encoding until the
- *       wire codec fixes the command 31 record bytes.</li>
+ *   <li>Cutover CRC-32C is over the command 31 record bytes ({@link dev.spotkit.relocation.RelayChecksum}):
+ *       each pre-boundary record's {@link dev.spotkit.relocation.wire.FrozenRecord#encode()} in relay order, which
+ *       is what a {@link dev.spotkit.relocation.Message} body carries.</li>
  *   <li>A cutover whose count or CRC-32C does not match is an Error ({@code cutover_mismatch}) and not a
  *       transition: the target keeps waiting for a retransmission or the cutover-wait fallback.</li>
  *   <li>A retransmitted batch (relay on a new connection) replaces the pre-boundary span wholly until the backlog

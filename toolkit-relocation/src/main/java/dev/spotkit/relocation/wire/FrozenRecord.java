@@ -68,6 +68,19 @@ public record FrozenRecord(RecordSource source, byte[] metadata, OperationId ope
     return body.recordKind();
   }
 
+  /**
+   * The record's own encoding: exactly the bytes that end a command 31 relocationData body after its sender role
+   * and object (and an entry of the envelope's savedWork vector after its participantId and order). The cutover's
+   * boundaryChecksumCrc32c is computed over these bytes, record by record in relay order.
+   *
+   * @return a fresh array.
+   */
+  public byte[] encode() {
+    final WireOut out = new WireOut(64);
+    writeTo(out);
+    return out.toByteArray();
+  }
+
   void writeTo(final WireOut out) {
     out.u8(body.recordKind());
     out.u8(source.kind());
