@@ -50,6 +50,8 @@ import java.util.concurrent.TimeoutException;
 final class RouteMesh implements MeshListener {
   /** RouteCacheMaxAge (FACTS.md "Message Follow and route cache"). */
   static final Duration ROUTE_CACHE_MAX_AGE = Duration.ofSeconds(15);
+  /** Most routes kept at once; the cache is only a shortcut to the store, so dropping entries is always safe. */
+  static final int MAX_ROUTES = 65_536;
   /** Content type of a failure reply's payload: the error's message as UTF-8 text. */
   static final String ERROR_CONTENT = "text/plain";
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
@@ -220,6 +222,13 @@ final class RouteMesh implements MeshListener {
     }
     final Route route = new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
         System.nanoTime() + ROUTE_CACHE_MAX_AGE.toNanos(), allocation.objectKind(), allocation.stableType());
+    if (routes.size() >= MAX_ROUTES) { // bounded: drop what expired, and everything if that is not enough
+      final long now = System.nanoTime();
+      routes.values().removeIf(r -> now - r.expiresAtNanos() >= 0);
+      if (routes.size() >= MAX_ROUTES) {
+        routes.clear();
+      }
+    }
     routes.put(cacheKey, route);
     return route;
   }
