@@ -21,8 +21,8 @@ import java.util.Objects;
  * <p>Command 52 chunks are assembled by the wire's {@link ChunkAssembler} (one copy per chunk, CRC-32C verified
  * before anything is restored). This unit decides attribution to a connection: chunks count on the connection of
  * the latest identical command 40 (REL-09 lets a restatement move the transfer), and the assembler is fed its own
- * connection for them; its failures become {@link FailureCode#CHECKSUM_MISMATCH} (checksum) or
- * {@link FailureCode#MANIFEST_CONFLICT} (every other chunk or manifest error).
+ * connection for them; its failures become {@link FailureCode#CHECKSUM_MISMATCH} (checksum, total length, bytes
+ * beyond the total: data lost) or {@link FailureCode#MANIFEST_CONFLICT} (every other chunk or manifest error).
  *
  * <h2>Driving this machine</h2>
  * <ol>
@@ -171,8 +171,8 @@ public final class TargetUnit {
       case ChunkOutcome.Failed f -> {
         assembly = null;
         // REL-10: no restore from the assembly, no CAS, no retry; an explicit failure reply.
-        fail(f.error().error() == RelocationWireError.CHECKSUM_MISMATCH ? FailureCode.CHECKSUM_MISMATCH
-            : FailureCode.MANIFEST_CONFLICT, f.error().getMessage(), out);
+        fail(dataLost(f.error().error()) ? FailureCode.CHECKSUM_MISMATCH : FailureCode.MANIFEST_CONFLICT,
+            f.error().getMessage(), out);
       }
       case ChunkOutcome.Complete done -> {
         assembly = null;
@@ -180,6 +180,16 @@ public final class TargetUnit {
         out.add(new Action.RunRestore(done.payload()));
       }
     }
+  }
+
+  /**
+   * Whether an assembly error means the bytes that arrived are not the stream the manifest describes (its
+   * checksum or its total length): reported as data lost (command 53 code 35); every other chunk error is a
+   * manifest conflict.
+   */
+  private static boolean dataLost(final RelocationWireError error) {
+    return error == RelocationWireError.CHECKSUM_MISMATCH || error == RelocationWireError.LENGTH_MISMATCH
+        || error == RelocationWireError.CHUNK_BEYOND_TOTAL;
   }
 
   private void onRestored(final List<Message> work, final List<Action> out) {

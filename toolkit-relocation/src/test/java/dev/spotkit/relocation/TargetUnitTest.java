@@ -254,6 +254,19 @@ class TargetUnitTest {
   }
 
   @Test
+  @Spec("REL-09")
+  void aChunkRestatedWithOtherBytesFailsExplicitlyAndNeverRestores() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    final List<Action> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
+    all.addAll(units.handle(chunk(ID, 1, 0, "0123".getBytes())));
+    assertThat(units.handle(chunk(ID, 1, 0, "0123".getBytes()))).isEmpty(); // the same bytes again: no change
+    all.addAll(units.handle(chunk(ID, 1, 0, "9999".getBytes())));
+    assertThat(frames(all)).containsExactly(new Frame.Failed(ID, FailureCode.MANIFEST_CONFLICT));
+    assertThat(all).noneMatch(a -> a instanceof Action.RunRestore || a instanceof Action.RunCas);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+  }
+
+  @Test
   @Spec("REL-32")
   void aNewIdentityAbortsAnUnfinishedPrepareAndTheLaterAttemptWins() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
