@@ -133,6 +133,13 @@ public final class TargetUnit {
       }
       return;
     }
+    if (r.connectionId() < manifest.connectionId()) {
+      // A copy still buffered on a connection the source already left: never takes attribution back (section 5.1
+      // gives no order across connections; connection ids of one peer increase).
+      out.add(warn("stale_restore", "Restore on older connection " + r.connectionId() + " than "
+          + manifest.connectionId() + " discarded"));
+      return;
+    }
     // REL-09: the same Restore again uses the existing progress; it may come on a new connection.
     manifest = new TargetEvent.RestoreRequested(manifest.prepare(), manifest.objectId(), r.connectionId(),
         manifest.deadlineMs(), manifest.plan(), manifest.boundSession());
@@ -277,6 +284,12 @@ public final class TargetUnit {
       out.add(warn("duplicate_relay", "relay after the accepted cutover discarded"));
       return;
     }
+    if (spanConnection != -1 && r.connectionId() < spanConnection) {
+      // Read late from a connection the span already left: its batch is retransmitted whole on the newer one.
+      out.add(warn("stale_relay", "relay on older connection " + r.connectionId() + " than the span's "
+          + spanConnection + " discarded"));
+      return;
+    }
     if (r.connectionId() != spanConnection) {
       // REL-13: a retransmitted batch on a new connection wholly replaces the partial span; no per-record dedup.
       if (!preBoundary.isEmpty()) {
@@ -297,6 +310,11 @@ public final class TargetUnit {
     if (cutoverAccepted || stage != Stage.RELAY_READY) {
       // REL-27: after the fallback, or a duplicate: a warning only, no change of owner or queue.
       out.add(warn("late_cutover", "cutover in stage " + stage.specName() + " changes nothing"));
+      return;
+    }
+    if (spanConnection != -1 && c.connectionId() < spanConnection) {
+      out.add(warn("stale_cutover", "cutover on older connection " + c.connectionId() + " than the span's "
+          + spanConnection + " discarded"));
       return;
     }
     final boolean sameConnection = spanConnection == -1 || spanConnection == c.connectionId();

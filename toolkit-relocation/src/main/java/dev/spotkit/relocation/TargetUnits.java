@@ -67,6 +67,13 @@ public final class TargetUnits {
     final List<Action> out = new ArrayList<>();
     final TargetUnit current = byObject.get(r.objectId());
     if (current != null && !current.isTerminal()) {
+      final RelocationIdentity held = current.identity();
+      if (held.relocationId().equals(r.identity().relocationId())
+          && r.identity().targetAttemptGeneration() < held.targetAttemptGeneration()) {
+        // An older attempt of the same relocation read late: attribution never goes by arrival order (section 11).
+        return List.of(new Action.Log(Action.Level.WARNING, "stale_attempt", "Restore " + r.identity()
+            + " is older than the attempt " + held + " already preparing " + r.objectId() + "; discarded"));
+      }
       if (current.stage() == Stage.TARGET_RESTORING) {
         out.addAll(current.supersede()); // REL-32: the existing prepare is aborted; the later attempt wins.
       } else {
