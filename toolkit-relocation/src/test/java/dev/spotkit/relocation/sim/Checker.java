@@ -4,6 +4,7 @@ import dev.spotkit.relocation.Action;
 import dev.spotkit.relocation.Frame;
 import dev.spotkit.relocation.Message;
 import dev.spotkit.relocation.Stage;
+import dev.spotkit.relocation.TargetEvent;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +21,15 @@ import java.util.Set;
  * is handled twice; on the ordered path the target runs saved work, then the pre-boundary relay, in source order,
  * before anything else, and source-routed work keeps its order (spec 001 section 5.1). At the end of a quiescent
  * run every accepted message is accounted for exactly once on the path that ran it.
+ *
+ * <p>Target-side checks on every step: the temporary queue is registered once, before the target accepts any
+ * chunk, relay or direct work or runs Restore, CAS or dispatch, and no work is accepted after the staging was removed
+ * (section 4.3); every CAS carries the unit's key, the version first read and the target's own fence, and every
+ * re-read the unit's key (sections 4.5, 6); a Session route commit is sent only while the store names the target,
+ * at most once, and only for a bound session. At the end: a bound session got the route commit iff the target
+ * opened (none after removal, section 4.5), every direct message ran once or was failed, and every relay record
+ * the target accepted on the connection of its final span ran once or was failed, on the fallback path too
+ * (sections 4.4, 4.6).
  */
 public final class Checker {
   /** How a run ended, for the summary. */
@@ -45,6 +55,12 @@ public final class Checker {
   private final Set<Long> failed = new HashSet<>();
   private final Set<Long> lost = new HashSet<>();
   private final Set<String> logCodes = new LinkedHashSet<>();
+  /** Relay records the target accepted (no discard), by the connection they arrived on. */
+  private final Map<Long, List<Long>> acceptedRelay = new HashMap<>();
+  private final boolean boundSession;
+  private int queueRegistrations;
+  private boolean stagingRemoved;
+  private int commitRoutes;
   private boolean boundaryAccepted;
   private boolean restored;
   private boolean fallback;
@@ -56,6 +72,19 @@ public final class Checker {
   private String failure;
   private Outcome outcome = Outcome.UNFINISHED;
   private long trace = 17;
+
+  /** Target log codes that mean the event's chunk, relay or direct work was discarded, not accepted. */
+  private static final Set<String> DISCARDS = Set.of("stray_chunk", "relay_before_ready", "stale_relay",
+      "late_retransmission", "duplicate_relay", "unknown_relocation");
+
+  /**
+   * Creates a checker for one run.
+   *
+   * @param boundSession whether the run seals a Session binding (the target then owes a route commit).
+   */
+  public Checker(final boolean boundSession) {
+    this.boundSession = boundSession;
+  }
 
   void acceptedAtSource(final long id, final boolean beforeStart) {
     acceptedAtSource.add(id);
@@ -119,9 +148,11 @@ public final class Checker {
     }
   }
 
-  void targetActions(final List<Action> actions) {
+  void targetActions(final TargetEvent event, final List<Action> actions, final String owner) {
     record(actions);
+    checkWorkAccepted(event, actions);
     for (final Action a : actions) {
+      checkTargetAction(a, owner);
       if (a instanceof Action.Log l) {
         logCodes.add(l.code());
         if (l.code().equals("cutover_timeout")) {
@@ -130,6 +161,77 @@ public final class Checker {
       } else if (a instanceof Action.MergeBacklog) {
         merged = true;
       }
+    }
+  }
+
+  /** Section 4.3: chunk, relay and direct work is accepted only into a registered, not yet removed, queue. */
+  private void checkWorkAccepted(final TargetEvent event, final List<Action> actions) {
+    if (!(event instanceof TargetEvent.ChunkArrived || event instanceof TargetEvent.RelayArrived
+        || event instanceof TargetEvent.DirectMessageArrived)) {
+      return;
+    }
+    for (final Action a : actions) {
+      if (a instanceof Action.FailMessage || a instanceof Action.Log l && DISCARDS.contains(l.code())) {
+        return; // Discarded or failed explicitly: not accepted.
+      }
+    }
+    if (queueRegistrations == 0) {
+      fail("target accepted " + event.getClass().getSimpleName() + " before registering its temporary queue"
+          + " (section 4.3)");
+    } else if (stagingRemoved) {
+      fail("target accepted " + event.getClass().getSimpleName() + " after its staging was removed");
+    }
+    if (event instanceof TargetEvent.RelayArrived r) {
+      acceptedRelay.computeIfAbsent(r.connectionId(), c -> new ArrayList<>()).add(idOf(r.message()));
+    }
+  }
+
+  private void checkTargetAction(final Action a, final String owner) {
+    switch (a) {
+      case Action.RegisterTemporaryQueue r -> {
+        if (++queueRegistrations > 1) {
+          fail("temporary queue registered twice (section 4.3: the same Restore creates no new queue)");
+        }
+      }
+      case Action.RemoveStaging r -> stagingRemoved = true;
+      case Action.RunCas c -> {
+        requireQueue(a);
+        if (!c.key().equals(Simulator.KEY) || !c.expectedVersion().equals(Simulator.FIRST_READ_VERSION)
+            || !c.fence().equals(Simulator.TARGET_FENCE)) {
+          fail("CAS " + c + " is not the unit's: key " + Simulator.KEY + ", expected version "
+              + Simulator.FIRST_READ_VERSION + " (first read), fence " + Simulator.TARGET_FENCE + " (sections 4.5, 6)");
+        }
+      }
+      case Action.ReReadStore r -> {
+        if (!r.key().equals(Simulator.KEY)) {
+          fail("re-read of key " + r.key() + ", not the unit's " + Simulator.KEY + " (section 6)");
+        }
+      }
+      case Action.SendToSessionOwner s -> {
+        if (!s.frame().commit()) {
+          fail("target sent a Session route abort " + s);
+        } else if (stagingRemoved) {
+          fail("Session route commit after the staging was removed (section 4.5)");
+        } else if (!boundSession) {
+          fail("Session route commit without a bound session");
+        } else if (!owner.equals(Simulator.TARGET_FENCE)) {
+          fail("Session route commit while the store names " + owner + " (section 4.6: after the commit)");
+        } else if (++commitRoutes > 1) {
+          fail("Session route commit sent twice");
+        }
+      }
+      case Action.RunRestore r -> requireQueue(a);
+      case Action.MergeBacklog m -> requireQueue(a);
+      case Action.OpenDispatch o -> requireQueue(a);
+      case Action.DispatchLocal d -> requireQueue(a);
+      default -> {
+      }
+    }
+  }
+
+  private void requireQueue(final Action a) {
+    if (queueRegistrations == 0) {
+      fail("target " + a.getClass().getSimpleName() + " before registering its temporary queue (section 4.3)");
     }
   }
 
@@ -185,6 +287,24 @@ public final class Checker {
       outcome = Outcome.UNFINISHED;
       return;
     }
+    if (targetStage == Stage.TARGET_OPEN && boundSession && commitRoutes != 1) {
+      fail("target opened with a bound session but sent " + commitRoutes + " Session route commits (section 4.6)");
+      return;
+    }
+    for (final long id : direct) {
+      requireOnce(id, "direct");
+    }
+    if (!acceptedRelay.isEmpty() && (targetStage == Stage.TARGET_OPEN || targetStage == Stage.TARGET_REMOVED)) {
+      // A retransmitted batch on a newer connection replaces the span wholly (section 4.4): the final span is the
+      // newest connection's. Each of its records must run once or be failed, whatever the path.
+      final long last = acceptedRelay.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
+      for (final long id : acceptedRelay.get(last)) {
+        requireOnce(id, (fallback ? "fallback" : "ordered") + " relay accepted on connection " + last);
+      }
+      if (failed()) {
+        return;
+      }
+    }
     if (restored) {
       outcome = Outcome.SOURCE_RESTORED;
       if (!targetHandled.isEmpty()) {
@@ -207,7 +327,6 @@ public final class Checker {
             requireOnce(id, "ordered path");
           }
         }
-        direct.forEach(id -> requireOnce(id, "direct"));
       }
     } else if (targetStage == Stage.TARGET_REMOVED) {
       outcome = Outcome.TARGET_REMOVED;

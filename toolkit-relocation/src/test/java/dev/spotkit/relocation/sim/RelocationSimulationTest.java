@@ -63,16 +63,20 @@ class RelocationSimulationTest {
   void brokenVariantOpeningDispatchBeforeTheMergeIsCaught() {
     final List<Long> caught = new ArrayList<>();
     String first = null;
-    for (long seed = 1; seed <= 2_000 && caught.size() < 5; seed++) {
+    String byOrder = null;
+    for (long seed = 1; seed <= 2_000 && (caught.size() < 5 || byOrder == null); seed++) {
       final Checker c = runSeed(seed, OpenBeforeMerge::new);
       if (c.failed()) {
         caught.add(seed);
         first = first == null ? c.failure() : first;
+        byOrder = byOrder == null && c.failure().startsWith("target handled") ? c.failure() : byOrder;
       }
     }
     System.out.println("broken variant (open before merge) caught by seeds " + caught + ": " + first);
     assertThat(caught).as("the checker must report the broken variant").isNotEmpty();
-    assertThat(first).startsWith("target handled"); // Caught by the section 5.1 order check.
+    // Caught by the section 5.1 order check when new ingress overtakes the backlog (and, when the merge never
+    // happens, by the relay accounting at the end).
+    assertThat(byOrder).as("caught by the section 5.1 order check").isNotNull();
   }
 
   @Test

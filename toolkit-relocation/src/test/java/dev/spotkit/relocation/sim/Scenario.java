@@ -24,11 +24,16 @@ import java.util.SplittableRandom;
  * @param restoreValidityMs Restore validity from the start, ms.
  * @param backoffMs store retry backoff, ms.
  * @param healthy no faults at all: the run must finish on the ordered path (liveness).
+ * @param pStaleRead probability, per connection loss, that frames still buffered on the old connection are read
+ *     late, interleaved with the newer connection's frames (section 5.1 orders frames only within one connection).
+ * @param pDuplicateCutover probability a sent cutover is delivered a second time later on its connection.
+ * @param pEarlyDirect probability a client message goes directly to the target before its CAS (section 4.3).
  */
 public record Scenario(long seed, int savedWork, int stateBytes, int chunkBytes, long budgetBytes,
     int clientMessages, double pLoss, int maxLosses, double pStoreTransient, double pStoreLost, double pClockJump,
     double pCorrupt, double pRestoreFail, double pStale, double pOther, boolean boundSession,
-    long restoreValidityMs, long backoffMs, boolean healthy) {
+    long restoreValidityMs, long backoffMs, boolean healthy, double pStaleRead, double pDuplicateCutover,
+    double pEarlyDirect) {
 
   /**
    * Draws a scenario from a seed.
@@ -46,6 +51,9 @@ public record Scenario(long seed, int savedWork, int stateBytes, int chunkBytes,
         faulty ? r.nextDouble() * 0.4 : 0, faulty ? r.nextDouble() * 0.3 : 0, faulty ? r.nextDouble() * 0.1 : 0,
         faulty && r.nextInt(20) == 0 ? 1 : 0, faulty && r.nextInt(20) == 0 ? 1 : 0,
         faulty && r.nextInt(25) == 0 ? 1 : 0, r.nextDouble() * 0.5, r.nextBoolean(),
-        1_500 + r.nextInt(6_000), r.nextInt(3) * 25L, !faulty);
+        1_500 + r.nextInt(6_000), r.nextInt(3) * 25L, !faulty,
+        // Drawn after the older fields, so those keep their values per seed.
+        faulty && r.nextBoolean() ? 0.3 + r.nextDouble() * 0.7 : 0, faulty && r.nextInt(4) == 0 ? 0.5 : 0,
+        r.nextInt(3) == 0 ? r.nextDouble() * 0.3 : 0);
   }
 }

@@ -41,6 +41,8 @@ public final class Simulator {
   static final String KEY = "authority/actor/actor-1";
   static final String SOURCE_FENCE = "owner:node-a";
   static final String TARGET_FENCE = "owner:node-b";
+  /** The authority record's version the source values were first read at (the CAS's expected version). */
+  static final String FIRST_READ_VERSION = "v1";
   private static final ObjectIdentity WIRE_OBJECT = new ObjectIdentity.Actor(OBJECT, 1, 1);
   private static final TargetFence WIRE_TARGET_FENCE = new TargetFence(Rid.ofUtf8("node-b"), 1, "owner-b", 1);
   static final int MAX_STEPS = 4_000;
@@ -49,8 +51,11 @@ public final class Simulator {
   record Wire(long connectionId, Frame frame, int otherObject) {
   }
 
-  /** A pending store request. */
-  record StoreOp(boolean cas, long requestId, boolean late, TargetEvent answer) {
+  /** A pending store request: a CAS (its action) or a re-read of {@code key}. */
+  record StoreOp(Action.RunCas cas, String key, long requestId, boolean late, TargetEvent answer) {
+    boolean isCas() {
+      return cas != null;
+    }
   }
 
   private final Scenario sc;
@@ -63,6 +68,9 @@ public final class Simulator {
   private final TargetUnits targetUnits;
   private final Deque<Wire> toTarget = new ArrayDeque<>();
   private final Deque<Wire> toSource = new ArrayDeque<>();
+  /** Frames of connections already left, still buffered and read late (in their own connection's order). */
+  private final Deque<Wire> staleToTarget = new ArrayDeque<>();
+  private final Deque<Wire> staleToSource = new ArrayDeque<>();
   private final Deque<StoreOp> store = new ArrayDeque<>();
   private final Deque<Runnable> internal = new ArrayDeque<>();
   private final Deque<Long> sourceQueue = new ArrayDeque<>();
@@ -81,6 +89,7 @@ public final class Simulator {
   private boolean started;
   private boolean corrupted;
   private long commitAt = -1;
+  private Wire duplicateCutover;
   private int steps;
 
   /**
@@ -93,7 +102,7 @@ public final class Simulator {
       Function<TargetEvent, List<Action>>> broken) {
     this.sc = sc;
     this.rnd = new SplittableRandom(sc.seed() * 0x9E3779B97F4A7C15L + 1);
-    this.checker = new Checker();
+    this.checker = new Checker(sc.boundSession());
     final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
         sc.chunkBytes(), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
         sc.backoffMs());
@@ -135,6 +144,7 @@ public final class Simulator {
     final boolean sourceDone = source.stage() == Stage.SOURCE_RUNNING && started || source.stage() == Stage.FOLLOW_ONLY
         && source.nextDeadlineMs() == Long.MAX_VALUE;
     return sent >= sc.clientMessages() && toTarget.isEmpty() && toSource.isEmpty() && store.isEmpty()
+        && staleToTarget.isEmpty() && staleToSource.isEmpty() && duplicateCutover == null
         && internal.isEmpty() && (!sourceOpen || sourceQueue.isEmpty()) && (!targetOpen || targetQueue.isEmpty())
         && sourceDone && (targetDone || source.stage() == Stage.SOURCE_RUNNING);
   }
@@ -165,7 +175,10 @@ public final class Simulator {
         sourceOpen && !sourceQueue.isEmpty() ? 10 : 0,
         targetOpen && !targetQueue.isEmpty() ? 10 : 0,
         losses < sc.maxLosses() ? (int) Math.ceil(sc.pLoss() * 100) : 0,
-        8};
+        8,
+        staleToTarget.isEmpty() ? 0 : 10,
+        staleToSource.isEmpty() ? 0 : 5,
+        duplicateCutover == null ? 0 : 5};
     int total = 0;
     for (final int w : weights) {
       total += w;
@@ -178,20 +191,25 @@ public final class Simulator {
     }
     switch (move) {
       case 0 -> clientSends();
-      case 1 -> deliverToTarget();
-      case 2 -> deliverToSource();
+      case 1 -> deliverToTarget(toTarget.poll(), false);
+      case 2 -> deliverToSource(toSource.poll());
       case 3 -> answerStore();
       case 4 -> checker.handled(sourceQueue.poll(), true);
       case 5 -> checker.handled(targetQueue.poll(), false);
       case 6 -> loseConnection();
-      default -> advanceClock();
+      case 7 -> advanceClock();
+      case 8 -> deliverToTarget(staleToTarget.poll(), true);
+      case 9 -> deliverToSource(staleToSource.poll());
+      default -> repeatCutover();
     }
   }
 
   private void clientSends() {
     sent++;
     final long id = newMessage();
-    final boolean direct = commitAt >= 0 && now >= commitAt + 20 && rnd.nextBoolean();
+    // Directly to the target once routes name it, or (section 4.3) during Restore, before its CAS.
+    final boolean direct = commitAt >= 0 ? now >= commitAt + 20 && rnd.nextBoolean()
+        : sc.pEarlyDirect() > 0 && rnd.nextDouble() < sc.pEarlyDirect();
     if (direct) {
       checker.acceptedDirect(id);
       onTarget(new TargetEvent.DirectMessageArrived(OBJECT, messages.get(id)));
@@ -201,8 +219,15 @@ public final class Simulator {
     }
   }
 
-  private void deliverToTarget() {
-    final Wire w = toTarget.poll();
+  /** A duplicate of a cutover already sent, delivered later on its connection if that connection still stands. */
+  private void repeatCutover() {
+    if (duplicateCutover.connectionId() == connection) {
+      toTarget.add(duplicateCutover);
+    }
+    duplicateCutover = null;
+  }
+
+  private void deliverToTarget(final Wire w, final boolean stale) {
     if (w.otherObject() > 0) {
       checker.otherObjectDelivered(!chunksInFlight.isEmpty());
       return;
@@ -211,9 +236,11 @@ public final class Simulator {
       case Frame.Prepare p -> onTarget(new TargetEvent.RestoreRequested(new RelocationFrame.Prepare(p.identity(),
           WIRE_TARGET_FENCE, Role.SOURCE, WIRE_OBJECT, Rid.ofUtf8("node-a"), 1, p.totalLength(), p.chunkCount(),
           p.crc32c(), 1), p.objectId(), w.connectionId(), sc.restoreValidityMs(),
-          new TargetEvent.CasPlan(KEY, "v1", TARGET_FENCE), sc.boundSession()));
+          new TargetEvent.CasPlan(KEY, FIRST_READ_VERSION, TARGET_FENCE), sc.boundSession()));
       case Frame.StateChunk c -> {
-        chunksInFlight.remove(c.ordinal());
+        if (!stale) {
+          chunksInFlight.remove(c.ordinal());
+        }
         byte[] bytes = c.bytes();
         if (sc.pCorrupt() > 0 && !corrupted && bytes.length > 0) {
           corrupted = true;
@@ -223,7 +250,9 @@ public final class Simulator {
         final byte[] frame = RelocationCodec.encode(new RelocationFrame.State(c.identity(), Role.SOURCE, WIRE_OBJECT,
             c.ordinal(), bytes));
         onTarget(new TargetEvent.ChunkArrived(w.connectionId(), RelocationCodec.decodeStateView(frame)));
-        onSource(new SourceEvent.ChunkReleased(c.ordinal()));
+        if (!stale) {
+          onSource(new SourceEvent.ChunkReleased(c.ordinal())); // The old connection's charges went with it.
+        }
       }
       case Frame.Relay r -> onTarget(new TargetEvent.RelayArrived(r.identity(), w.connectionId(), r.message()));
       case Frame.Cutover c -> onTarget(new TargetEvent.CutoverArrived(c.identity(), w.connectionId(),
@@ -233,8 +262,7 @@ public final class Simulator {
     }
   }
 
-  private void deliverToSource() {
-    final Wire w = toSource.poll();
+  private void deliverToSource(final Wire w) {
     switch (w.frame()) {
       case Frame.RelayReady r -> onSource(new SourceEvent.RelayReadyArrived(r.identity()));
       case Frame.Failed f -> onSource(new SourceEvent.FailureArrived(f.identity(), f.code()));
@@ -250,28 +278,34 @@ public final class Simulator {
     }
     final double f = rnd.nextDouble();
     if (f < sc.pStoreTransient()) {
-      onTarget(op.cas() ? new TargetEvent.CasAnswered(identity, op.requestId(), TargetEvent.CasOutcome.TRANSIENT)
+      onTarget(op.isCas() ? new TargetEvent.CasAnswered(identity, op.requestId(), TargetEvent.CasOutcome.TRANSIENT)
           : new TargetEvent.StoreReadFailed(identity, op.requestId()));
       return;
     }
     final TargetEvent answer;
-    if (op.cas()) {
-      final boolean applies = ("v" + version).equals("v1") && owner.equals(SOURCE_FENCE);
+    if (op.isCas()) {
+      // The store honours the CAS as sent: its key, expected version and fence (section 6). Anything but this
+      // target's own fence over the version first read is a condition mismatch.
+      final Action.RunCas cas = op.cas();
+      final boolean applies = cas.key().equals(KEY) && cas.expectedVersion().equals("v" + version)
+          && owner.equals(SOURCE_FENCE) && cas.fence().equals(TARGET_FENCE);
       if (applies) {
-        owner = TARGET_FENCE;
+        owner = cas.fence();
         version++;
         commitAt = now;
       }
       answer = new TargetEvent.CasAnswered(identity, op.requestId(),
           applies ? TargetEvent.CasOutcome.APPLIED : TargetEvent.CasOutcome.CONFLICT);
-    } else {
+    } else if (op.key().equals(KEY)) {
       answer = new TargetEvent.StoreReadAnswered(identity, op.requestId(), owner, "v" + version);
+    } else {
+      answer = new TargetEvent.StoreReadAnswered(identity, op.requestId(), "", "v0"); // No such record.
     }
     if (f < sc.pStoreTransient() + sc.pStoreLost()) {
-      onTarget(op.cas() ? new TargetEvent.CasIndeterminate(identity, op.requestId())
+      onTarget(op.isCas() ? new TargetEvent.CasIndeterminate(identity, op.requestId())
           : new TargetEvent.StoreReadFailed(identity, op.requestId()));
       if (rnd.nextBoolean()) {
-        store.add(new StoreOp(op.cas(), op.requestId(), true, answer)); // The lost answer arrives late.
+        store.add(new StoreOp(op.cas(), op.key(), op.requestId(), true, answer)); // The lost answer arrives late.
       }
       return;
     }
@@ -280,9 +314,24 @@ public final class Simulator {
 
   private void loseConnection() {
     losses++;
+    // Frames still buffered on the broken connection may be read late, after the newer connection's frames: a
+    // prefix of each direction, in its own order (driver contract: the newer connection has a larger id).
+    final boolean readLate = sc.pStaleRead() > 0 && rnd.nextDouble() < sc.pStaleRead();
+    final int keepToTarget = readLate ? rnd.nextInt(toTarget.size() + 1) : 0;
+    final int keepToSource = readLate ? rnd.nextInt(toSource.size() + 1) : 0;
+    int i = 0;
     for (final Wire w : toTarget) {
       if (w.frame() instanceof Frame.Follow f) {
-        checker.lostInTransport(idOf(f.message()));
+        checker.lostInTransport(idOf(f.message())); // Follow order across connections is not checked; dropped.
+      } else if (i < keepToTarget && w.otherObject() == 0) {
+        staleToTarget.add(w);
+      }
+      i++;
+    }
+    i = 0;
+    for (final Wire w : toSource) {
+      if (i++ < keepToSource) {
+        staleToSource.add(w);
       }
     }
     toTarget.clear();
@@ -332,6 +381,10 @@ public final class Simulator {
             toTarget.add(new Wire(connection, null, 1));
           }
           toTarget.add(new Wire(connection, s.frame(), 0));
+          if (s.frame() instanceof Frame.Cutover && duplicateCutover == null && sc.pDuplicateCutover() > 0
+              && rnd.nextDouble() < sc.pDuplicateCutover()) {
+            duplicateCutover = new Wire(connection, s.frame(), 0); // Section 4.4: a duplicate only warns.
+          }
         } else if (s.frame() instanceof Frame.Follow f) {
           checker.lostInTransport(idOf(f.message()));
         }
@@ -383,7 +436,7 @@ public final class Simulator {
 
   private void onTarget(final TargetEvent e) {
     final List<Action> actions = target.apply(e);
-    checker.targetActions(actions);
+    checker.targetActions(e, actions, owner);
     for (final Action a : actions) {
       performTarget(a);
     }
@@ -402,8 +455,8 @@ public final class Simulator {
         internal.add(() -> onTarget(fail ? new TargetEvent.RestoreFailed(identity, "factory threw")
             : new TargetEvent.RestoreFinished(identity, saved)));
       }
-      case Action.RunCas c -> store.add(new StoreOp(true, c.requestId(), false, null));
-      case Action.ReReadStore r -> store.add(new StoreOp(false, r.requestId(), false, null));
+      case Action.RunCas c -> store.add(new StoreOp(c, c.key(), c.requestId(), false, null));
+      case Action.ReReadStore r -> store.add(new StoreOp(null, r.key(), r.requestId(), false, null));
       case Action.MergeBacklog m -> {
         for (final List<Message> span : List.of(m.savedWork(), m.preBoundary(), m.postBoundary())) {
           span.forEach(x -> targetQueue.add(idOf(x)));
