@@ -90,6 +90,8 @@ public final class Simulator {
   private boolean corrupted;
   private long commitAt = -1;
   private Wire duplicateCutover;
+  /** How often each injected fault happened (coverage marks for the fault injection). */
+  private final Map<String, Integer> injected = new HashMap<>();
   private int steps;
 
   /**
@@ -198,8 +200,14 @@ public final class Simulator {
       case 5 -> checker.handled(targetQueue.poll(), false);
       case 6 -> loseConnection();
       case 7 -> advanceClock();
-      case 8 -> deliverToTarget(staleToTarget.poll(), true);
-      case 9 -> deliverToSource(staleToSource.poll());
+      case 8 -> {
+        injected.merge(toTarget.isEmpty() ? "stale_to_target" : "stale_to_target_interleaved", 1, Integer::sum);
+        deliverToTarget(staleToTarget.poll(), true);
+      }
+      case 9 -> {
+        injected.merge("stale_to_source", 1, Integer::sum);
+        deliverToSource(staleToSource.poll());
+      }
       default -> repeatCutover();
     }
   }
@@ -211,6 +219,9 @@ public final class Simulator {
     final boolean direct = commitAt >= 0 ? now >= commitAt + 20 && rnd.nextBoolean()
         : sc.pEarlyDirect() > 0 && rnd.nextDouble() < sc.pEarlyDirect();
     if (direct) {
+      if (commitAt < 0) {
+        injected.merge("direct_before_cas", 1, Integer::sum);
+      }
       checker.acceptedDirect(id);
       onTarget(new TargetEvent.DirectMessageArrived(OBJECT, messages.get(id)));
     } else {
@@ -222,6 +233,7 @@ public final class Simulator {
   /** A duplicate of a cutover already sent, delivered later on its connection if that connection still stands. */
   private void repeatCutover() {
     if (duplicateCutover.connectionId() == connection) {
+      injected.merge("duplicate_cutover", 1, Integer::sum);
       toTarget.add(duplicateCutover);
     }
     duplicateCutover = null;
@@ -475,6 +487,15 @@ public final class Simulator {
       }
       default -> throw new AssertionError("source action from target: " + a);
     }
+  }
+
+  /**
+   * How often each injected fault happened in this run.
+   *
+   * @return counts by fault name.
+   */
+  public Map<String, Integer> injected() {
+    return injected;
   }
 
   /**

@@ -3,7 +3,9 @@ package dev.spotkit.relocation.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -17,8 +19,11 @@ class SimulatorCoverageTest {
     final Set<String> codes = new LinkedHashSet<>();
     final Set<Checker.Outcome> outcomes = EnumSet.noneOf(Checker.Outcome.class);
     int otherBetweenChunks = 0;
+    final Map<String, Integer> injected = new HashMap<>();
     for (long seed = 1; seed <= 2_000; seed++) {
-      final Checker c = new Simulator(Scenario.draw(seed), f -> f).run();
+      final Simulator sim = new Simulator(Scenario.draw(seed), f -> f);
+      final Checker c = sim.run();
+      sim.injected().forEach((k, v) -> injected.merge(k, v, Integer::sum));
       assertThat(c.failed()).as("seed %d: %s", seed, c.failure()).isFalse();
       codes.addAll(c.logCodes());
       outcomes.add(c.outcome());
@@ -31,6 +36,9 @@ class SimulatorCoverageTest {
         "stray_chunk",
         // Injected faults: frames of an older connection read after the newer one's, a duplicate cutover.
         "stale_relay", "stale_cutover", "stale_restore");
+    // Every injected fault happened, and those runs still kept every invariant.
+    assertThat(injected.keySet()).contains("stale_to_target", "stale_to_target_interleaved", "stale_to_source",
+        "duplicate_cutover", "direct_before_cas");
     // Other objects' frames were delivered between this unit's chunks, and those runs still kept every invariant.
     assertThat(otherBetweenChunks).isPositive();
   }
