@@ -150,18 +150,4 @@ public final class Ids {
   private static String abbreviate(final String value) {
     return value.length() <= 40 ? value : value.substring(0, 40) + "...";
   }
-
-  /**
-   * SHA-256 of {@code bytes} as 64 lowercase hex characters.
-   *
-   * @param bytes the input.
-   * @return the digest.
-   */
-  static String sha256Hex(final byte[] bytes) {
-    try {
-      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
-  }
 }

@@ -7,6 +7,7 @@ import dev.spotkit.core.location.AuthorityRecord;
 import dev.spotkit.core.location.NodePeer;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.core.location.Sha256;
 import dev.spotkit.core.location.StoreCalls;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.RelocationReference;
@@ -135,14 +136,14 @@ final class InstanceActivations {
       }
       final byte[] bytes = rt.copier().encode("first message", message, Creations.MAX_CREATION_REQUEST_BYTES)
           .toBytes();
-      final String sha = Ids.sha256Hex(bytes);
+      final String sha = Sha256.hex(bytes);
       final RelocationReference ref = new RelocationReference("instance-activation/" + rt.meshName() + "/"
           + cell.id + "/" + Ids.newUuid());
       StoreCalls.await(store.put(ref, StoreBytes.of(bytes), FIRST_MESSAGE_RETENTION), STORE_TIMEOUT,
           "store of the first message of " + cell.describe());
       final RelocationStore.GetResult read = StoreCalls.await(store.get(ref), STORE_TIMEOUT,
           "verification of the first message of " + cell.describe());
-      if (!(read instanceof RelocationStore.GetResult.Found found) || !Ids.sha256Hex(found.payload().toByteArray())
+      if (!(read instanceof RelocationStore.GetResult.Found found) || !Sha256.hex(found.payload().toByteArray())
           .equals(sha)) {
         throw new SpotkitException.DataLost("the first message of " + cell.describe() + " did not read back"
             + " intact from the Relocation Store; nothing was reserved");

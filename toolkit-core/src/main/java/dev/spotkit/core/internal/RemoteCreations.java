@@ -14,6 +14,7 @@ import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.location.Placement;
 import dev.spotkit.core.location.PlacementBatches;
 import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.core.location.Sha256;
 import dev.spotkit.core.location.StoreCalls;
 import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ActorCreate;
@@ -221,7 +222,7 @@ final class RemoteCreations {
     final byte[] request = rt.copier().encode("creation request", spec.request(),
         Creations.MAX_CREATION_REQUEST_BYTES).toBytes();
     return new AuthorityRecord.PendingCreation(reservationId(operation),
-        INLINE + Base64.getUrlEncoder().withoutPadding().encodeToString(request), Ids.sha256Hex(request),
+        INLINE + Base64.getUrlEncoder().withoutPadding().encodeToString(request), Sha256.hex(request),
         request.length);
   }
 
@@ -391,7 +392,7 @@ final class RemoteCreations {
       throw new SpotkitException.DataLost("creation request reference '" + reference + "' is not inline-v1");
     }
     final byte[] bytes = Base64.getUrlDecoder().decode(reference.substring(INLINE.length()));
-    if (!Ids.sha256Hex(bytes).equals(pending.requestSha256())) {
+    if (!Sha256.hex(bytes).equals(pending.requestSha256())) {
       throw new SpotkitException.DataLost("the stored creation request does not match its SHA-256");
     }
     return rt.copier().decode(ApplicationPayload.fromBytes(bytes));

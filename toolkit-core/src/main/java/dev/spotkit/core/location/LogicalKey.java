@@ -1,9 +1,6 @@
 package dev.spotkit.core.location;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 
@@ -57,11 +54,7 @@ public record LogicalKey(String preimage) {
    * @return 64 hex characters.
    */
   public String sha256Hex() {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(preimageBytes()));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    return Sha256.hex(preimageBytes());
   }
 
   @Override

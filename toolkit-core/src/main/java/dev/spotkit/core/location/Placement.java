@@ -100,13 +100,8 @@ public final class Placement {
   }
 
   private static long hash(final String objectId, final String routingIdHex) {
-    try {
-      final byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest((objectId + '\0'
-          + routingIdHex).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.nio.ByteBuffer.wrap(digest).getLong();
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
+    return java.nio.ByteBuffer.wrap(Sha256.digest((objectId + '\0' + routingIdHex)
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8))).getLong();
   }
 
   private static List<NodePeer> candidates(final List<NodePeer> peers,
