@@ -32,10 +32,15 @@ import java.util.concurrent.CompletionStage;
  * a bare {@code get()}; continuations that may block must move to the caller's executor
  * ({@code ...Async(fn, executor)}), because a provider may complete stages on an I/O thread.
  *
+ * <p>Lifecycle: a provider that holds resources (a Redis connection) releases them in {@link #close()}; the
+ * default does nothing (the in-memory stores hold none). Whoever created the store closes it once: the
+ * application, or the MeshNode it was handed to with {@code MeshNode.Builder#closeStoresOnClose()}. Providers
+ * make close idempotent.
+ *
  * <p>Bytes: the provider copies what it keeps ({@link StoreBytes} is immutable, so that is free) and never
  * changes bytes it returned. Thread-safety: implementations are safe for use from any thread.
  */
-public interface LocationStore {
+public interface LocationStore extends AutoCloseable {
 
   /**
    * Reads one key.
@@ -61,4 +66,12 @@ public interface LocationStore {
    * @return a page, or Expired when the cursor is stale or belongs to another scan.
    */
   CompletionStage<ScanResult> scan(ScanRequest request);
+
+  /**
+   * Releases the provider's resources (connections, threads); idempotent. Calls after close fail with
+   * {@link StoreException.Unavailable}. The default does nothing.
+   */
+  @Override
+  default void close() {
+  }
 }

@@ -14,8 +14,10 @@ import java.util.concurrent.CompletionStage;
  * {@link StoreException}. Limits (reference 1..4096 UTF-8 bytes, payload at most
  * {@link StoreLimits#MAX_RELOCATION_PAYLOAD_BYTES}) are checked before anything is sent. Thread-safety:
  * implementations are safe for use from any thread.
+ *
+ * <p>Lifecycle: as {@link LocationStore#close()}: idempotent, the default does nothing.
  */
-public interface RelocationStore {
+public interface RelocationStore extends AutoCloseable {
 
   /** The default retention of a payload: 24 h, renewed by the framework when 12 h remain. */
   Duration DEFAULT_RETENTION = Duration.ofHours(24);
@@ -76,6 +78,14 @@ public interface RelocationStore {
           "relocation payload of " + payload.size() + " bytes exceeds the limit of "
           + StoreLimits.MAX_RELOCATION_PAYLOAD_BYTES + " bytes (16 MiB)");
     }
+  }
+
+  /**
+   * Releases the provider's resources (connections, threads); idempotent. Calls after close fail with
+   * {@link StoreException.Unavailable}. The default does nothing.
+   */
+  @Override
+  default void close() {
   }
 
   /** Outcome of {@link #put}. */
