@@ -37,6 +37,8 @@ public final class Creations {
   /** Limit of an encoded creation request (spec 000 section 2). */
   static final int MAX_CREATION_REQUEST_BYTES = 1 << 20;
   private static final int MAX_ATTEMPTS = 1000;
+  /** How long a reserved creation waits for a local staged attempt of the same id to step aside: 5 s. */
+  private static final Duration STEP_ASIDE_BOUND = Duration.ofSeconds(5);
 
   private final NodeRuntime rt;
   private final InstanceActivations instances;
@@ -138,9 +140,7 @@ public final class Creations {
     final ActorCell cell = new ActorCell(rt, id, type);
     rt.store().adopt(cell, row, version);
     cell.terminal = terminal;
-    if (rt.actors.putIfAbsent(id, cell) != null) {
-      throw new SpotkitException.Unavailable("actor '" + id + "' already has a local incarnation here");
-    }
+    registerReserved(rt.actors, id, cell, "actor", c -> c.creation);
     startActor(cell, request);
     return cell.creation;
   }
@@ -158,11 +158,43 @@ public final class Creations {
     final SpotCell cell = new SpotCell(rt, id, type);
     rt.store().adopt(cell, row, version);
     cell.terminal = terminal;
-    if (rt.spots.putIfAbsent(id, cell) != null) {
-      throw new SpotkitException.Unavailable("spot '" + id + "' already has a local incarnation here");
-    }
+    registerReserved(rt.spots, id, cell, "spot", c -> c.creation);
     cell.control(() -> completeSpot(cell, request));
     return cell.creation;
+  }
+
+  /**
+   * Registers the cell of a creation a coordinator reserved for this node (command 49 / 47). A local
+   * GetOrCreate of the same id may have staged a cell just before: it has no reservation, and its own reserve
+   * finds the coordinator's Creating row and steps aside (AlreadyExists, then it waits for this creation). Wait
+   * for that, bounded, instead of refusing the reservation: a refused reservation would stay Creating with no
+   * creator until every caller's deadline passed. A cell holding a reservation (a duplicate command) is refused.
+   *
+   * @throws SpotkitException.Unavailable when another reserved or live incarnation is registered, or the staged
+   *     one did not step aside within {@link #STEP_ASIDE_BOUND}.
+   */
+  private static <C extends Cell> void registerReserved(final Map<String, C> registry, final String id,
+      final C cell, final String label, final Function<C, CompletableFuture<?>> creationOf) {
+    final long until = System.nanoTime() + STEP_ASIDE_BOUND.toNanos();
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      final C existing = registry.putIfAbsent(id, cell);
+      if (existing == null) {
+        return;
+      }
+      final long left = until - System.nanoTime();
+      if (existing.state != CellState.STAGING || existing.storeRecord != null || left <= 0) {
+        break;
+      }
+      try {
+        creationOf.apply(existing).get(left, TimeUnit.NANOSECONDS); // the local attempt ends, either way
+      } catch (ExecutionException | TimeoutException e) {
+        // it failed (AlreadyExists: the row is ours; its abort left the registry first) or still runs: look again
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    throw new SpotkitException.Unavailable(label + " '" + id + "' already has a local incarnation here");
   }
 
   private <C extends Cell, R> CreateOutcome<R> getOrCreate(final Map<String, C> registry, final String id,

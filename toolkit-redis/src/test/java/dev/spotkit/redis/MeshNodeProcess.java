@@ -1,0 +1,227 @@
+package dev.spotkit.redis;
+
+import dev.spotkit.core.Actor;
+import dev.spotkit.core.ActorContext;
+import dev.spotkit.core.ActorHandlers;
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.CreateOutcome;
+import dev.spotkit.core.EntrySpot;
+import dev.spotkit.core.EntrySpotContext;
+import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.ObjectKind;
+import dev.spotkit.core.ObjectLocation;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One MeshNode in its own JVM, for {@link MultiProcessMeshTest}: an object server on the Redis Location and
+ * Relocation Stores with a free loopback mesh port and short owner-lease settings, driven by a line protocol on
+ * stdin. Every command gets exactly one answer line on stdout starting with {@value #ANSWER} (logging goes to
+ * stderr); the first such line is {@code @@ ready <nodeRidHex>}.
+ *
+ * <p>Arguments: {@code <redisUri> <keyPrefix> <meshName> <clusterSecret>}. Commands:
+ * <ul>
+ *   <li>{@code storm ID N}: N concurrent GetOrCreate of actor ID ("counted"), released together; answers
+ *       {@code created=C existing=E other=X owners=RID[,RID]}.</li>
+ *   <li>{@code runs ID}: how often the "counted" factory ran here for ID.</li>
+ *   <li>{@code getOrCreate ID}: {@code Created RID}, {@code Existing RID}, or {@code error TYPE}.</li>
+ *   <li>{@code create}: a new "counted" actor where placement puts it: {@code created ID RID} or
+ *       {@code error TYPE}.</li>
+ *   <li>{@code ask ID}: a request to actor ID, answered by the node hosting it: {@code ok RID} or
+ *       {@code error TYPE}.</li>
+ *   <li>{@code find ID}: {@code found RID}, {@code none} or {@code error TYPE}.</li>
+ *   <li>{@code locate ID}: {@code at RID STATE}, {@code none} or {@code error TYPE}.</li>
+ *   <li>{@code quit}: closes the node and exits.</li>
+ * </ul>
+ */
+public final class MeshNodeProcess {
+  /** Prefix of every answer line. */
+  public static final String ANSWER = "@@ ";
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+  private static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
+
+  /** Asks which node answered. */
+  public record WhereAreYou() {
+  }
+
+  /** The answer: the hosting node's RoutingId. */
+  public record HereIAm(String nodeRidHex) {
+  }
+
+  /** Counts its factory runs per id and answers {@link WhereAreYou}. */
+  static final class Counted implements Actor {
+    private final ActorContext ctx;
+
+    Counted(final ActorContext ctx) {
+      this.ctx = ctx;
+      RUNS.computeIfAbsent(ctx.self().id().value(), k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.request(WhereAreYou.class, q -> new HereIAm(ctx.self().nodeRid().hex()));
+    }
+  }
+
+  /** An Entry Spot that approves everything. */
+  static final class Entry implements EntrySpot {
+    private final EntrySpotContext ctx;
+
+    Entry(final EntrySpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public EntrySpotContext context() {
+      return ctx;
+    }
+  }
+
+  private MeshNodeProcess() {
+  }
+
+  /**
+   * Starts the node and serves commands until {@code quit} or end of stdin.
+   *
+   * @param args redis URI, key prefix, MeshName, cluster secret (at least 16 bytes).
+   * @throws Exception when the node cannot start (the process then exits non-zero).
+   */
+  public static void main(final String[] args) throws Exception {
+    final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    final RedisLocationStore locations = RedisLocationStore.connect(args[0], args[1]);
+    final RedisRelocationStore relocations = RedisRelocationStore.connect(args[0], args[1]);
+    final MeshNode node = MeshNode.builder().meshName(args[2]).locationStore(locations)
+        .relocationStore(relocations).workers(2).requestTimeout(CALL_TIMEOUT).closeTimeout(Duration.ofSeconds(2))
+        .ownerLease(Duration.ofMillis(200), Duration.ofMillis(2000), Duration.ofMillis(300), Duration.ofMillis(1000))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(args[3]))
+        .objectServer(s -> s.entrySpot(Entry::new).actor("counted", Counted::new, a -> a.disableRelocation()))
+        .start();
+    out.println(ANSWER + "ready " + node.nodeRid().hex());
+    final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        final String[] words = line.trim().split(" ");
+        if (words[0].equals("quit")) {
+          break;
+        }
+        String answer;
+        try {
+          answer = handle(node, pool, words);
+        } catch (Exception e) {
+          final Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+              ? e.getCause() : e;
+          answer = "error " + cause.getClass().getSimpleName();
+        }
+        out.println(ANSWER + answer);
+      }
+    } finally {
+      node.close();
+      locations.close();
+      relocations.close();
+    }
+    System.exit(0);
+  }
+
+  private static String handle(final MeshNode node, final ExecutorService pool, final String[] words)
+      throws Exception {
+    switch (words[0]) {
+      case "storm" -> {
+        return storm(node, pool, words[1], Integer.parseInt(words[2]));
+      }
+      case "runs" -> {
+        final AtomicInteger runs = RUNS.get(words[1]);
+        return Integer.toString(runs == null ? 0 : runs.get());
+      }
+      case "getOrCreate" -> {
+        final CreateOutcome<ActorRef> outcome = node.actors().getOrCreate(words[1], "counted")
+            .timeout(CALL_TIMEOUT).awaitOutcome();
+        return describe(outcome);
+      }
+      case "create" -> {
+        final ActorRef ref = node.actors().create("counted").timeout(CALL_TIMEOUT).await();
+        return "created " + ref.id().value() + " " + ref.nodeRid().hex();
+      }
+      case "ask" -> {
+        return "ok " + node.toActor(words[1]).request(new WhereAreYou(), HereIAm.class).timeout(CALL_TIMEOUT)
+            .await().nodeRidHex();
+      }
+      case "find" -> {
+        final Optional<ActorRef> found = node.actors().find(words[1]);
+        return found.map(r -> "found " + r.nodeRid().hex()).orElse("none");
+      }
+      case "locate" -> {
+        final Optional<ObjectLocation> at = node.locations().locate(ObjectKind.ACTOR, words[1]);
+        return at.map(l -> "at " + l.owner().hex() + " " + l.state()).orElse("none");
+      }
+      default -> {
+        return "error unknown command " + words[0];
+      }
+    }
+  }
+
+  private static String storm(final MeshNode node, final ExecutorService pool, final String id, final int callers)
+      throws Exception {
+    final CountDownLatch go = new CountDownLatch(1);
+    final List<Future<CreateOutcome<ActorRef>>> calls = new ArrayList<>();
+    for (int i = 0; i < callers; i++) {
+      calls.add(pool.submit(() -> {
+        go.await();
+        return node.actors().getOrCreate(id, "counted").timeout(CALL_TIMEOUT).awaitOutcome();
+      }));
+    }
+    go.countDown();
+    int created = 0;
+    int existing = 0;
+    int other = 0;
+    final TreeSet<String> owners = new TreeSet<>();
+    String firstError = "";
+    for (Future<CreateOutcome<ActorRef>> call : calls) {
+      final CreateOutcome<ActorRef> outcome;
+      try {
+        outcome = call.get(CALL_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        other++;
+        if (firstError.isEmpty()) {
+          firstError = " error=" + String.valueOf(e.getCause()).replaceAll("\\s+", "_");
+        }
+        continue;
+      }
+      switch (outcome) {
+        case CreateOutcome.Created<ActorRef> c -> {
+          created++;
+          owners.add(c.ref().nodeRid().hex());
+        }
+        case CreateOutcome.Existing<ActorRef> e -> {
+          existing++;
+          owners.add(e.ref().nodeRid().hex());
+        }
+        case CreateOutcome.Rejected<ActorRef> r -> other++;
+      }
+    }
+    return "created=" + created + " existing=" + existing + " other=" + other + " owners=" + String.join(",", owners)
+        + firstError;
+  }
+
+  private static String describe(final CreateOutcome<ActorRef> outcome) {
+    return switch (outcome) {
+      case CreateOutcome.Created<ActorRef> c -> "Created " + c.ref().nodeRid().hex();
+      case CreateOutcome.Existing<ActorRef> e -> "Existing " + e.ref().nodeRid().hex();
+      case CreateOutcome.Rejected<ActorRef> r -> "Rejected";
+    };
+  }
+}
