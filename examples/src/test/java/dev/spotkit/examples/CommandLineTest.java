@@ -76,28 +76,38 @@ class CommandLineTest {
   }
 
   @Test
-  void oneNodePerProcessOptionsSayThatASharedStoreIsNeededAndExitTwo() {
-    final String needsStore = "chat-server: one node per process needs a Location Store shared by every process";
-    final String redis = "; the Redis store (--store redis://HOST:6379) is upcoming. Until then run every node in one"
-        + " process with --nodes N" + System.lineSeparator();
-    assertThat(serverErrors("--node-index", "1", "--peers", "10.0.0.1:7100,10.0.0.2:7100"))
-        .isEqualTo(needsStore + redis);
-    assertThat(serverErrors("--store", "redis://10.0.0.9:6379"))
-        .isEqualTo(needsStore + " (--store redis://10.0.0.9:6379 is not one: no shared store is available yet)"
-            + redis);
-    assertThat(serverErrors("--node-index", "0")).isEqualTo("chat-server: one node per process needs both"
-        + " --node-index I and --peers HOST:PORT,... (every node's mesh endpoint, in node-index order)"
+  void oneNodePerProcessOptionsAreCheckedBeforeAnythingStartsAndExitTwo() throws Exception {
+    assertThat(serverErrors("--node-index", "1")).isEqualTo("chat-server: --node-index runs one node of a mesh"
+        + " whose nodes are separate processes: it needs the store they share, --store redis://HOST:PORT"
         + System.lineSeparator());
-    assertThat(serverErrors("--node-index", "2", "--peers", "a:1,b:2")).isEqualTo("chat-server: --node-index 2"
-        + " must be between 0 and 1 (one per --peers entry)" + System.lineSeparator());
-    assertThat(serverErrors("--node-index", "0", "--peers", "a:1,b")).isEqualTo("chat-server: --peers entry 'b'"
-        + " is not HOST:PORT" + System.lineSeparator());
+    assertThat(serverErrors("--store", "redis://10.0.0.9:6379")).isEqualTo("chat-server: one node per process"
+        + " needs the mesh's cluster secret, the same in every process, in the environment variable"
+        + " SPOTKIT_CLUSTER_SECRET (at least 16 bytes; e.g. export SPOTKIT_CLUSTER_SECRET=$(openssl rand -hex 16))"
+        + System.lineSeparator());
+    assertThat(serverErrors("--store", "memory://x")).isEqualTo("chat-server: --store memory://x is not a Redis"
+        + " URI; e.g. redis://127.0.0.1:6379" + System.lineSeparator());
+    assertThat(serverErrors("--store", "redis://x:6379", "--node-index", "-1")).isEqualTo("chat-server:"
+        + " --node-index -1 must be between 0 and 1023" + System.lineSeparator());
+    assertThat(serverErrors("--store", "redis://x:6379", "--port", "65535", "--node-index", "2"))
+        .startsWith("chat-server: --port 65535 with --node-index 2 needs port 65537");
     assertThat(serverErrors("--nodes", "3", "--store", "redis://x:6379")).startsWith("chat-server: --nodes runs"
         + " every node in this process");
     assertThat(serverErrors("--nodes", "0")).isEqualTo("chat-server: --nodes 0 must be between 1 and 64"
         + System.lineSeparator());
     assertThat(serverErrors("--port", "65535", "--nodes", "2")).startsWith("chat-server: --port 65535 with"
         + " --nodes 2 needs ports up to 65536");
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      final int nobody = closed.getLocalPort();
+      closed.close();
+      final ByteArrayOutputStream err = new ByteArrayOutputStream();
+      final int code = CompletableFuture.supplyAsync(() -> ChatServerCommandAccess.run(
+          new PrintStream(err, true, StandardCharsets.UTF_8),
+          java.util.Map.of("SPOTKIT_CLUSTER_SECRET", "0123456789abcdef0123"),
+          "--store", "redis://127.0.0.1:" + nobody, "--port", "0")).get(30, TimeUnit.SECONDS);
+      assertThat(code).isEqualTo(2);
+      assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("chat-server: the store redis://127.0.0.1:"
+          + nobody + " cannot be used: ").endsWith(System.lineSeparator()).hasLineCount(1);
+    }
   }
 
   @Test

@@ -5,6 +5,8 @@ import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.RelocationStore;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +30,11 @@ import java.util.concurrent.Executors;
  * </ul>
  *
  * <p>Bad input (unknown commands, lines over 8 KiB, invalid UTF-8) gets an {@code error: ...} line and never
- * stops the server. Nothing relocates (one process, in-memory stores), so every registration says
- * {@code disableRelocation()}. One node per OS process needs a Location Store shared between processes (the
- * Redis store, upcoming); see {@link ChatServerCommand}.
+ * stops the server. Nothing relocates, so every registration says {@code disableRelocation()}.
+ *
+ * <p>One node per OS process ({@link #startMember}): every process is given the same shared stores (the Redis
+ * Location and Relocation Stores, see {@link ChatServerCommand}) and cluster secret; the nodes find each other
+ * through the MeshNode descriptors in the Location Store (each one's mesh endpoint), so no peer list is needed.
  */
 public final class ChatServer implements AutoCloseable {
 
@@ -44,9 +48,81 @@ public final class ChatServer implements AutoCloseable {
   private static final int SECRET_BYTES = 32;
 
   private final List<MeshNode> nodes;
+  private final List<AutoCloseable> stores;
 
   private ChatServer(final List<MeshNode> nodes) {
+    this(nodes, List.of());
+  }
+
+  private ChatServer(final List<MeshNode> nodes, final List<AutoCloseable> stores) {
     this.nodes = List.copyOf(nodes);
+    this.stores = List.copyOf(stores);
+  }
+
+  /**
+   * Starts one node of a mesh whose other nodes run in other processes (spec 002 sections 4 and 7): it shares
+   * {@code locations} and {@code relocations} with them, proves {@code secret} to them, publishes its mesh
+   * endpoint ({@code meshHost} and a free port) in its MeshNode descriptor and reaches the others through
+   * theirs. The node with {@code activateDirectory} activates the {@link RoomDirectory} at start (any node would
+   * on the first {@code /rooms}). The server closes the stores after the node ({@link #close()}); on a failed
+   * start it closes them too.
+   *
+   * @param host address the session listener binds, e.g. 127.0.0.1.
+   * @param port session port, 0..65535; 0 = a free port.
+   * @param meshHost the address other processes reach this node's mesh listener on, e.g. 127.0.0.1.
+   * @param secret the cluster secret every process of the mesh shares, at least 16 bytes.
+   * @param locations the shared Location Store, e.g. {@code RedisLocationStore.connect(uri, prefix)}.
+   * @param relocations the shared Relocation Store.
+   * @param activateDirectory whether this node activates the room directory at start (node index 0).
+   * @return the running server.
+   * @throws SpotkitException.Unavailable when a port cannot be bound or the store does not answer.
+   * @throws SpotkitException.InvalidOperation when the secret is shorter than 16 bytes or a port is out of range.
+   */
+  public static ChatServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
+      final LocationStore locations, final RelocationStore relocations, final boolean activateDirectory) {
+    final List<AutoCloseable> stores = List.of(locations, relocations);
+    try {
+      final MeshNode node = builder(host, port, locations, relocations)
+          .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret))
+          .start();
+      final ChatServer server = new ChatServer(List.of(node), stores);
+      try {
+        if (activateDirectory) {
+          activateDirectory(node);
+        }
+      } catch (RuntimeException e) {
+        server.close();
+        throw e;
+      }
+      return server;
+    } catch (RuntimeException e) {
+      closeAll(stores);
+      throw e;
+    }
+  }
+
+  private static MeshNode.Builder builder(final String host, final int sessionPort, final LocationStore locations,
+      final RelocationStore relocations) {
+    return MeshNode.builder()
+        .meshName(MESH_NAME)
+        .locationStore(locations)
+        .relocationStore(relocations)
+        .objectServer(server -> server
+            .entrySpot(Lobby::new)
+            .actor("player", Player::new, actor -> actor.disableRelocation())
+            .userSpot("room", Room::new, spot -> spot.spotWide().disableRelocation())
+            .instanceSpot(RoomDirectory.TYPE, RoomDirectory::new, spot -> spot.disableRelocation()))
+        .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo("player"));
+  }
+
+  private static void closeAll(final List<AutoCloseable> stores) {
+    for (AutoCloseable store : stores) {
+      try {
+        store.close();
+      } catch (Exception e) {
+        // closing on the way out: nothing else to do with it
+      }
+    }
   }
 
   /**
@@ -89,16 +165,7 @@ public final class ChatServer implements AutoCloseable {
     try {
       for (int i = 0; i < nodeCount; i++) {
         final int sessionPort = port == 0 ? 0 : port + i;
-        final MeshNode.Builder builder = MeshNode.builder()
-            .meshName(MESH_NAME)
-            .locationStore(locations)
-            .relocationStore(relocations)
-            .objectServer(server -> server
-                .entrySpot(Lobby::new)
-                .actor("player", Player::new, actor -> actor.disableRelocation())
-                .userSpot("room", Room::new, spot -> spot.spotWide().disableRelocation())
-                .instanceSpot(RoomDirectory.TYPE, RoomDirectory::new, spot -> spot.disableRelocation()))
-            .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo("player"));
+        final MeshNode.Builder builder = builder(host, sessionPort, locations, relocations);
         if (nodeCount > 1) {
           builder.mesh(mesh -> mesh.listen(MESH_HOST, 0).clusterSecret(secret));
         }
@@ -161,7 +228,10 @@ public final class ChatServer implements AutoCloseable {
     return nodes;
   }
 
-  /** Closes every session and stops every node, all nodes at once. Idempotent. */
+  /**
+   * Closes every session and stops every node, all nodes at once, then closes the shared stores it was given.
+   * Idempotent.
+   */
   @Override
   public void close() {
     try (ExecutorService closing = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -169,5 +239,6 @@ public final class ChatServer implements AutoCloseable {
         closing.execute(node::close);
       }
     }
+    closeAll(stores);
   }
 }

@@ -1,8 +1,13 @@
 package dev.spotkit.examples.chat;
 
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.redis.RedisLocationStore;
+import dev.spotkit.redis.RedisRelocationStore;
+import dev.spotkit.store.StoreException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -16,20 +21,28 @@ import picocli.CommandLine.Option;
  *   <li>{@code --nodes N}: N MeshNodes in this process, one mesh sharing the in-memory stores; node i listens
  *       for clients on {@code --port} + i (all free ports with {@code --port 0}); each node's port is printed.
  *       </li>
- *   <li>{@code --node-index I --peers HOST:PORT,... --store URI}: one node per OS process (designed, not yet
- *       runnable). This process runs node I of the mesh; {@code --peers} lists every node's mesh endpoint in
- *       node-index order, and node I binds its mesh listener to entry I; {@code --store} names the Location
- *       Store all processes share, e.g. {@code redis://HOST:6379}. No such store exists yet (the Redis store
- *       is upcoming), so any of these options prints why and exits with code 2.</li>
+ *   <li>{@code --store redis://HOST:PORT --node-index I}: one node per OS process. Every process of the mesh
+ *       names the same Redis ({@code --store}, key prefix {@code --store-prefix}) and the same cluster secret
+ *       (environment variable {@value #SECRET_ENV}, at least 16 bytes); node I takes client sessions on
+ *       {@code --port} + I, so processes started with the same {@code --port} and indexes 0, 1, 2 listen on
+ *       7000, 7001, 7002. The nodes find each other through the MeshNode descriptors in the Location Store
+ *       (each publishes its mesh endpoint: {@code --mesh-host} and a free port), so there is no peer list.
+ *       Node 0 activates the room directory at start.</li>
  * </ul>
  *
- * <p>A port out of range, one that cannot be bound (in use, no permission), or a bad option combination
- * prints one {@code chat-server: ...} line on stderr and exits with code 2 (a usage error), without a stack
- * trace.
+ * <p>A port out of range, one that cannot be bound (in use, no permission), a store that cannot be reached, a
+ * missing secret or a bad option combination prints one {@code chat-server: ...} line on stderr and exits with
+ * code 2 (a usage error), without a stack trace.
  */
 @Command(name = "chat-server", mixinStandardHelpOptions = true,
     description = "Chat rooms over a line protocol; try: nc 127.0.0.1 <port>, then /nick ann, /join lobby, hello.")
 public final class ChatServerCommand implements Callable<Integer> {
+  /** The environment variable holding the cluster secret of a one-node-per-process mesh. */
+  public static final String SECRET_ENV = "SPOTKIT_CLUSTER_SECRET";
+  /** Shortest cluster secret accepted, in UTF-8 bytes. */
+  static final int MIN_SECRET_BYTES = 16;
+  /** Most node indexes (session port = --port + index). */
+  static final int MAX_NODE_INDEX = 1023;
 
   @Option(names = "--host", defaultValue = "127.0.0.1",
       description = "Address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface).")
@@ -43,23 +56,34 @@ public final class ChatServerCommand implements Callable<Integer> {
       description = "MeshNodes in this process, sharing in-memory stores (default: ${DEFAULT-VALUE}).")
   int nodes;
 
+  @Option(names = "--store", paramLabel = "URI",
+      description = "One node per process: the Redis all nodes share, e.g. redis://127.0.0.1:6379; the cluster"
+          + " secret comes from the environment variable " + SECRET_ENV + ".")
+  String store;
+
   @Option(names = "--node-index", paramLabel = "I",
-      description = "One node per process: run node I of --peers (needs a shared --store; not available yet).")
+      description = "One node per process (with --store): this is node I, on session port --port + I; node 0"
+          + " activates the room directory (default: 0).")
   Integer nodeIndex;
 
-  @Option(names = "--peers", split = ",", paramLabel = "HOST:PORT",
-      description = "One node per process: every node's mesh endpoint in node-index order (with --node-index).")
-  List<String> peers;
+  @Option(names = "--store-prefix", defaultValue = "spotkit-chat", paramLabel = "PREFIX",
+      description = "With --store: the Redis key prefix of this mesh; the same for every node (default:"
+          + " ${DEFAULT-VALUE}).")
+  String storePrefix;
 
-  @Option(names = "--store", paramLabel = "URI",
-      description = "One node per process: the Location Store all nodes share, e.g. redis://HOST:6379 (upcoming).")
-  String store;
+  @Option(names = "--mesh-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
+      description = "With --store: the address other nodes reach this node's mesh listener on (free port;"
+          + " default: ${DEFAULT-VALUE}).")
+  String meshHost;
 
   /** Where the error line goes; stderr unless a test replaces it. */
   PrintStream err = System.err;
 
   /** Where the listening lines go; stdout unless a test replaces it. */
   PrintStream out = System.out;
+
+  /** The environment (the cluster secret); the process environment unless a test replaces it. */
+  Map<String, String> env = System.getenv();
 
   @Override
   public Integer call() throws Exception {
@@ -79,6 +103,11 @@ public final class ChatServerCommand implements Callable<Integer> {
 
   private void printPorts(final ChatServer server) {
     final List<Integer> ports = server.ports();
+    if (store != null) {
+      out.println("chat-server: node " + index() + " of mesh '" + ChatServer.MESH_NAME + "' (store " + store
+          + ", prefix " + storePrefix + ") listening on " + host + ":" + ports.get(0) + " (Ctrl-C stops)");
+      return;
+    }
     if (ports.size() == 1) {
       out.println("chat-server: listening on " + host + ":" + ports.get(0) + " (Ctrl-C stops)");
       return;
@@ -88,6 +117,10 @@ public final class ChatServerCommand implements Callable<Integer> {
     }
     out.println("chat-server: " + ports.size() + " nodes in mesh '" + ChatServer.MESH_NAME + "'; connect to any"
         + " of them (Ctrl-C stops)");
+  }
+
+  private int index() {
+    return nodeIndex == null ? 0 : nodeIndex;
   }
 
   /**
@@ -102,9 +135,26 @@ public final class ChatServerCommand implements Callable<Integer> {
       return null;
     }
     try {
-      return ChatServer.start(host, port, nodes);
-    } catch (SpotkitException e) {
-      err.println("chat-server: " + e.getMessage());
+      if (store == null) {
+        return ChatServer.start(host, port, nodes);
+      }
+      final byte[] secret = env.get(SECRET_ENV).getBytes(StandardCharsets.UTF_8);
+      final RedisLocationStore locations = RedisLocationStore.connect(store, storePrefix);
+      final RedisRelocationStore relocations;
+      try {
+        relocations = RedisRelocationStore.connect(store, storePrefix);
+      } catch (RuntimeException e) {
+        locations.close();
+        throw e;
+      }
+      return ChatServer.startMember(host, port == 0 ? 0 : port + index(), meshHost, secret, locations,
+          relocations, index() == 0);
+    } catch (SpotkitException | StoreException e) {
+      err.println("chat-server: " + (store != null && e instanceof StoreException ? "the store " + store
+          + " cannot be used: " : "") + e.getMessage());
+      return null;
+    } catch (IllegalArgumentException e) {
+      err.println("chat-server: --store " + store + " / --store-prefix " + storePrefix + ": " + e.getMessage());
       return null;
     }
   }
@@ -121,31 +171,30 @@ public final class ChatServerCommand implements Callable<Integer> {
       return "--port " + port + " with --nodes " + nodes + " needs ports up to " + (port + nodes - 1)
           + ", above 65535; use a lower --port, or 0 for free ports";
     }
-    if (nodeIndex == null && peers == null && store == null) {
-      return null;
+    if (store == null) {
+      return nodeIndex == null ? null : "--node-index runs one node of a mesh whose nodes are separate"
+          + " processes: it needs the store they share, --store redis://HOST:PORT";
     }
     if (nodes != 1) {
-      return "--nodes runs every node in this process; --node-index, --peers and --store run one node per"
-          + " process: use one or the other";
+      return "--nodes runs every node in this process; --store (with --node-index) runs one node per process:"
+          + " use one or the other";
     }
-    if ((nodeIndex == null) != (peers == null)) {
-      return "one node per process needs both --node-index I and --peers HOST:PORT,... (every node's mesh"
-          + " endpoint, in node-index order)";
+    if (!store.startsWith("redis://") && !store.startsWith("rediss://")) {
+      return "--store " + store + " is not a Redis URI; e.g. redis://127.0.0.1:6379";
     }
-    if (nodeIndex != null && (nodeIndex < 0 || nodeIndex >= peers.size())) {
-      return "--node-index " + nodeIndex + " must be between 0 and " + (peers.size() - 1) + " (one per --peers"
-          + " entry)";
+    if (index() < 0 || index() > MAX_NODE_INDEX) {
+      return "--node-index " + index() + " must be between 0 and " + MAX_NODE_INDEX;
     }
-    for (String peer : peers == null ? List.<String>of() : peers) {
-      final int colon = peer.lastIndexOf(':');
-      if (colon <= 0 || !peer.substring(colon + 1).matches("[0-9]{1,5}")
-          || Integer.parseInt(peer.substring(colon + 1)) > 65535) {
-        return "--peers entry '" + peer + "' is not HOST:PORT";
-      }
+    if (port > 0 && port + index() > 65535) {
+      return "--port " + port + " with --node-index " + index() + " needs port " + (port + index())
+          + ", above 65535; use a lower --port, or 0 for a free port";
     }
-    return "one node per process needs a Location Store shared by every process" + (store == null ? ""
-        : " (--store " + store + " is not one: no shared store is available yet)")
-        + "; the Redis store (--store redis://HOST:6379) is upcoming. Until then run every node in one process"
-        + " with --nodes N";
+    final String secret = env.get(SECRET_ENV);
+    if (secret == null || secret.getBytes(StandardCharsets.UTF_8).length < MIN_SECRET_BYTES) {
+      return "one node per process needs the mesh's cluster secret, the same in every process, in the"
+          + " environment variable " + SECRET_ENV + " (at least " + MIN_SECRET_BYTES + " bytes; e.g. export "
+          + SECRET_ENV + "=$(openssl rand -hex 16))";
+    }
+    return null;
   }
 }
