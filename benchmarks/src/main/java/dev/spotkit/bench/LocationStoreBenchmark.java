@@ -1,0 +1,250 @@
+package dev.spotkit.bench;
+
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.LeaseGeneration;
+import dev.spotkit.core.location.LocationKeys;
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.MeshNodeDescriptorRecord;
+import dev.spotkit.core.location.NodeCapacityRecord;
+import dev.spotkit.core.location.NodeDirectory;
+import dev.spotkit.core.location.NodeState;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.OwnerLeaseRecord;
+import dev.spotkit.core.location.PlacementBatches;
+import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.redis.RedisLocationStore;
+import dev.spotkit.store.Condition;
+import dev.spotkit.store.Mutation;
+import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreVersion;
+import dev.spotkit.store.WriteBatch;
+import dev.spotkit.store.WriteResult;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The Redis Location Store's own cost per operation, against a local {@code redis-server} this benchmark starts
+ * per fork (free loopback port, {@code --save "" --appendonly no}) and stops. One caller thread, one request in
+ * flight at a time, so every score is round trips per second:
+ * <ul>
+ *   <li>{@code baselineEvalsha}: raw Lettuce {@code EVALSHA} of {@code return 1} on its own connection (the
+ *       {@code redis-benchmark}-style floor: one round trip through Lettuce, Netty and the Lua engine);</li>
+ *   <li>{@code authorityRead}: {@link LocationRecords#read} of one Ready authority row, as routing reads it
+ *       (read script with server-time expiry check, record decode);</li>
+ *   <li>{@code casWrite}: one conditional write of that row ({@code ExpectVersion} + Put: the shape of an owner
+ *       change), the version chained from the previous write;</li>
+ *   <li>{@code creation}: a new actor id through {@link PlacementBatches} exactly as the framework creates one:
+ *       {@code reserve} (authority, descriptor, owner-lease and capacity reads, then one batch writing the
+ *       Creating row, counters and reserved slot) and {@code commit} (one batch: Ready row, slot to active).</li>
+ * </ul>
+ * Compare each store score with {@code baselineEvalsha} of the same run: the ratio is the store's overhead in
+ * round trips and script work.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 4, time = 2)
+@Fork(value = 3, jvmArgsAppend = {Jvm.ADD_OPENS, Jvm.UNSAFE, Jvm.NATIVE, Jvm.XMS, Jvm.XMX, Jvm.QUIET_SLF4J})
+public class LocationStoreBenchmark {
+  private static final String MESH = "bench";
+  private static final String RID = "00000000000000b1";
+  private static final String OWNER = "owner-bench";
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private Process redis;
+  private RedisClient client;
+  private StatefulRedisConnection<String, String> raw;
+  private RedisAsyncCommands<String, String> rawAsync;
+  private String trivialSha;
+  private RedisLocationStore store;
+  private PlacementBatches batches;
+  private PlacementBatches.Target target;
+  private ObjectKey readKey;
+  private String casKey;
+  private StoreBytes casValue;
+  private StoreVersion casVersion;
+  private long created;
+
+  /**
+   * Starts redis-server, connects both clients and writes the node records a reservation checks (owner lease,
+   * Serving descriptor, capacity limits) and one Ready actor row.
+   *
+   * @throws Exception when redis-server is missing or does not answer in 15 s.
+   */
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    final int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    final Path dir = Files.createTempDirectory("spotkit-bench-redis");
+    redis = new ProcessBuilder(List.of(redisServer(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        "--save", "", "--appendonly", "no", "--dir", dir.toString()))
+        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+    final String uri = "redis://127.0.0.1:" + port;
+    client = RedisClient.create(uri);
+    final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (raw == null) {
+      try {
+        raw = client.connect();
+      } catch (RuntimeException e) {
+        if (System.nanoTime() - until > 0 || !redis.isAlive()) {
+          throw new IllegalStateException("redis-server on port " + port + " did not answer; see "
+              + dir.resolve("redis.log"), e);
+        }
+        Thread.sleep(20); // startup only: wait for the server to bind, bounded by 15 s
+      }
+    }
+    rawAsync = raw.async();
+    trivialSha = rawAsync.scriptLoad("return 1").get(5, TimeUnit.SECONDS);
+
+    store = RedisLocationStore.connect(uri, "bench");
+    batches = new PlacementBatches(store, TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS);
+    final LeaseGeneration lease = new LeaseGeneration(1);
+    applied(WriteBatch.unconditional(Mutation.Put.expiring(LocationKeys.ownerLease(OWNER).preimage(),
+        new OwnerLeaseRecord(OWNER, lease).encode(), Duration.ofHours(1))));
+    final MeshNodeDescriptorRecord descriptor = new MeshNodeDescriptorRecord(OWNER, lease, 1,
+        new MeshNodeDescriptorRecord.Descriptor(MESH, RID, 1, "127.0.0.1:7000", null, Map.of(), 1,
+            List.of(new MeshNodeDescriptorRecord.Capability(PlacementKind.ACTOR, "bench",
+                MeshNodeDescriptorRecord.Policy.UNSPECIFIED, false, 0)),
+            MeshNodeDescriptorRecord.Role.SERVER, 100, new MeshNodeDescriptorRecord.Usage(0, 0, 0),
+            new MeshNodeDescriptorRecord.Usage(0, 0, 0), List.of(), 0, 0, null, NodeState.SERVING, "id-" + RID,
+            0));
+    final NodeDirectory.Published published = new NodeDirectory(store, TIMEOUT, 10).publish(descriptor);
+    if (!(published instanceof NodeDirectory.Published.Stored)) {
+      throw new IllegalStateException("descriptor not published: " + published);
+    }
+    batches.publishLimits(MESH, RID, NodeCapacityRecord.limitsOf(descriptor.descriptor()));
+    target = new PlacementBatches.Target(MESH, RID, 1, OWNER, lease);
+    readKey = ObjectKey.actor("bench-read");
+    createOne(readKey);
+    casKey = readKey.logicalKey().preimage();
+    final ReadResult.Found row = (ReadResult.Found) store.read(casKey).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    casValue = row.value();
+    casVersion = row.version();
+  }
+
+  private static String redisServer() {
+    for (String dir : (System.getenv().getOrDefault("PATH", "") + File.pathSeparator + "/usr/bin"
+        + File.pathSeparator + "/usr/local/bin").split(File.pathSeparator)) {
+      final Path candidate = Path.of(dir.isEmpty() ? "." : dir, "redis-server");
+      if (Files.isExecutable(candidate)) {
+        return candidate.toString();
+      }
+    }
+    throw new IllegalStateException("redis-server is not installed (apt-get install -y redis-server)");
+  }
+
+  private void applied(final WriteBatch batch) throws Exception {
+    final WriteResult result = store.write(batch).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    if (!(result instanceof WriteResult.Applied)) {
+      throw new IllegalStateException("write not applied: " + result);
+    }
+  }
+
+  private StoreVersion createOne(final ObjectKey key) {
+    final PlacementBatches.Reservation reservation = batches.reserve(new PlacementBatches.ReserveRequest(key,
+        PlacementKind.ACTOR, "bench", target, StoreBytes.empty(), null));
+    if (!(reservation instanceof PlacementBatches.Reservation.Reserved reserved)) {
+      throw new IllegalStateException("not reserved: " + reservation);
+    }
+    final PlacementBatches.Outcome outcome = batches.commit(key, reserved.version(), List.of());
+    if (!(outcome instanceof PlacementBatches.Outcome.Done done)) {
+      throw new IllegalStateException("not committed: " + outcome);
+    }
+    return done.version().orElseThrow();
+  }
+
+  /** Closes the clients and stops redis-server (SIGTERM, SIGKILL after 5 s). */
+  @TearDown(Level.Trial)
+  public void tearDown() throws Exception {
+    if (store != null) {
+      store.close();
+    }
+    if (raw != null) {
+      raw.close();
+    }
+    if (client != null) {
+      client.shutdown();
+    }
+    if (redis != null) {
+      redis.destroy();
+      if (!redis.waitFor(5, TimeUnit.SECONDS)) {
+        redis.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /**
+   * Baseline: one EVALSHA of {@code return 1}.
+   *
+   * @return the script's answer (1).
+   * @throws Exception on a Redis error or a 5 s timeout.
+   */
+  @Benchmark
+  public Long baselineEvalsha() throws Exception {
+    return rawAsync.<Long>evalsha(trivialSha, ScriptOutputType.INTEGER).get(5, TimeUnit.SECONDS);
+  }
+
+  /**
+   * One authority read and decode.
+   *
+   * @return the row.
+   */
+  @Benchmark
+  public AuthorityRecord authorityRead() {
+    return LocationRecords.read(store, readKey).orElseThrow().authority();
+  }
+
+  /**
+   * One conditional write (ExpectVersion + Put) of the authority row.
+   *
+   * @return the new version.
+   * @throws Exception on a store error, a Conflict or a 5 s timeout.
+   */
+  @Benchmark
+  public StoreVersion casWrite() throws Exception {
+    final WriteResult result = store.write(WriteBatch.of(List.of(new Condition.ExpectVersion(casKey, casVersion)),
+        List.of(Mutation.Put.of(casKey, casValue)))).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    if (!(result instanceof WriteResult.Applied applied)) {
+      throw new IllegalStateException("CAS not applied: " + result);
+    }
+    casVersion = applied.versions().get(casKey);
+    return casVersion;
+  }
+
+  /**
+   * One creation: reserve and commit of a new actor id.
+   *
+   * @return the Ready row's version.
+   */
+  @Benchmark
+  public StoreVersion creation() {
+    return createOne(ObjectKey.actor("bench-" + created++));
+  }
+}
