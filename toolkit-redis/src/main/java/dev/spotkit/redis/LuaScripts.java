@@ -35,7 +35,8 @@ final class LuaScripts {
         return '\\1' .. cmsgpack.pack({logical, value, version, expires, tomb})
       end
       local function head(key, logical)
-        local h = redis.call('ZRANGE', key, -1, -1)
+        local h = redis.pcall('ZRANGE', key, -1, -1)
+        if h.err then fail('cannot read a record: ' .. h.err) end
         if #h == 0 then return nil end
         return decode(h[1], logical)
       end
@@ -94,6 +95,12 @@ final class LuaScripts {
       end
       if nm == 0 then return {1, now} end
       -- every check passed and every touched record decoded: only writes from here on
+      if redis.call('EXISTS', KEYS[1]) == 0 then
+        -- a new or emptied Redis (restart without persistence) starts at server TIME in microseconds, so no
+        -- version issued before the data loss is ever issued again (no ABA for a CAS that waited across it)
+        local t = redis.call('TIME')
+        redis.call('SET', KEYS[1], t[1] .. string.format('%06d', tonumber(t[2])))
+      end
       local seq = redis.call('INCR', KEYS[1])
       local version = fmt(seq)
       drop_idle_scans(KEYS[3], KEYS[4], KEYS[5], now, idle)

@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * sorted-set log; the score is the INCR sequence of the write and the highest score is the current value. A
  * member is 0x01 followed by the MessagePack array of {@link OpaqueRecord}. A put adds a member; a delete adds
  * a tombstone member (read as Missing). The version of a put is the decimal INCR value of its batch, so a key
- * never gets a version twice. Reads check expiry against the server's {@code TIME}.
+ * never gets a version twice; a sequence that does not exist yet (a new Redis, or one restarted without
+ * persistence) starts at the server's time in microseconds, so no version from before a data loss comes back
+ * and a CAS that waited across the restart can only Conflict. Reads check expiry against the server's {@code TIME}.
  *
  * <p>Writes: one Lua script per batch (EVALSHA, EVAL on NOSCRIPT). It checks every condition and decodes every
  * touched record first, then applies every mutation, bumps the sequence once and returns the version and the
