@@ -315,8 +315,11 @@ public final class RedisLocationStore implements LocationStore {
   }
 
   private CompletableFuture<ScanResult> finish(final Cursor cursor, final List<ScanEntry> entries) {
-    return session.run(CLOSE_SCAN, false, new byte[][] {scansKey, usedKey, startKey}, offset(), ascii(cursor.id()))
-        .thenApply(reply -> new ScanResult.Page(entries, Optional.empty(), new StoreNow((Long) reply.get(0))));
+    return session.run(CLOSE_SCAN, false, new byte[][] {scansKey, usedKey, startKey}, offset(),
+        ascii(options.scanIdleTimeout().toMillis()), ascii(SCAN_MAX_AGE_MILLIS), ascii(cursor.id()),
+        ascii(cursor.seq()), ascii(cursor.start())).thenApply(reply -> (Long) reply.get(0) == 0
+            ? new ScanResult.Expired()
+            : new ScanResult.Page(entries, Optional.empty(), new StoreNow((Long) reply.get(1))));
   }
 
   private static OpaqueRecord decode(final byte[] member, final String key) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spotkit.store.Condition;
 import dev.spotkit.store.Mutation;
 import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.ScanRequest;
+import dev.spotkit.store.ScanResult;
 import dev.spotkit.store.StoreBytes;
 import dev.spotkit.store.StoreException;
 import dev.spotkit.store.StoreVersion;
@@ -47,6 +49,10 @@ class RedisRestartTest {
       final String key = "authority\0actor\0user:7";
       final StoreVersion v0 = ((WriteResult.Applied) get(store.write(WriteBatch.unconditional(
           Mutation.Put.of(key, StoreBytes.utf8("owner-a")))))).version(key);
+      get(store.write(WriteBatch.unconditional(Mutation.Put.of("listed/1", StoreBytes.utf8("1")),
+          Mutation.Put.of("listed/2", StoreBytes.utf8("2")))));
+      final ScanResult.Page first = (ScanResult.Page) get(store.scan(ScanRequest.first("listed/", 1)));
+      assertThat(first.next()).isPresent();
       assertThat(REDIS.server().command("CLIENT", "PAUSE", "30000", "WRITE")).isEqualTo("+OK");
       final CompletionStage<WriteResult> cas = store.write(WriteBatch.of(List.of(new Condition.ExpectVersion(key, v0)),
           List.of(Mutation.Put.of(key, StoreBytes.utf8("owner-b")))));
@@ -74,6 +80,8 @@ class RedisRestartTest {
           List.of(Mutation.Put.of(key, StoreBytes.utf8("stale"))))))).as("no ABA: the stale CAS still conflicts")
           .isEqualTo(new WriteResult.Conflict());
       assertThat(((ReadResult.Found) get(store.read(key))).value().asUtf8()).isEqualTo("owner-b");
+      assertThat(get(store.scan(ScanRequest.next("listed/", first.next().get(), 1))))
+          .as("the snapshot of a scan did not survive the restart").isEqualTo(new ScanResult.Expired());
     }
   }
 }
