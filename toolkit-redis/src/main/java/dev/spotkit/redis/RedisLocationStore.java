@@ -69,6 +69,11 @@ public final class RedisLocationStore implements LocationStore {
   /** At most this many scans are open at once; the least recently used is dropped beyond. */
   static final int MAX_OPEN_SCANS = 1024;
   private static final String CURSOR_TAG = "rs1:";
+  /**
+   * The longest retention this provider stores: 100 years. Expiry times are Lua numbers (doubles) on the
+   * server, exact only below 2^53 ms; a longer retention is refused before anything is sent.
+   */
+  public static final Duration MAX_RETENTION = Duration.ofDays(36_525);
 
   private static final RedisSession.Script READ = RedisSession.Script.of("read", LuaScripts.READ);
   private static final RedisSession.Script WRITE = RedisSession.Script.of("write", LuaScripts.WRITE);
@@ -207,6 +212,7 @@ public final class RedisLocationStore implements LocationStore {
       args.add(RedisKeys.utf8(mutation.key()));
       switch (mutation) {
         case Mutation.Put put -> {
+          put.retention().ifPresent(RedisLocationStore::checkRetention);
           puts.add(put.key());
           args.add(new byte[] {'P'});
           args.add(put.value().toByteArray());
@@ -320,6 +326,19 @@ public final class RedisLocationStore implements LocationStore {
         ascii(cursor.seq()), ascii(cursor.start())).thenApply(reply -> (Long) reply.get(0) == 0
             ? new ScanResult.Expired()
             : new ScanResult.Page(entries, Optional.empty(), new StoreNow((Long) reply.get(1))));
+  }
+
+  /**
+   * Refuses a retention this provider cannot store exactly.
+   *
+   * @param retention the retention of a put or a renew.
+   * @throws IllegalArgumentException when longer than {@link #MAX_RETENTION} (100 years).
+   */
+  static void checkRetention(final Duration retention) {
+    if (retention.compareTo(MAX_RETENTION) > 0) {
+      throw new IllegalArgumentException("retention " + retention + " exceeds the Redis stores' maximum of "
+          + MAX_RETENTION.toDays() + " days (100 years); omit it for a value that never expires");
+    }
   }
 
   private static OpaqueRecord decode(final byte[] member, final String key) {

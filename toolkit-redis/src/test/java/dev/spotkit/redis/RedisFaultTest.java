@@ -28,7 +28,6 @@ import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -226,9 +225,5 @@ class RedisFaultTest {
     } finally {
       shared.close();
     }
-  }
-
-  static CompletableFuture<Void> none() {
-    return CompletableFuture.completedFuture(null);
   }
 }

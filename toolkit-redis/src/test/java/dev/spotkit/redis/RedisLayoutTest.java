@@ -80,6 +80,9 @@ class RedisLayoutTest {
       assertThatThrownBy(() -> payloads.put(new RelocationReference("r"), StoreBytes.of(new byte[(16 << 20) + 1]),
           Duration.ofHours(1))).isInstanceOf(StoreLimitException.class);
     }
+    assertThatThrownBy(() -> store.write(WriteBatch.unconditional(Mutation.Put.expiring("k", StoreBytes.utf8("v"),
+        Duration.ofDays(36_526))))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("exceeds the Redis stores' maximum");
     assertThat(scriptCalls()).as("nothing was sent to Redis").isEqualTo(before);
   }
 
@@ -112,6 +115,17 @@ class RedisLayoutTest {
         .isZero();
     assertThat(get(store.session().commands().zscore(utf8(store.keys().internal("index")), utf8("trim"))))
         .as("and its index entry").isNull();
+  }
+
+  @Test
+  void aFlushedScriptCacheFallsBackFromEvalshaToEvalOnce() throws Exception {
+    get(store.write(WriteBatch.unconditional(Mutation.Put.of("noscript", StoreBytes.utf8("a")))));
+    assertThat(REDIS.server().command("SCRIPT", "FLUSH")).isEqualTo("+OK");
+    get(store.write(WriteBatch.unconditional(Mutation.Put.of("noscript", StoreBytes.utf8("b")))));
+    assertThat(((dev.spotkit.store.ReadResult.Found) get(store.read("noscript"))).value().asUtf8()).isEqualTo("b");
+    final long calls = scriptCalls();
+    get(store.write(WriteBatch.unconditional(Mutation.Put.of("noscript", StoreBytes.utf8("c")))));
+    assertThat(scriptCalls()).as("cached again: one EVALSHA, no EVAL").isEqualTo(calls + 1);
   }
 
   @Test

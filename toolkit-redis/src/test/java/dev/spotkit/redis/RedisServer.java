@@ -112,14 +112,11 @@ public final class RedisServer {
    * @return the first reply line without CRLF.
    */
   public String command(final String... args) {
-    final StringBuilder resp = new StringBuilder("*" + args.length + "\r\n");
-    for (String arg : args) {
-      resp.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
-    }
+    final String resp = resp(args);
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
       socket.setSoTimeout(10_000);
-      socket.getOutputStream().write(resp.toString().getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().write(resp.getBytes(StandardCharsets.UTF_8));
       final InputStream in = socket.getInputStream();
       final StringBuilder line = new StringBuilder();
       for (int b = in.read(); b != -1 && b != '\n' && line.length() < 4096; b = in.read()) {
@@ -137,6 +134,15 @@ public final class RedisServer {
     }
   }
 
+  private static String resp(final String... args) {
+    final StringBuilder resp = new StringBuilder("*" + args.length + "\r\n");
+    for (String arg : args) {
+      resp.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+          .append("\r\n");
+    }
+    return resp.toString();
+  }
+
   /**
    * Sends one command without waiting for its answer (e.g. {@code DEBUG SLEEP}); the connection stays open
    * until the returned socket is closed.
@@ -145,14 +151,11 @@ public final class RedisServer {
    * @return the open socket; close it.
    */
   public Socket send(final String... args) {
-    final StringBuilder resp = new StringBuilder("*" + args.length + "\r\n");
-    for (String arg : args) {
-      resp.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
-    }
+    final String resp = resp(args);
     final Socket socket = new Socket();
     try {
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
-      socket.getOutputStream().write(resp.toString().getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().write(resp.getBytes(StandardCharsets.UTF_8));
       return socket;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
