@@ -238,6 +238,7 @@ public final class MeshNode implements AutoCloseable {
     private MeshOptions mesh;
     private LeaseSettings lease = LeaseSettings.DEFAULTS;
     private RelocationStore relocationStore;
+    private boolean closeStores;
 
     /** Default Application Job Queue limit: handler turns running at once across the node. */
     public static final int DEFAULT_APPLICATION_JOB_LIMIT = 10_000;
@@ -277,6 +278,20 @@ public final class MeshNode implements AutoCloseable {
      */
     public Builder relocationStore(final RelocationStore relocationStoreProvider) {
       this.relocationStore = relocationStoreProvider;
+      return this;
+    }
+
+    /**
+     * Hands the Location Store and the Relocation Store given to this builder to the node: at the end of
+     * {@link MeshNode#close()} (after its last store write) the node closes each once ({@code close()} of the
+     * SPI; an exception there is logged, not thrown). Without this call the node never closes them, which is
+     * right for a store shared by several nodes of one process: the application closes it after the last node.
+     * Use it when the store belongs to this node alone, e.g. a {@code RedisLocationStore} per process.
+     *
+     * @return this builder.
+     */
+    public Builder closeStoresOnClose() {
+      this.closeStores = true;
       return this;
     }
 
@@ -433,7 +448,7 @@ public final class MeshNode implements AutoCloseable {
           server == null ? Map.of() : server.actorTypes(),
           server == null ? Map.of() : server.spotTypes(),
           sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit,
-          mesh == null ? null : mesh.toSpec(), lease, relocationStore);
+          mesh == null ? null : mesh.toSpec(), lease, relocationStore, closeStores);
       return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, store, requestTimeout);
     }
   }

@@ -35,7 +35,8 @@ final class LuaScripts {
         return '\\1' .. cmsgpack.pack({logical, value, version, expires, tomb})
       end
       local function head(key, logical)
-        local h = redis.call('ZRANGE', key, -1, -1)
+        local h = redis.pcall('ZRANGE', key, -1, -1)
+        if h.err then fail('cannot read a record: ' .. h.err) end
         if #h == 0 then return nil end
         return decode(h[1], logical)
       end
@@ -44,6 +45,17 @@ final class LuaScripts {
         redis.call('ZREM', scans, id)
         redis.call('ZREM', used, id)
         redis.call('HDEL', start, id)
+      end
+      local function scan_valid(scans, used, start_key, id, seq, start, now, idle, max_age)
+        local s = redis.call('ZSCORE', scans, id)
+        local u = redis.call('ZSCORE', used, id)
+        local st = redis.call('HGET', start_key, id)
+        if s and tonumber(s) == seq and u and tonumber(u) > now - idle and st and tonumber(st) == start
+            and now - start <= max_age then
+          return true
+        end
+        if s then drop_scan(scans, used, start_key, id) end
+        return false
       end
       local function drop_idle_scans(scans, used, start, now, idle)
         local stale = redis.call('ZRANGEBYSCORE', used, '-inf', fmt(now - idle))
@@ -94,6 +106,12 @@ final class LuaScripts {
       end
       if nm == 0 then return {1, now} end
       -- every check passed and every touched record decoded: only writes from here on
+      if redis.call('EXISTS', KEYS[1]) == 0 then
+        -- a new or emptied Redis (restart without persistence) starts at server TIME in microseconds, so no
+        -- version issued before the data loss is ever issued again (no ABA for a CAS that waited across it)
+        local t = redis.call('TIME')
+        redis.call('SET', KEYS[1], t[1] .. string.format('%06d', tonumber(t[2])))
+      end
       local seq = redis.call('INCR', KEYS[1])
       local version = fmt(seq)
       drop_idle_scans(KEYS[3], KEYS[4], KEYS[5], now, idle)
@@ -167,12 +185,7 @@ final class LuaScripts {
       local now = now_ms()
       local id, seq, start = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
       local budget, room, nonempty = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9] == '1'
-      local s = redis.call('ZSCORE', KEYS[1], id)
-      local used = redis.call('ZSCORE', KEYS[2], id)
-      local st = redis.call('HGET', KEYS[3], id)
-      if (not s) or tonumber(s) ~= seq or (not used) or tonumber(used) <= now - tonumber(ARGV[2]) or (not st)
-          or tonumber(st) ~= start or now - start > tonumber(ARGV[3]) then
-        if s then drop_scan(KEYS[1], KEYS[2], KEYS[3], id) end
+      if not scan_valid(KEYS[1], KEYS[2], KEYS[3], id, seq, start, now, tonumber(ARGV[2]), tonumber(ARGV[3])) then
         return {0, now}
       end
       redis.call('ZADD', KEYS[2], now, id)
@@ -200,10 +213,17 @@ final class LuaScripts {
       return out
       """;
 
-  /** Close a scan: KEYS 1 scans, 2 scan-used, 3 scan-start; ARGV 1 offset, 2 id. Returns {now}. */
+  /**
+   * Close a scan after its last page: KEYS 1 scans, 2 scan-used, 3 scan-start; ARGV 1 offset, 2 idle ms, 3 max
+   * age ms, 4 id, 5 seq, 6 start ms. Returns {1, now}, or {0, now} when the scan was no longer valid (Expired).
+   */
   static final String CLOSE_SCAN = PRELUDE + """
-      drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
-      return {now_ms()}
+      local now = now_ms()
+      local valid = scan_valid(KEYS[1], KEYS[2], KEYS[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), now,
+        tonumber(ARGV[2]), tonumber(ARGV[3]))
+      drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[4])
+      if valid then return {1, now} end
+      return {0, now}
       """;
 
   /** Relocation time helpers. */

@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * sorted-set log; the score is the INCR sequence of the write and the highest score is the current value. A
  * member is 0x01 followed by the MessagePack array of {@link OpaqueRecord}. A put adds a member; a delete adds
  * a tombstone member (read as Missing). The version of a put is the decimal INCR value of its batch, so a key
- * never gets a version twice. Reads check expiry against the server's {@code TIME}.
+ * never gets a version twice; a sequence that does not exist yet (a new Redis, or one restarted without
+ * persistence) starts at the server's time in microseconds, so no version from before a data loss comes back
+ * and a CAS that waited across the restart can only Conflict. Reads check expiry against the server's {@code TIME}.
  *
  * <p>Writes: one Lua script per batch (EVALSHA, EVAL on NOSCRIPT). It checks every condition and decodes every
  * touched record first, then applies every mutation, bumps the sequence once and returns the version and the
@@ -67,6 +69,11 @@ public final class RedisLocationStore implements LocationStore {
   /** At most this many scans are open at once; the least recently used is dropped beyond. */
   static final int MAX_OPEN_SCANS = 1024;
   private static final String CURSOR_TAG = "rs1:";
+  /**
+   * The longest retention this provider stores: 100 years. Expiry times are Lua numbers (doubles) on the
+   * server, exact only below 2^53 ms; a longer retention is refused before anything is sent.
+   */
+  public static final Duration MAX_RETENTION = Duration.ofDays(36_525);
 
   private static final RedisSession.Script READ = RedisSession.Script.of("read", LuaScripts.READ);
   private static final RedisSession.Script WRITE = RedisSession.Script.of("write", LuaScripts.WRITE);
@@ -205,6 +212,7 @@ public final class RedisLocationStore implements LocationStore {
       args.add(RedisKeys.utf8(mutation.key()));
       switch (mutation) {
         case Mutation.Put put -> {
+          put.retention().ifPresent(RedisLocationStore::checkRetention);
           puts.add(put.key());
           args.add(new byte[] {'P'});
           args.add(put.value().toByteArray());
@@ -313,8 +321,24 @@ public final class RedisLocationStore implements LocationStore {
   }
 
   private CompletableFuture<ScanResult> finish(final Cursor cursor, final List<ScanEntry> entries) {
-    return session.run(CLOSE_SCAN, false, new byte[][] {scansKey, usedKey, startKey}, offset(), ascii(cursor.id()))
-        .thenApply(reply -> new ScanResult.Page(entries, Optional.empty(), new StoreNow((Long) reply.get(0))));
+    return session.run(CLOSE_SCAN, false, new byte[][] {scansKey, usedKey, startKey}, offset(),
+        ascii(options.scanIdleTimeout().toMillis()), ascii(SCAN_MAX_AGE_MILLIS), ascii(cursor.id()),
+        ascii(cursor.seq()), ascii(cursor.start())).thenApply(reply -> (Long) reply.get(0) == 0
+            ? new ScanResult.Expired()
+            : new ScanResult.Page(entries, Optional.empty(), new StoreNow((Long) reply.get(1))));
+  }
+
+  /**
+   * Refuses a retention this provider cannot store exactly.
+   *
+   * @param retention the retention of a put or a renew.
+   * @throws IllegalArgumentException when longer than {@link #MAX_RETENTION} (100 years).
+   */
+  static void checkRetention(final Duration retention) {
+    if (retention.compareTo(MAX_RETENTION) > 0) {
+      throw new IllegalArgumentException("retention " + retention + " exceeds the Redis stores' maximum of "
+          + MAX_RETENTION.toDays() + " days (100 years); omit it for a value that never expires");
+    }
   }
 
   private static OpaqueRecord decode(final byte[] member, final String key) {

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Failures as {@link RedisLocationStore}: Unavailable when nothing changed, Indeterminate when a put, renew
  * or delete may have applied (the framework puts the same bytes again at the same reference, which is then
- * Stored or AlreadyStored). Limits (reference 1..4096 bytes, payload at most 16 MiB, retention at least 1 ms)
- * are checked before anything is sent.
+ * Stored or AlreadyStored). Limits (reference 1..4096 bytes, payload at most 16 MiB, retention 1 ms..100 years)
+ * are checked before anything is sent ({@code StoreLimitException}, {@code IllegalArgumentException}).
  *
  * <p>Thread-safety: any thread; stages complete on Lettuce's event loop. {@link #close()} is idempotent.
  */
@@ -97,6 +97,7 @@ public final class RedisRelocationStore implements RelocationStore {
     Objects.requireNonNull(reference, "reference");
     Objects.requireNonNull(payload, "payload");
     RelocationStore.checkPut(payload, retention);
+    RedisLocationStore.checkRetention(retention);
     return session.run(PUT, true, key(reference), offset(), payload.toByteArray(),
         RedisLocationStore.ascii(retention.toMillis())).thenApply(reply -> {
           final StoreNow now = new StoreNow((Long) reply.get(1));
@@ -122,6 +123,7 @@ public final class RedisRelocationStore implements RelocationStore {
   public CompletionStage<RenewResult> renew(final RelocationReference reference, final Duration retention) {
     Objects.requireNonNull(reference, "reference");
     RelocationStore.checkPut(null, retention);
+    RedisLocationStore.checkRetention(retention);
     return session.run(RENEW, true, key(reference), offset(), RedisLocationStore.ascii(retention.toMillis()))
         .thenApply(reply -> {
           final StoreNow now = new StoreNow((Long) reply.get(1));

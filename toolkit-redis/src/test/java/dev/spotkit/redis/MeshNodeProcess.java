@@ -106,7 +106,7 @@ public final class MeshNodeProcess {
     final RedisLocationStore locations = RedisLocationStore.connect(args[0], args[1]);
     final RedisRelocationStore relocations = RedisRelocationStore.connect(args[0], args[1]);
     final MeshNode node = MeshNode.builder().meshName(args[2]).locationStore(locations)
-        .relocationStore(relocations).workers(2).requestTimeout(CALL_TIMEOUT).closeTimeout(Duration.ofSeconds(2))
+        .relocationStore(relocations).closeStoresOnClose().workers(2).requestTimeout(CALL_TIMEOUT).closeTimeout(Duration.ofSeconds(2))
         .ownerLease(Duration.ofMillis(200), Duration.ofMillis(2000), Duration.ofMillis(300), Duration.ofMillis(1000))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(args[3]))
         .objectServer(s -> s.entrySpot(Entry::new).actor("counted", Counted::new, a -> a.disableRelocation()))
@@ -131,8 +131,6 @@ public final class MeshNodeProcess {
       }
     } finally {
       node.close();
-      locations.close();
-      relocations.close();
     }
     System.exit(0);
   }

@@ -74,7 +74,7 @@ public final class RedisServer {
     log.getParentFile().mkdirs();
     try {
       process = new ProcessBuilder(List.of(executable, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-          "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", log.getParentFile().getPath()))
+          "--save", "", "--appendonly", "no", "--protected-mode", "no", "--enable-debug-command", "local", "--dir", log.getParentFile().getPath()))
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
     } catch (IOException e) {
       throw new AssertionError("cannot start " + executable + ": " + e, e);
@@ -100,6 +100,65 @@ public final class RedisServer {
       return new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n");
     } catch (IOException e) {
       return false;
+    }
+  }
+
+  /**
+   * Sends one command on a fresh connection and returns the first line of the answer, e.g. {@code +OK}, or
+   * the content of a bulk string answer (e.g. of {@code INFO}).
+   * For fault injection ({@code CLIENT PAUSE}, {@code DEBUG SLEEP}); bounded by a 10 s socket timeout.
+   *
+   * @param args the command and its arguments.
+   * @return the first reply line without CRLF.
+   */
+  public String command(final String... args) {
+    final String resp = resp(args);
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(resp.getBytes(StandardCharsets.UTF_8));
+      final InputStream in = socket.getInputStream();
+      final StringBuilder line = new StringBuilder();
+      for (int b = in.read(); b != -1 && b != '\n' && line.length() < 4096; b = in.read()) {
+        if (b != '\r') {
+          line.append((char) b);
+        }
+      }
+      if (line.length() > 1 && line.charAt(0) == '$' && !line.toString().equals("$-1")) {
+        final byte[] bulk = in.readNBytes(Integer.parseInt(line.substring(1)));
+        return new String(bulk, StandardCharsets.UTF_8);
+      }
+      return line.toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String resp(final String... args) {
+    final StringBuilder resp = new StringBuilder("*" + args.length + "\r\n");
+    for (String arg : args) {
+      resp.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+          .append("\r\n");
+    }
+    return resp.toString();
+  }
+
+  /**
+   * Sends one command without waiting for its answer (e.g. {@code DEBUG SLEEP}); the connection stays open
+   * until the returned socket is closed.
+   *
+   * @param args the command and its arguments.
+   * @return the open socket; close it.
+   */
+  public Socket send(final String... args) {
+    final String resp = resp(args);
+    final Socket socket = new Socket();
+    try {
+      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+      socket.getOutputStream().write(resp.getBytes(StandardCharsets.UTF_8));
+      return socket;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

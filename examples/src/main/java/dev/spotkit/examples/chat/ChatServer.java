@@ -48,15 +48,9 @@ public final class ChatServer implements AutoCloseable {
   private static final int SECRET_BYTES = 32;
 
   private final List<MeshNode> nodes;
-  private final List<AutoCloseable> stores;
 
   private ChatServer(final List<MeshNode> nodes) {
-    this(nodes, List.of());
-  }
-
-  private ChatServer(final List<MeshNode> nodes, final List<AutoCloseable> stores) {
     this.nodes = List.copyOf(nodes);
-    this.stores = List.copyOf(stores);
   }
 
   /**
@@ -64,8 +58,8 @@ public final class ChatServer implements AutoCloseable {
    * {@code locations} and {@code relocations} with them, proves {@code secret} to them, publishes its mesh
    * endpoint ({@code meshHost} and a free port) in its MeshNode descriptor and reaches the others through
    * theirs. The node with {@code activateDirectory} activates the {@link RoomDirectory} at start (any node would
-   * on the first {@code /rooms}). The server closes the stores after the node ({@link #close()}); on a failed
-   * start it closes them too.
+   * on the first {@code /rooms}). The node owns the stores ({@code closeStoresOnClose()}): it closes them at
+   * the end of its close ({@link #close()}); on a failed start they are closed too.
    *
    * @param host address the session listener binds, e.g. 127.0.0.1.
    * @param port session port, 0..65535; 0 = a free port.
@@ -84,8 +78,9 @@ public final class ChatServer implements AutoCloseable {
     try {
       final MeshNode node = builder(host, port, locations, relocations)
           .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret))
+          .closeStoresOnClose()
           .start();
-      final ChatServer server = new ChatServer(List.of(node), stores);
+      final ChatServer server = new ChatServer(List.of(node));
       try {
         if (activateDirectory) {
           activateDirectory(node);
@@ -229,8 +224,8 @@ public final class ChatServer implements AutoCloseable {
   }
 
   /**
-   * Closes every session and stops every node, all nodes at once, then closes the shared stores it was given.
-   * Idempotent.
+   * Closes every session and stops every node, all nodes at once (a {@link #startMember} node closes its stores
+   * at the end). Idempotent.
    */
   @Override
   public void close() {
@@ -239,6 +234,5 @@ public final class ChatServer implements AutoCloseable {
         closing.execute(node::close);
       }
     }
-    closeAll(stores);
   }
 }

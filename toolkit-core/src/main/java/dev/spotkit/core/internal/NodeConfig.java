@@ -31,11 +31,13 @@ import java.util.Map;
  * @param mesh the mesh settings, or null for a node without peers.
  * @param lease owner lease settings (checked, LOC-03).
  * @param relocationStore the Relocation Store (Instance Spot cold activation), or null.
+ * @param closeStores true when the node closes both stores once at the end of its close
+ *     ({@code MeshNode.Builder#closeStoresOnClose()}).
  */
 public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
     Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
     Duration requestTimeout, Duration closeTimeout, int applicationJobLimit, MeshSpec mesh, LeaseSettings lease,
-    RelocationStore relocationStore) {
+    RelocationStore relocationStore, boolean closeStores) {
 
   /** Relocation policy of a factory (spec 000 section 6). */
   public enum Policy {

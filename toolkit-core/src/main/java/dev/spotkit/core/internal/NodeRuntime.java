@@ -260,8 +260,26 @@ public final class NodeRuntime {
       failPending();
       stopDispatcher(deadline);
       virtualThreads.shutdown();
+      closeOwnedStores();
       state.set(CLOSED);
       closed.countDown();
+    }
+  }
+
+  /** Closes the stores the builder handed over ({@code closeStoresOnClose}); runs once, after the last write. */
+  private void closeOwnedStores() {
+    if (!config.closeStores()) {
+      return;
+    }
+    for (AutoCloseable owned : new AutoCloseable[] {config.store(), config.relocationStore()}) {
+      if (owned == null) {
+        continue;
+      }
+      try {
+        owned.close();
+      } catch (Exception e) {
+        LOG.warn("node close: closing store {} failed", owned, e);
+      }
     }
   }
 
