@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code error TYPE}.</li>
  *   <li>{@code ask ID}: a request to actor ID, answered by the node hosting it: {@code ok RID} or
  *       {@code error TYPE}.</li>
+ *   <li>{@code send ID}: a one-way send to actor ID: {@code sent} or {@code error TYPE}.</li>
  *   <li>{@code find ID}: {@code found RID}, {@code none} or {@code error TYPE}.</li>
  *   <li>{@code locate ID}: {@code at RID STATE}, {@code none} or {@code error TYPE}.</li>
  *   <li>{@code quit}: closes the node and exits.</li>
@@ -157,6 +158,10 @@ public final class MeshNodeProcess {
       case "ask" -> {
         return "ok " + node.toActor(words[1]).request(new WhereAreYou(), HereIAm.class).timeout(CALL_TIMEOUT)
             .await().nodeRidHex();
+      }
+      case "send" -> {
+        node.toActor(words[1]).send(new WhereAreYou());
+        return "sent";
       }
       case "find" -> {
         final Optional<ActorRef> found = node.actors().find(words[1]);

@@ -257,6 +257,10 @@ class MultiProcessMeshTest {
       for (String id : victims) {
         assertThat(survivor.call("ask " + id)).as("%s from node %d", id, survivor.index)
             .isEqualTo("error Unavailable");
+        assertThat(survivor.call("send " + id)).as("one-way %s from node %d", id, survivor.index)
+            .isEqualTo("error Unavailable");
+        assertThat(survivor.call("find " + id)).as("find reads the row: still the dead owner's ref")
+            .isEqualTo("found " + victimRid);
         assertThat(survivor.call("locate " + id)).as("still recorded on the dead owner, not re-owned")
             .isEqualTo("at " + victimRid + " READY");
         assertThat(survivor.call("getOrCreate " + id)).as("a survivor does not create it again")
