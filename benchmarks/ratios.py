@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Reads JMH JSON (results.json) and prints markdown: per benchmark and variant the median of the per-fork scores,
 JMH's score and error, and the ratios Spotkit/Pekko and Spotkit/raw computed from the fork medians.
-RelocationChunkBenchmark gets its own table: payloads/s turned into MiB/s of payload, and relocation/raw."""
+RelocationChunkBenchmark gets its own table: payloads/s turned into MiB/s of payload, and relocation/raw.
+LocationStoreBenchmark gets its own table: round trips/s, us/op and each store operation / baselineEvalsha."""
 import json
 import statistics
 import sys
 
 SPOTKIT = ("spotkit", "spotkit-mailbox")
 RELOCATION = "RelocationChunk"
+STORE = "LocationStoreBenchmark"
+STORE_BASELINE = "baselineEvalsha"
 
 
 def key(r):
@@ -21,16 +24,22 @@ def key(r):
 def main(path):
     rows = {}
     relocation = {}
+    store = {}
     for r in json.load(open(path)):
         m = r["primaryMetric"]
         forks = [statistics.mean(f) for f in m["rawData"]]
         row = (statistics.median(forks), forks, m["score"], m["scoreError"], m["scoreUnit"])
-        if r["benchmark"].rsplit(".", 2)[-2] == RELOCATION + "Benchmark":
+        if r["benchmark"].rsplit(".", 2)[-2] == STORE:
+            store[r["benchmark"].rsplit(".", 1)[-1]] = row
+        elif r["benchmark"].rsplit(".", 2)[-2] == RELOCATION + "Benchmark":
             relocation[key(r)] = (int(r["params"]["payload"]),) + row
         else:
             rows[key(r)] = row
     if not rows:
-        print_relocation(relocation)
+        if relocation:
+            print_relocation(relocation)
+        if store:
+            print_store(store)
         return
     print("| benchmark | variant | median of forks (ops/s) | per fork (M ops/s) | JMH score | error (99.9%) | unit |")
     print("|---|---|---:|---|---:|---:|---|")
@@ -55,6 +64,23 @@ def main(path):
     if relocation:
         print()
         print_relocation(relocation)
+    if store:
+        print()
+        print_store(store)
+
+
+def print_store(rows):
+    """Median of forks in ops/s (one op = one store operation or one raw EVALSHA), us/op, and / baselineEvalsha."""
+    base = rows.get(STORE_BASELINE)
+    print("| benchmark | median of forks (ops/s) | per fork (ops/s) | JMH score | error (99.9%) | us/op | / baseline |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for name in [STORE_BASELINE] + sorted(n for n in rows if n != STORE_BASELINE):
+        if name not in rows:
+            continue
+        med, forks, score, err, _unit = rows[name]
+        per = " / ".join(f"{f:,.0f}" for f in forks)
+        ratio = f"{med / base[0]:.3f}" if base else "n/a"
+        print(f"| {name} | {med:,.0f} | {per} | {score:,.0f} | {float(err):,.0f} | {1e6 / med:,.0f} | {ratio} |")
 
 
 def print_relocation(rows):
