@@ -2,7 +2,8 @@
 # Runs the full Spotkit benchmark suite exactly as RESULTS.md was produced:
 #   1. JMH: ping-pong, 1,000-actor ring, fan-in (1/2/4 producers) for raw / spotkit / spotkit-mailbox / pekko /
 #      pekko-tuned; relocation chunk throughput (RelocationChunkBenchmark: relocation vs raw mesh loopback, payloads
-#      of 64 KiB / 1 MiB / 16 MiB);
+#      of 64 KiB / 1 MiB / 16 MiB); the Redis Location Store (LocationStoreBenchmark: authority read, CAS write,
+#      creation vs raw Lettuce EVALSHA; needs redis-server on the PATH, each fork starts its own);
 #   2. the blocking-handler probe (HdrHistogram);
 #   3. ratios.py: median of the 3 forks per variant, ratios Spotkit/Pekko and Spotkit/raw; for the relocation
 #      benchmark MiB/s of payload and relocation/raw.
