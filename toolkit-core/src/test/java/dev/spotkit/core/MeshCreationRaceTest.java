@@ -1,0 +1,91 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.StoreFaults;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A coordinator's reservation for node B (command 49) that reaches B while a GetOrCreate of the same id on B
+ * has staged its own attempt (found by the three-JVM test in toolkit-redis): the reserved creation must wait
+ * for the staged attempt to step aside, not refuse, or the Creating row keeps no creator until every caller's
+ * deadline.
+ */
+class MeshCreationRaceTest {
+  static final ConcurrentHashMap<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
+
+  /** Counts its factory runs. */
+  static final class Counted implements Actor {
+    Counted(final ActorContext ctx) {
+      RUNS.computeIfAbsent(ctx.self().id().value(), k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+    }
+  }
+
+  private static MeshNode node(final InMemoryLocationStore store, final int weight) {
+    return MeshNode.builder().meshName("race").locationStore(store).workers(2)
+        .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET).placementWeight(weight))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("counted", Counted::new,
+            a -> a.disableRelocation()))
+        .start();
+  }
+
+  @Test
+  @Spec("MEM-03")
+  void aReservationArrivingWhileALocalAttemptIsStagedWaitsForItAndRunsTheFactoryOnce() throws Exception {
+    final InMemoryLocationStore store = new InMemoryLocationStore();
+    try (MeshNode a = node(store, 0); MeshNode b = node(store, 100)) { // placement always picks b
+      // Which of b's two threads gets there first after both stalls are released is up to the scheduler (the
+      // reserved creation checking its registry, or the staged attempt stepping aside); before the fix the
+      // first order failed. Several ids give that order its chances.
+      for (int i = 0; i < ROUNDS; i++) {
+        race(store, a, b, "x" + i);
+      }
+    } finally {
+      RUNS.clear();
+    }
+  }
+
+  private static final int ROUNDS = 20;
+
+  private static void race(final InMemoryLocationStore store, final MeshNode a, final MeshNode b, final String id)
+      throws Exception {
+    final String row = ObjectKey.actor(id).logicalKey().preimage();
+    // b's own GetOrCreate: it reads the row (Missing), stages its cell and holds b's Entry Spot gate in its
+    // reserve, whose read of the row (the 2nd) is stalled here
+    final AtomicInteger readsBefore = new AtomicInteger();
+    final StoreFaults.Stall localReserve = store.faults().stallNext(1, call -> call.kind() == StoreFaults.Kind.READ
+        && call.touches(row) && readsBefore.incrementAndGet() == 2);
+    final CompletableFuture<CreateOutcome<ActorRef>> onB = b.actors().getOrCreate(id, "counted").toOutcomeFuture();
+    assertThat(localReserve.awaitStalled(1, Duration.ofSeconds(10))).isTrue();
+    // a coordinates a creation on b: reads (Missing), reserves for b, sends command 49; b checks the row
+    // against the fence (the 3rd read from here on), stalled until b has the command in hand
+    final AtomicInteger readsAfter = new AtomicInteger();
+    final StoreFaults.Stall fenceRead = store.faults().stallNext(1, call -> call.kind() == StoreFaults.Kind.READ
+        && call.touches(row) && readsAfter.incrementAndGet() == 3);
+    final CompletableFuture<CreateOutcome<ActorRef>> onA = a.actors().getOrCreate(id, "counted").toOutcomeFuture();
+    assertThat(fenceRead.awaitStalled(1, Duration.ofSeconds(10))).isTrue();
+    fenceRead.release();    // b registers the reserved creation, maybe while its staged attempt is still there
+    localReserve.release(); // which then finds the row reserved and steps aside
+
+    final CreateOutcome<ActorRef> fromA = onA.get(20, TimeUnit.SECONDS);
+    final CreateOutcome<ActorRef> fromB = onB.get(20, TimeUnit.SECONDS);
+    assertThat(fromA).as(id).isInstanceOf(CreateOutcome.Created.class);
+    final ActorRef created = ((CreateOutcome.Created<ActorRef>) fromA).ref();
+    assertThat(created.nodeRid()).isEqualTo(b.nodeRid());
+    assertThat(fromB).isEqualTo(new CreateOutcome.Existing<>(created));
+    assertThat(RUNS.get(id)).hasValue(1);
+    assertThat(a.actors().find(id)).contains(created);
+  }
+}
