@@ -37,7 +37,7 @@ class MeshCreationRaceTest {
         .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET).placementWeight(weight))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("counted", Counted::new,
-            a -> a.disableRelocation()))
+            a -> a.disableRelocation()).userSpot("room", MeshCreationTest.Room::new, o -> o.recreateOnRelocation()))
         .start();
   }
 
@@ -50,42 +50,79 @@ class MeshCreationRaceTest {
       // reserved creation checking its registry, or the staged attempt stepping aside); before the fix the
       // first order failed. Several ids give that order its chances.
       for (int i = 0; i < ROUNDS; i++) {
-        race(store, a, b, "x" + i);
+        race(store, a, b, "x" + i, ActorKind.ACTOR);
       }
     } finally {
       RUNS.clear();
     }
   }
 
+  @Test
+  void theSameForAUserSpotCreation() throws Exception {
+    final InMemoryLocationStore store = new InMemoryLocationStore();
+    try (MeshNode a = node(store, 0); MeshNode b = node(store, 100)) {
+      for (int i = 0; i < ROUNDS; i++) {
+        race(store, a, b, "s" + i, ActorKind.SPOT);
+      }
+    } finally {
+      MeshCreationTest.FACTORY_RUNS.keySet().removeIf(k -> k.startsWith("spot:s"));
+    }
+  }
+
   private static final int ROUNDS = 20;
 
-  private static void race(final InMemoryLocationStore store, final MeshNode a, final MeshNode b, final String id)
-      throws Exception {
-    final String row = ObjectKey.actor(id).logicalKey().preimage();
+  /** Which manager the race goes through. */
+  enum ActorKind { ACTOR, SPOT }
+
+  private static CompletableFuture<CreateOutcome<Object>> getOrCreate(final MeshNode node, final String id,
+      final ActorKind kind) {
+    return kind == ActorKind.ACTOR
+        ? node.actors().getOrCreate(id, "counted").toOutcomeFuture().thenApply(MeshCreationRaceTest::widen)
+        : node.spots().getOrCreate(id, "room").toOutcomeFuture().thenApply(MeshCreationRaceTest::widen);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static CreateOutcome<Object> widen(final CreateOutcome<?> outcome) {
+    return (CreateOutcome<Object>) outcome;
+  }
+
+  private static NodeRid ownerOf(final Object ref) {
+    return ref instanceof ActorRef actor ? actor.nodeRid() : ((SpotRef) ref).nodeRid();
+  }
+
+  private static void race(final InMemoryLocationStore store, final MeshNode a, final MeshNode b, final String id,
+      final ActorKind kind) throws Exception {
+    final String row = (kind == ActorKind.ACTOR ? ObjectKey.actor(id) : ObjectKey.spot(id)).logicalKey()
+        .preimage();
     // b's own GetOrCreate: it reads the row (Missing), stages its cell and holds b's Entry Spot gate in its
     // reserve, whose read of the row (the 2nd) is stalled here
     final AtomicInteger readsBefore = new AtomicInteger();
     final StoreFaults.Stall localReserve = store.faults().stallNext(1, call -> call.kind() == StoreFaults.Kind.READ
         && call.touches(row) && readsBefore.incrementAndGet() == 2);
-    final CompletableFuture<CreateOutcome<ActorRef>> onB = b.actors().getOrCreate(id, "counted").toOutcomeFuture();
+    final CompletableFuture<CreateOutcome<Object>> onB = getOrCreate(b, id, kind);
     assertThat(localReserve.awaitStalled(1, Duration.ofSeconds(10))).isTrue();
     // a coordinates a creation on b: reads (Missing), reserves for b, sends command 49; b checks the row
     // against the fence (the 3rd read from here on), stalled until b has the command in hand
     final AtomicInteger readsAfter = new AtomicInteger();
     final StoreFaults.Stall fenceRead = store.faults().stallNext(1, call -> call.kind() == StoreFaults.Kind.READ
         && call.touches(row) && readsAfter.incrementAndGet() == 3);
-    final CompletableFuture<CreateOutcome<ActorRef>> onA = a.actors().getOrCreate(id, "counted").toOutcomeFuture();
+    final CompletableFuture<CreateOutcome<Object>> onA = getOrCreate(a, id, kind);
     assertThat(fenceRead.awaitStalled(1, Duration.ofSeconds(10))).isTrue();
     fenceRead.release();    // b registers the reserved creation, maybe while its staged attempt is still there
     localReserve.release(); // which then finds the row reserved and steps aside
 
-    final CreateOutcome<ActorRef> fromA = onA.get(20, TimeUnit.SECONDS);
-    final CreateOutcome<ActorRef> fromB = onB.get(20, TimeUnit.SECONDS);
+    final CreateOutcome<Object> fromA = onA.get(20, TimeUnit.SECONDS);
+    final CreateOutcome<Object> fromB = onB.get(20, TimeUnit.SECONDS);
     assertThat(fromA).as(id).isInstanceOf(CreateOutcome.Created.class);
-    final ActorRef created = ((CreateOutcome.Created<ActorRef>) fromA).ref();
-    assertThat(created.nodeRid()).isEqualTo(b.nodeRid());
+    final Object created = ((CreateOutcome.Created<Object>) fromA).ref();
+    assertThat(ownerOf(created)).isEqualTo(b.nodeRid());
     assertThat(fromB).isEqualTo(new CreateOutcome.Existing<>(created));
-    assertThat(RUNS.get(id)).hasValue(1);
-    assertThat(a.actors().find(id)).contains(created);
+    if (kind == ActorKind.ACTOR) {
+      assertThat(RUNS.get(id)).hasValue(1);
+      assertThat(a.actors().find(id)).contains((ActorRef) created);
+    } else {
+      assertThat(MeshCreationTest.FACTORY_RUNS.get("spot:" + id)).hasValue(1);
+      assertThat(a.spots().find(id)).contains((SpotRef) created);
+    }
   }
 }
