@@ -33,7 +33,8 @@ public sealed interface LocationQueries permits LocationQueriesImpl {
   /**
    * The current location of one object. The answer depends only on the kind and the global id, not on any
    * MeshName (LOC-07). A missing object gives empty and creates nothing; an object still being created is
-   * returned with {@link ObjectLocation.State#CREATING}.
+   * returned with {@link ObjectLocation.State#CREATING}; a created object whose owner node's lease lapsed with
+   * {@link ObjectLocation.State#UNAVAILABLE}, still on that owner (spec 002 section 7.4; one lease read per owner).
    *
    * @param kind Actor or Spot.
    * @param id the global ActorId or SpotId, 1..255 UTF-8 bytes without NUL.

@@ -11,8 +11,11 @@ import dev.spotkit.store.StoreBytes;
 import dev.spotkit.store.StoreLimitException;
 import dev.spotkit.store.StoreLimits;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * {@link LocationQueries} over {@link LocationQuery} (spec 002 section 7.4): maps the public kinds, filters and the
@@ -43,7 +46,7 @@ final class LocationQueriesImpl implements LocationQueries {
     Ids.requireValid(kind == ObjectKind.ACTOR ? "ActorId" : "SpotId", id);
     final LocationQuery q = ready("locate");
     try {
-      return q.locate(new ObjectKey(authority, id)).map(LocationQueriesImpl::location);
+      return q.locate(new ObjectKey(authority, id)).map(v -> location(v, ownerLeases(q)));
     } catch (RecordDecodeException e) {
       throw new SpotkitException.DataLost("the location of " + kind + " '" + id + "' cannot be decoded: "
           + e.getMessage(), e);
@@ -74,9 +77,10 @@ final class LocationQueriesImpl implements LocationQueries {
       throw new SpotkitException.DataLost("a location row of kind " + kind + " cannot be decoded: "
           + e.getMessage(), e);
     }
+    final Predicate<LocationQuery.LocationView> ownerLeaseValid = ownerLeases(q);
     return switch (listing) {
       case LocationQuery.Listing.Page page -> new LocationPage(page.entries().stream()
-          .map(LocationQueriesImpl::location).toList(), page.continuation().map(c ->
+          .map(v -> location(v, ownerLeaseValid)).toList(), page.continuation().map(c ->
           Base64.getUrlEncoder().withoutPadding().encodeToString(c.token().toByteArray())));
       case LocationQuery.Listing.Expired expired -> throw scanExpired("is expired (the list was idle too long or"
           + " was already read to its end) or belongs to another list read");
@@ -130,10 +134,18 @@ final class LocationQueriesImpl implements LocationQueries {
         + " again with a null continuation (spec 002 section 6.2)");
   }
 
-  private static ObjectLocation location(final LocationQuery.LocationView v) {
+  /** Owner lease checks of one call, one store read per owner host run however many rows name it. */
+  private static Predicate<LocationQuery.LocationView> ownerLeases(final LocationQuery q) {
+    final Map<String, Boolean> checked = new HashMap<>();
+    return v -> checked.computeIfAbsent(v.ownerId() + "/" + v.ownerLeaseGeneration(), k -> q.ownerLeaseValid(v));
+  }
+
+  private static ObjectLocation location(final LocationQuery.LocationView v,
+      final Predicate<LocationQuery.LocationView> ownerLeaseValid) {
+    final ObjectLocation.State state = v.state() != RecordState.READY ? ObjectLocation.State.CREATING
+        : ownerLeaseValid.test(v) ? ObjectLocation.State.READY : ObjectLocation.State.UNAVAILABLE;
     return new ObjectLocation(v.key().kind() == AuthorityKind.ACTOR ? ObjectKind.ACTOR : ObjectKind.SPOT,
-        v.key().id(), new ObjectGeneration(v.objectGeneration()), v.stableType(),
-        v.state() == RecordState.READY ? ObjectLocation.State.READY : ObjectLocation.State.CREATING,
+        v.key().id(), new ObjectGeneration(v.objectGeneration()), v.stableType(), state,
         new MeshName(v.meshName()), owner(v));
   }
 

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param id the global ActorId or SpotId, 1..255 UTF-8 bytes.
  * @param generation the incarnation (ObjectGeneration, 1..2^63-1).
  * @param stableType the factory's stable type, 1..255 UTF-8 bytes ("entry" for an Entry Spot).
- * @param state {@link State#CREATING} while the creation is in progress, {@link State#READY} once created.
+ * @param state {@link State#CREATING} while the creation is in progress, {@link State#READY} once created,
+ *     {@link State#UNAVAILABLE} once created but its owner node's lease lapsed.
  * @param meshName the MeshName of the owner node.
  * @param owner the NodeRid (RoutingId) of the owner node.
  */
@@ -24,7 +25,12 @@ public record ObjectLocation(ObjectKind kind, String id, ObjectGeneration genera
     /** Reserved for its owner node, whose factory and callbacks have not finished; not routable yet. */
     CREATING,
     /** Created and initialized on its owner node; receives messages. */
-    READY
+    READY,
+    /**
+     * Created, but the owner node's owner lease has lapsed (the node stopped or lost the Location Store): messages
+     * to it get {@code Unavailable}; the row stays on that owner, never owned twice (spec 002 section 7.4).
+     */
+    UNAVAILABLE
   }
 
   /**

@@ -3,7 +3,12 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spotkit.core.location.LocationKeys;
+import dev.spotkit.core.location.LocationQuery;
+import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.Mutation;
+import dev.spotkit.store.WriteBatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -95,6 +100,32 @@ class LocationQueriesTest {
   void close() {
     hold.countDown();
     nodes.forEach(MeshNode::close);
+  }
+
+  @Test
+  void aReadyObjectWhoseOwnerLeaseLapsedIsReportedUnavailableStillOnThatOwner() {
+    final List<MeshNode> mesh = List.of(node(true), node(true));
+    final List<ActorRef> refs = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      refs.add(mesh.get(i % 2).actors().getOrCreate(String.format("p-%02d", i), "player").await());
+    }
+    final NodeRid lapsedNode = mesh.get(0).nodeRid();
+    assertThat(refs).extracting(ActorRef::nodeRid).as("placement used both nodes").contains(lapsedNode,
+        mesh.get(1).nodeRid());
+    final ActorRef onLapsed = refs.stream().filter(r -> r.nodeRid().equals(lapsedNode)).findFirst().orElseThrow();
+    final String ownerId = new LocationQuery(store, Duration.ofSeconds(2))
+        .locate(ObjectKey.actor(onLapsed.id().value())).orElseThrow().ownerId();
+    // the owner's lease record goes away as if its renewals had stopped answering past the TTL
+    store.write(WriteBatch.unconditional(new Mutation.Delete(LocationKeys.ownerLease(ownerId).preimage())))
+        .toCompletableFuture().join();
+
+    assertThat(mesh.get(1).locations().locate(ObjectKind.ACTOR, onLapsed.id().value())).contains(
+        new ObjectLocation(ObjectKind.ACTOR, onLapsed.id().value(), onLapsed.generation(), "player",
+            ObjectLocation.State.UNAVAILABLE, new MeshName("mesh"), lapsedNode));
+    final List<ObjectLocation> listed = mesh.get(1).locations().list(ObjectKind.ACTOR, "player", 100, null)
+        .entries();
+    assertThat(listed).hasSize(refs.size()).allSatisfy(l -> assertThat(l.state()).isEqualTo(
+        l.owner().equals(lapsedNode) ? ObjectLocation.State.UNAVAILABLE : ObjectLocation.State.READY));
   }
 
   @Test

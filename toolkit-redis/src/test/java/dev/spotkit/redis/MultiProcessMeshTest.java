@@ -262,7 +262,7 @@ class MultiProcessMeshTest {
         assertThat(survivor.call("find " + id)).as("find reads the row: still the dead owner's ref")
             .isEqualTo("found " + victimRid);
         assertThat(survivor.call("locate " + id)).as("still recorded on the dead owner, not re-owned")
-            .isEqualTo("at " + victimRid + " READY");
+            .isEqualTo("at " + victimRid + " UNAVAILABLE");
         assertThat(survivor.call("getOrCreate " + id)).as("a survivor does not create it again")
             .isEqualTo("Existing " + victimRid);
         assertThat(survivor.call("runs " + id)).isEqualTo("0");

@@ -127,6 +127,20 @@ public final class LocationQuery {
   }
 
   /**
+   * Whether the owner host run a row names still holds its owner lease (spec 002 section 3.1): the lease record
+   * exists, belongs to the row's OwnerId and LeaseGeneration, and has not expired by StoreNow. A Ready row whose
+   * owner fails this is reported Unavailable by the operator query (spec 002 section 7.4, "current owner
+   * unavailable after commit").
+   *
+   * @param view a row read by {@link #locate} or {@link #list}.
+   * @return true while the owner's lease is valid.
+   * @throws SpotkitException.Unavailable when the store fails.
+   */
+  public boolean ownerLeaseValid(final LocationView view) {
+    return Leases.check(store, view.ownerId(), view.ownerLeaseGeneration(), timeout).valid();
+  }
+
+  /**
    * One page of the rows of one kind.
    *
    * @param kind actor or spot (a paged list requires the kind).
