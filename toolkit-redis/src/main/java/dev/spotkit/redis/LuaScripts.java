@@ -46,15 +46,15 @@ final class LuaScripts {
         redis.call('ZREM', used, id)
         redis.call('HDEL', start, id)
       end
+      -- a cursor naming another scan (a foreign, forged or pre-restart cursor whose id is now reused) is
+      -- refused and leaves that scan alone; only a scan of this cursor that is idle or too old is dropped
       local function scan_valid(scans, used, start_key, id, seq, start, now, idle, max_age)
         local s = redis.call('ZSCORE', scans, id)
-        local u = redis.call('ZSCORE', used, id)
         local st = redis.call('HGET', start_key, id)
-        if s and tonumber(s) == seq and u and tonumber(u) > now - idle and st and tonumber(st) == start
-            and now - start <= max_age then
-          return true
-        end
-        if s then drop_scan(scans, used, start_key, id) end
+        if not (s and tonumber(s) == seq and st and tonumber(st) == start) then return false end
+        local u = redis.call('ZSCORE', used, id)
+        if u and tonumber(u) > now - idle and now - start <= max_age then return true end
+        drop_scan(scans, used, start_key, id)
         return false
       end
       local function drop_idle_scans(scans, used, start, now, idle)
@@ -215,14 +215,16 @@ final class LuaScripts {
 
   /**
    * Close a scan after its last page: KEYS 1 scans, 2 scan-used, 3 scan-start; ARGV 1 offset, 2 idle ms, 3 max
-   * age ms, 4 id, 5 seq, 6 start ms. Returns {1, now}, or {0, now} when the scan was no longer valid (Expired).
+   * age ms, 4 id, 5 seq, 6 start ms. Returns {1, now}, or {0, now} when the scan was no longer valid (Expired);
+   * a cursor of another scan closes nothing.
    */
   static final String CLOSE_SCAN = PRELUDE + """
       local now = now_ms()
-      local valid = scan_valid(KEYS[1], KEYS[2], KEYS[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), now,
-        tonumber(ARGV[2]), tonumber(ARGV[3]))
-      drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[4])
-      if valid then return {1, now} end
+      if scan_valid(KEYS[1], KEYS[2], KEYS[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), now,
+          tonumber(ARGV[2]), tonumber(ARGV[3])) then
+        drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[4])
+        return {1, now}
+      end
       return {0, now}
       """;
 

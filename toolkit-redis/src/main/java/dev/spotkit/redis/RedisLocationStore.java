@@ -263,11 +263,12 @@ public final class RedisLocationStore implements LocationStore {
   private CompletableFuture<ScanResult> page(final ScanRequest request, final Cursor cursor,
       final List<ScanEntry> entries, final long bytes, final int rounds) {
     final int want = request.limit() - entries.size();
+    final int count = slice(want, rounds);
     final byte[] prefix = RedisKeys.utf8(request.prefix());
     final byte[] min = cursor.after() != null ? concat(new byte[] {'('}, cursor.after())
         : prefix.length == 0 ? new byte[] {'-'} : concat(new byte[] {'['}, prefix);
     final byte[] max = prefix.length == 0 ? new byte[] {'+'} : concat(new byte[] {'['}, prefix, new byte[] {-1});
-    return session.run(INDEX_RANGE, false, new byte[][] {indexKey}, offset(), min, max, ascii(want))
+    return session.run(INDEX_RANGE, false, new byte[][] {indexKey}, offset(), min, max, ascii(count))
         .thenCompose(index -> {
           if (index.isEmpty()) {
             return finish(cursor, entries);
@@ -286,13 +287,13 @@ public final class RedisLocationStore implements LocationStore {
             args.add(logical);
           }
           return session.run(PAGE, false, redisKeys, args.toArray(byte[][]::new))
-              .thenCompose(reply -> slice(request, cursor, entries, bytes, rounds, index, reply));
+              .thenCompose(reply -> slice(request, cursor, entries, bytes, rounds, count, index, reply));
         });
   }
 
   private CompletableFuture<ScanResult> slice(final ScanRequest request, final Cursor cursor,
-      final List<ScanEntry> entries, final long bytesBefore, final int rounds, final List<Object> index,
-      final List<Object> reply) {
+      final List<ScanEntry> entries, final long bytesBefore, final int rounds, final int count,
+      final List<Object> index, final List<Object> reply) {
     if ((Long) reply.get(0) == 0) {
       return CompletableFuture.completedFuture(new ScanResult.Expired());
     }
@@ -307,17 +308,29 @@ public final class RedisLocationStore implements LocationStore {
       entries.add(entry);
     }
     final Cursor next = consumed == 0 ? cursor : cursor.after((byte[]) index.get(consumed - 1));
-    final int want = request.limit() - (entries.size() - (reply.size() - 3));
     if (consumed < index.size() || entries.size() >= request.limit()) {
       return CompletableFuture.completedFuture(new ScanResult.Page(entries, Optional.of(next.encode()), now));
     }
-    if (index.size() < want) {
+    if (index.size() < count) {
       return finish(cursor, entries);
     }
     if (rounds >= 100_000) {
       throw new IllegalStateException("scan made no progress in 100,000 index slices");
     }
     return page(request, next, entries, bytes, rounds + 1);
+  }
+
+  /**
+   * How many index keys one slice of a page reads: the entries still wanted on the first slice, then twice as
+   * many each further slice, up to 1,000. Keys a scan does not show (created after it began, deleted, expired)
+   * still take a slice, so without the growth a page of limit 1 over n such keys would take n round trips.
+   *
+   * @param want entries still wanted on the page, 1..1000.
+   * @param rounds slices already read for this page, from 0.
+   * @return the slice size, want..1000.
+   */
+  static int slice(final int want, final int rounds) {
+    return (int) Math.min(StoreLimits.MAX_SCAN_ENTRIES, Math.max(want, (long) want << Math.min(rounds, 10)));
   }
 
   private CompletableFuture<ScanResult> finish(final Cursor cursor, final List<ScanEntry> entries) {

@@ -138,6 +138,12 @@ final class RedisSession implements AutoCloseable {
     if (cause instanceof OpaqueRecordException) {
       return new StoreException.Unavailable(message, cause);
     }
+    if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("OOM")) {
+      // Redis refuses a memory-growing command in a script only while the script has written nothing yet (it
+      // lets a script that has written run on), so a script failing with OOM changed nothing.
+      return new StoreException.Unavailable(what + " on " + description + " refused: Redis is at its maxmemory"
+          + " limit; nothing was changed (free memory or raise maxmemory): " + cause.getMessage(), cause);
+    }
     if (cause instanceof RedisCommandExecutionException) {
       // SPOTKIT errors are raised by the scripts' check phase, before their first write.
       return String.valueOf(cause.getMessage()).contains("SPOTKIT") || !write
