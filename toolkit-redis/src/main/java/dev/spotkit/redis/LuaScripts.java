@@ -214,6 +214,19 @@ final class LuaScripts {
       """;
 
   /**
+   * Sweep a slice of the scan index: KEYS 1 index, then record keys; ARGV 1 offset, then the logical keys.
+   * Removes each logical key whose record key no longer exists (expired or evicted by Redis); a put re-adds
+   * it in its own script, so this never hides a live key. Returns the number removed.
+   */
+  static final String SWEEP = """
+      local removed = 0
+      for i = 2, #KEYS do
+        if redis.call('EXISTS', KEYS[i]) == 0 then removed = removed + redis.call('ZREM', KEYS[1], ARGV[i]) end
+      end
+      return {removed}
+      """;
+
+  /**
    * Close a scan after its last page: KEYS 1 scans, 2 scan-used, 3 scan-start; ARGV 1 offset, 2 idle ms, 3 max
    * age ms, 4 id, 5 seq, 6 start ms. Returns {1, now}, or {0, now} when the scan was no longer valid (Expired);
    * a cursor of another scan closes nothing.

@@ -53,7 +53,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * during a scan never repeat, skip or add an entry. The cursor ({@code rs1:...}, at most ~1.5 KiB) names the
  * scan, its sequence, its prefix and the last key; a scan idle longer than
  * {@link RedisStoreOptions#scanIdleTimeout()}, older than 15 min, or beyond the 1,024 most recently used is
- * {@link ScanResult.Expired}.
+ * {@link ScanResult.Expired}. Index entries of keys Redis expired or evicted are removed by the scans that
+ * pass them and, for prefixes nobody scans, by a background sweep of 64 index keys every 16 applied writes.
  *
  * <p>Failures: a stage completes exceptionally with {@code StoreException.Unavailable} when the request surely
  * changed nothing (not connected, refused by a check, a read failed) and {@code StoreException.Indeterminate}
@@ -81,6 +82,11 @@ public final class RedisLocationStore implements LocationStore {
   private static final RedisSession.Script INDEX_RANGE = RedisSession.Script.of("scan index",
       LuaScripts.INDEX_RANGE);
   private static final RedisSession.Script PAGE = RedisSession.Script.of("scan page", LuaScripts.PAGE);
+  private static final RedisSession.Script SWEEP = RedisSession.Script.of("index sweep", LuaScripts.SWEEP);
+  /** Every this many applied writes, one index sweep of {@link #SWEEP_KEYS} keys runs in the background. */
+  static final int SWEEP_EVERY = 16;
+  /** How many index keys one sweep checks. */
+  static final int SWEEP_KEYS = 64;
   private static final RedisSession.Script CLOSE_SCAN = RedisSession.Script.of("scan close", LuaScripts.CLOSE_SCAN);
   static final RedisSession.Script ENCODE_MEMBER = RedisSession.Script.of("encode", LuaScripts.ENCODE_MEMBER);
 
@@ -94,6 +100,8 @@ public final class RedisLocationStore implements LocationStore {
   private final byte[] startKey;
   private final byte[] scanIdKey;
   private final AtomicLong clockOffset = new AtomicLong();
+  private final AtomicLong applied = new AtomicLong();
+  private volatile byte[] sweptUpTo;
 
   private RedisLocationStore(final RedisSession session, final RedisStoreOptions options) {
     this.session = session;
@@ -235,8 +243,40 @@ public final class RedisLocationStore implements LocationStore {
         final StoreVersion version = new StoreVersion(new String((byte[]) reply.get(2), StandardCharsets.UTF_8));
         puts.forEach(p -> versions.put(p, version));
       }
+      if (nm > 0 && applied.incrementAndGet() % SWEEP_EVERY == 0) {
+        sweep();
+      }
       return new WriteResult.Applied(versions, now);
     });
+  }
+
+  /**
+   * Removes from the scan index, in the background, the logical keys whose records Redis expired or evicted.
+   * A scan removes those it passes, but a prefix nobody scans (creation results, old owner leases) would keep
+   * one index entry per key forever. Each sweep checks the next {@link #SWEEP_KEYS} index keys in byte order,
+   * wrapping at the end; its failures are ignored (the next sweep tries again) and it never delays the write
+   * that started it.
+   */
+  private void sweep() {
+    final byte[] from = sweptUpTo;
+    session.run(INDEX_RANGE, false, new byte[][] {indexKey}, offset(),
+        from == null ? new byte[] {'-'} : concat(new byte[] {'('}, from), new byte[] {'+'}, ascii(SWEEP_KEYS))
+        .thenCompose(index -> {
+          sweptUpTo = index.size() < SWEEP_KEYS ? null : (byte[]) index.get(index.size() - 1);
+          if (index.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+          }
+          final byte[][] redisKeys = new byte[1 + index.size()][];
+          final byte[][] args = new byte[1 + index.size()][];
+          redisKeys[0] = indexKey;
+          args[0] = offset();
+          for (int i = 0; i < index.size(); i++) {
+            final byte[] logical = (byte[]) index.get(i);
+            redisKeys[1 + i] = RedisKeys.utf8(keys.record(new String(logical, StandardCharsets.UTF_8)));
+            args[1 + i] = logical;
+          }
+          return session.run(SWEEP, false, redisKeys, args);
+        });
   }
 
   @Override

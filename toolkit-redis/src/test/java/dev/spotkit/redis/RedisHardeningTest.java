@@ -16,6 +16,7 @@ import dev.spotkit.store.StoreException;
 import dev.spotkit.store.StoreVersion;
 import dev.spotkit.store.WriteBatch;
 import dev.spotkit.store.WriteResult;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -136,6 +138,28 @@ class RedisHardeningTest {
         .containsExactly("later/z");
     // slices grow 1, 2, 4, ... up to 1,000 keys: about 20 slices of two scripts, not 10,000
     assertThat(calls).as("EVALSHA calls for one page").isLessThan(100);
+  }
+
+  @Test
+  void theScanIndexForgetsKeysRedisExpiredEvenWhenNobodyScansTheirPrefix() throws Exception {
+    try (RedisLocationStore s = RedisLocationStore.connect(REDIS.uri(), "sweep")) {
+      final byte[] index = s.keys().internal("index").getBytes(StandardCharsets.UTF_8);
+      final byte[] member = "creation-terminal\0op-1".getBytes(StandardCharsets.UTF_8);
+      get(s.write(WriteBatch.unconditional(Mutation.Put.expiring("creation-terminal\0op-1", StoreBytes.utf8("t"),
+          Duration.ofMinutes(5)))));
+      assertThat(get(s.session().commands().zscore(index, member))).isNotNull();
+      // what Redis does 15 min after the expiry (or an eviction): the record key disappears
+      assertThat(get(s.session().commands().del(s.keys().record("creation-terminal\0op-1")
+          .getBytes(StandardCharsets.UTF_8)))).isEqualTo(1L);
+      // ordinary writes elsewhere go on; nothing ever scans "creation-terminal"
+      for (int i = 0; i < 2 * RedisLocationStore.SWEEP_EVERY; i++) {
+        get(s.write(WriteBatch.unconditional(Mutation.Put.of("lease/" + i, StoreBytes.utf8("v")))));
+      }
+      Awaitility.await().atMost(5, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(10))
+          .until(() -> get(s.session().commands().zscore(index, member)) == null);
+      assertThat(get(s.session().commands().zcard(index))).as("live keys stay indexed")
+          .isEqualTo(2L * RedisLocationStore.SWEEP_EVERY);
+    }
   }
 
   @Test
