@@ -12,6 +12,8 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -31,6 +34,12 @@ import java.util.function.Supplier;
  * reconnect (so a command whose answer was lost fails as Indeterminate instead of running twice).
  */
 final class RedisSession implements AutoCloseable {
+  /**
+   * The longest wait between two reconnect attempts: 1 s. Lettuce's default backoff grows to 30 s, so after an
+   * outage of a few seconds the store stayed Unavailable for up to 30 s after Redis was back, longer than an
+   * owner lease TTL (15 s by default).
+   */
+  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
   /** A Lua script with its SHA-1, for EVALSHA with the NOSCRIPT fallback to EVAL. */
   record Script(String name, String source, String sha) {
@@ -44,14 +53,16 @@ final class RedisSession implements AutoCloseable {
     }
   }
 
+  private final ClientResources resources;
   private final RedisClient client;
   private final StatefulRedisConnection<byte[], byte[]> connection;
   private final RedisAsyncCommands<byte[], byte[]> commands;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String description;
 
-  private RedisSession(final RedisClient client, final StatefulRedisConnection<byte[], byte[]> connection,
-      final String description) {
+  private RedisSession(final ClientResources resources, final RedisClient client,
+      final StatefulRedisConnection<byte[], byte[]> connection, final String description) {
+    this.resources = resources;
     this.client = client;
     this.connection = connection;
     this.commands = connection.async();
@@ -67,7 +78,10 @@ final class RedisSession implements AutoCloseable {
           + " redis://127.0.0.1:6379", e);
     }
     uri.setTimeout(options.commandTimeout());
-    final RedisClient client = RedisClient.create(uri);
+    final ClientResources resources = ClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+        .build();
+    final RedisClient client = RedisClient.create(resources, uri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -75,10 +89,11 @@ final class RedisSession implements AutoCloseable {
         .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
         .build());
     try {
-      return new RedisSession(client, client.connect(ByteArrayCodec.INSTANCE),
+      return new RedisSession(resources, client, client.connect(ByteArrayCodec.INSTANCE),
           "redis " + uri.getHost() + ":" + uri.getPort() + " prefix " + options.keyPrefix());
     } catch (RedisException e) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
       throw new StoreException.Unavailable("cannot connect to Redis at " + uri.getHost() + ":" + uri.getPort()
           + ": " + e.getMessage(), e);
     }
@@ -177,7 +192,11 @@ final class RedisSession implements AutoCloseable {
       try {
         connection.close();
       } finally {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        try {
+          client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        } finally {
+          resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3_000);
+        }
       }
     }
   }

@@ -163,6 +163,35 @@ class RedisHardeningTest {
   }
 
   @Test
+  @Spec("LOC-08")
+  void scanPrefixesThatAreRedisRangeMarkersGlobOrLuaPatternCharactersMatchOnlyTheirKeys() throws Exception {
+    final List<String> prefixes = List.of("[", "(", "-", "+", "*", "%", "\0", "[a", "(a", "\uffff",
+        "\udbff\udfff", "a*", "a?", "a%d");
+    try (RedisLocationStore s = RedisLocationStore.connect(REDIS.uri(), "odd prefix: \u00fc*?[(")) {
+      final List<Mutation> puts = new ArrayList<>();
+      prefixes.forEach(p -> puts.add(Mutation.Put.of(p + "key", StoreBytes.utf8(p))));
+      get(s.write(new WriteBatch(List.of(), puts)));
+      for (String prefix : prefixes) {
+        final List<String> keys = new ArrayList<>();
+        Optional<dev.spotkit.store.ScanCursor> cursor = Optional.empty();
+        for (int pages = 0; pages < 20; pages++) {
+          final ScanResult.Page page = (ScanResult.Page) get(s.scan(new ScanRequest(prefix, cursor, 1)));
+          page.entries().forEach(e -> keys.add(e.key()));
+          cursor = page.next();
+          if (cursor.isEmpty()) {
+            break;
+          }
+        }
+        assertThat(cursor).isEmpty();
+        assertThat(keys).as("prefix %s", dev.spotkit.store.StoreLimits.printable(prefix)).containsExactlyElementsOf(
+            prefixes.stream().filter(p -> (p + "key").startsWith(prefix)).map(p -> p + "key").sorted(
+                (x, y) -> java.util.Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8),
+                    y.getBytes(StandardCharsets.UTF_8))).toList());
+      }
+    }
+  }
+
+  @Test
   void aWriteRefusedByRedisMaxmemoryIsUnavailableAndChangesNothing() throws Exception {
     get(a.write(WriteBatch.unconditional(Mutation.Put.of("oom", StoreBytes.utf8("0")))));
     final RelocationReference ref = new RelocationReference("oom");
