@@ -122,7 +122,7 @@ public final class RedisLocationStore implements LocationStore {
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}.
    * @param keyPrefix e.g. {@code app1}; see {@link RedisStoreOptions#keyPrefix()}.
    * @return the connected store; close it once when done (or let the MeshNode that owns it close it).
-   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached.
+   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached or is older than 7.0.
    * @throws IllegalArgumentException when the URI or the prefix is not valid.
    */
   public static RedisLocationStore connect(final String redisUri, final String keyPrefix) {
@@ -134,7 +134,7 @@ public final class RedisLocationStore implements LocationStore {
    *
    * @param options URI, prefix and timeouts.
    * @return the connected store.
-   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached.
+   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached or is older than 7.0.
    * @throws IllegalArgumentException when the URI is not valid.
    */
   public static RedisLocationStore connect(final RedisStoreOptions options) {

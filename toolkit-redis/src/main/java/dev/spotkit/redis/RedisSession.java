@@ -89,13 +89,38 @@ final class RedisSession implements AutoCloseable {
         .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
         .build());
     try {
-      return new RedisSession(resources, client, client.connect(ByteArrayCodec.INSTANCE),
+      final StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+      requireRedis7(connection, uri);
+      return new RedisSession(resources, client, connection,
           "redis " + uri.getHost() + ":" + uri.getPort() + " prefix " + options.keyPrefix());
-    } catch (RedisException e) {
+    } catch (RuntimeException e) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       resources.shutdown(0, 2, TimeUnit.SECONDS);
-      throw new StoreException.Unavailable("cannot connect to Redis at " + uri.getHost() + ":" + uri.getPort()
-          + ": " + e.getMessage(), e);
+      if (e instanceof RedisException) {
+        throw new StoreException.Unavailable("cannot connect to Redis at " + uri.getHost() + ":" + uri.getPort()
+            + ": " + e.getMessage(), e);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Refuses a server older than Redis 7.0: the scripts use {@code PEXPIRETIME} (7.0) and {@code SET ... PXAT}
+   * (6.2), and on an older server every relocation read would fail with an unknown-command script error. The
+   * check asks {@code COMMAND INFO PEXPIRETIME}; a server that refuses {@code COMMAND} itself (an ACL) is let
+   * through.
+   */
+  private static void requireRedis7(final StatefulRedisConnection<byte[], byte[]> connection, final RedisURI uri) {
+    final List<Object> info;
+    try {
+      info = connection.sync().commandInfo("PEXPIRETIME");
+    } catch (RedisCommandExecutionException e) {
+      return;
+    }
+    if (info.isEmpty() || info.get(0) == null) {
+      throw new StoreException.Unavailable("Redis at " + uri.getHost() + ":" + uri.getPort() + " has no"
+          + " PEXPIRETIME command: the Redis stores need Redis 7.0 or later (or a compatible server with"
+          + " PEXPIRETIME)", null);
     }
   }
 

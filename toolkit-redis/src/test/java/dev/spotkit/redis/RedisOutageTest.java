@@ -1,6 +1,7 @@
 package dev.spotkit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.store.Mutation;
 import dev.spotkit.store.ReadResult;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A Redis outage longer than a lease renewal interval (spec 002 section 5): every call during it fails at once
+ * Connecting to a Redis that is too old, and a Redis outage longer than a lease renewal interval (spec 002 section 5): every call during it fails at once
  * with {@code StoreException.Unavailable}, and the store serves again about a second after Redis is back, not
  * after a reconnect backoff grown to many seconds (Lettuce's default grows to 30 s, longer than the 15 s
  * owner lease TTL).
@@ -56,6 +57,20 @@ class RedisOutageTest {
               instanceof dev.spotkit.store.RelocationStore.GetResult.Missing);
       assertThat(get(store.write(WriteBatch.unconditional(Mutation.Put.of("k", StoreBytes.utf8("w"))))))
           .isInstanceOf(dev.spotkit.store.WriteResult.Applied.class);
+    }
+  }
+
+  @Test
+  void aServerOlderThanRedis7IsRefusedAtConnectWithAClearMessage() {
+    // a Redis 7 without PEXPIRETIME stands in for Redis 6.x, where every relocation read failed in its script
+    final RedisServer old = RedisServer.start("--rename-command", "PEXPIRETIME", "");
+    try {
+      assertThatThrownBy(() -> RedisRelocationStore.connect(old.uri(), "old"))
+          .isInstanceOf(StoreException.Unavailable.class).hasMessageContaining("Redis 7.0 or later");
+      assertThatThrownBy(() -> RedisLocationStore.connect(old.uri(), "old"))
+          .isInstanceOf(StoreException.Unavailable.class).hasMessageContaining("Redis 7.0 or later");
+    } finally {
+      old.stop();
     }
   }
 }
