@@ -77,10 +77,11 @@ final class LuaScripts {
       """;
 
   /**
-   * Write: KEYS 1 seq, 2 index, 3 scans, 4 scan-used, 5 scan-start, then the condition records, then the
-   * mutation records. ARGV 1 offset, 2 scan idle ms, 3 grace ms, 4 conditions, 5 mutations, then per condition
-   * (logical key, expected version or '' for absent), per mutation (logical key, 'P' or 'D', value, retention
-   * ms or 0). Returns {0, now} (Conflict) or {1, now[, version]}.
+   * Write: KEYS 1 seq, 2 index, 3 scans, 4 scan-used, 5 scan-start, 6 seq-epoch (the replication id the
+   * sequence was issued under), then the condition records, then the mutation records. ARGV 1 offset, 2 scan
+   * idle ms, 3 grace ms, 4 conditions, 5 mutations, then per condition (logical key, expected version or ''
+   * for absent), per mutation (logical key, 'P' or 'D', value, retention ms or 0). Returns {0, now} (Conflict)
+   * or {1, now[, version]}.
    */
   static final String WRITE = PRELUDE + """
       local now = now_ms()
@@ -88,7 +89,7 @@ final class LuaScripts {
       local nc, nm = tonumber(ARGV[4]), tonumber(ARGV[5])
       local a = 6
       for i = 1, nc do
-        local r = head(KEYS[5 + i], ARGV[a])
+        local r = head(KEYS[6 + i], ARGV[a])
         local expected = ARGV[a + 1]
         a = a + 2
         if expected == '' then
@@ -99,19 +100,27 @@ final class LuaScripts {
       end
       local muts = {}
       for j = 1, nm do
-        local key = KEYS[5 + nc + j]
+        local key = KEYS[6 + nc + j]
         muts[j] = {key = key, logical = ARGV[a], kind = ARGV[a + 1], value = ARGV[a + 2],
           retention = tonumber(ARGV[a + 3]), head = head(key, ARGV[a])}
         a = a + 4
       end
       if nm == 0 then return {1, now} end
       -- every check passed and every touched record decoded: only writes from here on
-      if redis.call('EXISTS', KEYS[1]) == 0 then
-        -- a new or emptied Redis (restart without persistence) starts at server TIME in microseconds, so no
-        -- version issued before the data loss is ever issued again (no ABA for a CAS that waited across it)
-        local t = redis.call('TIME')
-        redis.call('SET', KEYS[1], t[1] .. string.format('%06d', tonumber(t[2])))
+      -- no version issued before a data loss is ever issued again (no ABA for a CAS that waited across it): a
+      -- new or emptied Redis (restart without persistence) starts the sequence at server TIME in microseconds,
+      -- and so does a server whose replication id differs from the one recorded with the sequence (a replica
+      -- promoted without the primary's last writes), unless the sequence is already past that time; the
+      -- sequence grows by one per batch, far slower than the clock, so TIME is past every version issued
+      local t = redis.call('TIME')
+      local time_us = t[1] .. string.format('%06d', tonumber(t[2]))
+      local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or ''
+      local recorded = redis.call('GET', KEYS[6])
+      local current = redis.call('GET', KEYS[1])
+      if (not current) or (recorded and recorded ~= replid and tonumber(current) < tonumber(time_us)) then
+        redis.call('SET', KEYS[1], time_us)
       end
+      if recorded ~= replid then redis.call('SET', KEYS[6], replid) end
       local seq = redis.call('INCR', KEYS[1])
       local version = fmt(seq)
       drop_idle_scans(KEYS[3], KEYS[4], KEYS[5], now, idle)

@@ -38,8 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * member is 0x01 followed by the MessagePack array of {@link OpaqueRecord}. A put adds a member; a delete adds
  * a tombstone member (read as Missing). The version of a put is the decimal INCR value of its batch, so a key
  * never gets a version twice; a sequence that does not exist yet (a new Redis, or one restarted without
- * persistence) starts at the server's time in microseconds, so no version from before a data loss comes back
- * and a CAS that waited across the restart can only Conflict. Reads check expiry against the server's {@code TIME}.
+ * persistence) starts at the server's time in microseconds, and so does the sequence of a replica promoted
+ * without the primary's last writes (its replication id differs from the one recorded with the sequence), so
+ * no version from before a data loss comes back and a CAS that waited across it can only Conflict. Reads
+ * check expiry against the server's {@code TIME}.
  *
  * <p>Writes: one Lua script per batch (EVALSHA, EVAL on NOSCRIPT). It checks every condition and decodes every
  * touched record first, then applies every mutation, bumps the sequence once and returns the version and the
@@ -99,6 +101,7 @@ public final class RedisLocationStore implements LocationStore {
   private final byte[] usedKey;
   private final byte[] startKey;
   private final byte[] scanIdKey;
+  private final byte[] epochKey;
   private final AtomicLong clockOffset = new AtomicLong();
   private final AtomicLong applied = new AtomicLong();
   private volatile byte[] sweptUpTo;
@@ -113,6 +116,7 @@ public final class RedisLocationStore implements LocationStore {
     this.usedKey = RedisKeys.utf8(keys.internal("scan-used"));
     this.startKey = RedisKeys.utf8(keys.internal("scan-start"));
     this.scanIdKey = RedisKeys.utf8(keys.internal("scan-id"));
+    this.epochKey = RedisKeys.utf8(keys.internal("seq-epoch"));
   }
 
   /**
@@ -196,19 +200,20 @@ public final class RedisLocationStore implements LocationStore {
     Objects.requireNonNull(batch, "batch");
     final int nc = batch.conditions().size();
     final int nm = batch.mutations().size();
-    final byte[][] redisKeys = new byte[5 + nc + nm][];
+    final byte[][] redisKeys = new byte[6 + nc + nm][];
     redisKeys[0] = seqKey;
     redisKeys[1] = indexKey;
     redisKeys[2] = scansKey;
     redisKeys[3] = usedKey;
     redisKeys[4] = startKey;
+    redisKeys[5] = epochKey;
     final List<byte[]> args = new ArrayList<>(5 + 2 * nc + 4 * nm);
     args.add(offset());
     args.add(ascii(options.scanIdleTimeout().toMillis()));
     args.add(ascii(SCAN_MAX_AGE_MILLIS));
     args.add(ascii(nc));
     args.add(ascii(nm));
-    int k = 5;
+    int k = 6;
     for (Condition condition : batch.conditions()) {
       redisKeys[k++] = RedisKeys.utf8(keys.record(condition.key()));
       args.add(RedisKeys.utf8(condition.key()));

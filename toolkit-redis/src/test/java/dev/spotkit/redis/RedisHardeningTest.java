@@ -340,7 +340,8 @@ class RedisHardeningTest {
     try (RedisRelocationStore payloads = RedisRelocationStore.connect(REDIS.uri(), "attack")) {
       final RelocationReference ref = new RelocationReference("ref {x}:*?[%]");
       assertThat(get(payloads.get(ref))).isInstanceOf(RelocationStore.GetResult.Missing.class);
-      assertThat(get(payloads.renew(ref, Duration.ofSeconds(1)))).isInstanceOf(RelocationStore.RenewResult.Missing.class);
+      assertThat(get(payloads.renew(ref, Duration.ofSeconds(1))))
+          .isInstanceOf(RelocationStore.RenewResult.Missing.class);
       assertThat(get(payloads.put(ref, StoreBytes.utf8("p"), Duration.ofMinutes(1))))
           .isInstanceOf(RelocationStore.PutResult.Stored.class);
       assertThat(get(payloads.put(ref, StoreBytes.utf8("p"), Duration.ofMinutes(1))))

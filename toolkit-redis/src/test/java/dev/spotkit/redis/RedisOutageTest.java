@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Connecting to a Redis that is too old, and a Redis outage longer than a lease renewal interval (spec 002 section 5): every call during it fails at once
- * with {@code StoreException.Unavailable}, and the store serves again about a second after Redis is back, not
- * after a reconnect backoff grown to many seconds (Lettuce's default grows to 30 s, longer than the 15 s
- * owner lease TTL).
+ * Connecting to a Redis that is too old, and a Redis outage longer than a lease renewal interval (spec 002
+ * section 5): every call during the outage fails at once with {@code StoreException.Unavailable}, and the store
+ * serves again about a second after Redis is back, not after a reconnect backoff grown to many seconds
+ * (Lettuce's default grows to 30 s, longer than the 15 s owner lease TTL).
  */
 class RedisOutageTest {
   @RegisterExtension
