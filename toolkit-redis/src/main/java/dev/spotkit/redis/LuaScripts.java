@@ -114,7 +114,9 @@ final class LuaScripts {
       -- sequence grows by one per batch, far slower than the clock, so TIME is past every version issued
       local t = redis.call('TIME')
       local time_us = t[1] .. string.format('%06d', tonumber(t[2]))
-      local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or ''
+      -- a user whose ACL denies INFO gets no failover check (replid ''), but still writes
+      local info = redis.pcall('INFO', 'replication')
+      local replid = type(info) == 'string' and string.match(info, 'master_replid:(%x+)') or ''
       local recorded = redis.call('GET', KEYS[6])
       local current = redis.call('GET', KEYS[1])
       if (not current) or (recorded and recorded ~= replid and tonumber(current) < tonumber(time_us)) then

@@ -72,4 +72,17 @@ class RedisFailoverTest {
       replica.stop();
     }
   }
+
+  @Test
+  void aUserWhoseAclDeniesInfoStillWrites() throws Exception {
+    assertThat(PRIMARY.server().command("ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "+@all", "-info"))
+        .isEqualTo("+OK");
+    final String uri = PRIMARY.uri().replace("redis://", "redis://noinfo:pw@");
+    try (RedisLocationStore store = RedisLocationStore.connect(uri, "noinfo")) {
+      final StoreVersion v1 = put(store, "k", "a");
+      final StoreVersion v2 = put(store, "k", "b");
+      assertThat(Long.parseLong(v2.value())).isEqualTo(Long.parseLong(v1.value()) + 1);
+      assertThat(((ReadResult.Found) get(store.read("k"))).value().asUtf8()).isEqualTo("b");
+    }
+  }
 }
