@@ -46,15 +46,15 @@ final class LuaScripts {
         redis.call('ZREM', used, id)
         redis.call('HDEL', start, id)
       end
+      -- a cursor naming another scan (a foreign, forged or pre-restart cursor whose id is now reused) is
+      -- refused and leaves that scan alone; only a scan of this cursor that is idle or too old is dropped
       local function scan_valid(scans, used, start_key, id, seq, start, now, idle, max_age)
         local s = redis.call('ZSCORE', scans, id)
-        local u = redis.call('ZSCORE', used, id)
         local st = redis.call('HGET', start_key, id)
-        if s and tonumber(s) == seq and u and tonumber(u) > now - idle and st and tonumber(st) == start
-            and now - start <= max_age then
-          return true
-        end
-        if s then drop_scan(scans, used, start_key, id) end
+        if not (s and tonumber(s) == seq and st and tonumber(st) == start) then return false end
+        local u = redis.call('ZSCORE', used, id)
+        if u and tonumber(u) > now - idle and now - start <= max_age then return true end
+        drop_scan(scans, used, start_key, id)
         return false
       end
       local function drop_idle_scans(scans, used, start, now, idle)
@@ -77,10 +77,11 @@ final class LuaScripts {
       """;
 
   /**
-   * Write: KEYS 1 seq, 2 index, 3 scans, 4 scan-used, 5 scan-start, then the condition records, then the
-   * mutation records. ARGV 1 offset, 2 scan idle ms, 3 grace ms, 4 conditions, 5 mutations, then per condition
-   * (logical key, expected version or '' for absent), per mutation (logical key, 'P' or 'D', value, retention
-   * ms or 0). Returns {0, now} (Conflict) or {1, now[, version]}.
+   * Write: KEYS 1 seq, 2 index, 3 scans, 4 scan-used, 5 scan-start, 6 seq-epoch (the replication id the
+   * sequence was issued under), then the condition records, then the mutation records. ARGV 1 offset, 2 scan
+   * idle ms, 3 grace ms, 4 conditions, 5 mutations, then per condition (logical key, expected version or ''
+   * for absent), per mutation (logical key, 'P' or 'D', value, retention ms or 0). Returns {0, now} (Conflict)
+   * or {1, now[, version]}.
    */
   static final String WRITE = PRELUDE + """
       local now = now_ms()
@@ -88,7 +89,7 @@ final class LuaScripts {
       local nc, nm = tonumber(ARGV[4]), tonumber(ARGV[5])
       local a = 6
       for i = 1, nc do
-        local r = head(KEYS[5 + i], ARGV[a])
+        local r = head(KEYS[6 + i], ARGV[a])
         local expected = ARGV[a + 1]
         a = a + 2
         if expected == '' then
@@ -99,19 +100,29 @@ final class LuaScripts {
       end
       local muts = {}
       for j = 1, nm do
-        local key = KEYS[5 + nc + j]
+        local key = KEYS[6 + nc + j]
         muts[j] = {key = key, logical = ARGV[a], kind = ARGV[a + 1], value = ARGV[a + 2],
           retention = tonumber(ARGV[a + 3]), head = head(key, ARGV[a])}
         a = a + 4
       end
       if nm == 0 then return {1, now} end
       -- every check passed and every touched record decoded: only writes from here on
-      if redis.call('EXISTS', KEYS[1]) == 0 then
-        -- a new or emptied Redis (restart without persistence) starts at server TIME in microseconds, so no
-        -- version issued before the data loss is ever issued again (no ABA for a CAS that waited across it)
-        local t = redis.call('TIME')
-        redis.call('SET', KEYS[1], t[1] .. string.format('%06d', tonumber(t[2])))
+      -- no version issued before a data loss is ever issued again (no ABA for a CAS that waited across it): a
+      -- new or emptied Redis (restart without persistence) starts the sequence at server TIME in microseconds,
+      -- and so does a server whose replication id differs from the one recorded with the sequence (a replica
+      -- promoted without the primary's last writes), unless the sequence is already past that time; the
+      -- sequence grows by one per batch, far slower than the clock, so TIME is past every version issued
+      local t = redis.call('TIME')
+      local time_us = t[1] .. string.format('%06d', tonumber(t[2]))
+      -- a user whose ACL denies INFO gets no failover check (replid ''), but still writes
+      local info = redis.pcall('INFO', 'replication')
+      local replid = type(info) == 'string' and string.match(info, 'master_replid:(%x+)') or ''
+      local recorded = redis.call('GET', KEYS[6])
+      local current = redis.call('GET', KEYS[1])
+      if (not current) or (recorded and recorded ~= replid and tonumber(current) < tonumber(time_us)) then
+        redis.call('SET', KEYS[1], time_us)
       end
+      if recorded ~= replid then redis.call('SET', KEYS[6], replid) end
       local seq = redis.call('INCR', KEYS[1])
       local version = fmt(seq)
       drop_idle_scans(KEYS[3], KEYS[4], KEYS[5], now, idle)
@@ -214,15 +225,30 @@ final class LuaScripts {
       """;
 
   /**
+   * Sweep a slice of the scan index: KEYS 1 index, then record keys; ARGV 1 offset, then the logical keys.
+   * Removes each logical key whose record key no longer exists (expired or evicted by Redis); a put re-adds
+   * it in its own script, so this never hides a live key. Returns the number removed.
+   */
+  static final String SWEEP = """
+      local removed = 0
+      for i = 2, #KEYS do
+        if redis.call('EXISTS', KEYS[i]) == 0 then removed = removed + redis.call('ZREM', KEYS[1], ARGV[i]) end
+      end
+      return {removed}
+      """;
+
+  /**
    * Close a scan after its last page: KEYS 1 scans, 2 scan-used, 3 scan-start; ARGV 1 offset, 2 idle ms, 3 max
-   * age ms, 4 id, 5 seq, 6 start ms. Returns {1, now}, or {0, now} when the scan was no longer valid (Expired).
+   * age ms, 4 id, 5 seq, 6 start ms. Returns {1, now}, or {0, now} when the scan was no longer valid (Expired);
+   * a cursor of another scan closes nothing.
    */
   static final String CLOSE_SCAN = PRELUDE + """
       local now = now_ms()
-      local valid = scan_valid(KEYS[1], KEYS[2], KEYS[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), now,
-        tonumber(ARGV[2]), tonumber(ARGV[3]))
-      drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[4])
-      if valid then return {1, now} end
+      if scan_valid(KEYS[1], KEYS[2], KEYS[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), now,
+          tonumber(ARGV[2]), tonumber(ARGV[3])) then
+        drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[4])
+        return {1, now}
+      end
       return {0, now}
       """;
 

@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
  *   <li>record: {@code {prefix}:{zlink-location-v3}:opaque:{sha256hex(logical key)}} (a sorted-set log);</li>
  *   <li>relocation payload: {@code {prefix}:{zlink-relocation-v1}:blob:{reference}} (a plain string);</li>
  *   <li>private: {@code {prefix}:{zlink-location-v3}:spotkit:seq} (the INCR sequence of versions and log
- *       scores), {@code ...:spotkit:index} (logical keys, for scans in UTF-8 byte order),
+ *       scores), {@code ...:spotkit:seq-epoch} (the replication id the sequence was issued under),
+ *       {@code ...:spotkit:index} (logical keys, for scans in UTF-8 byte order),
  *       {@code ...:spotkit:scans}, {@code ...:spotkit:scan-used}, {@code ...:spotkit:scan-start},
  *       {@code ...:spotkit:scan-id} (open scans).</li>
  * </ul>

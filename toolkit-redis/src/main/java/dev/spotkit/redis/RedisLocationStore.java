@@ -38,8 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * member is 0x01 followed by the MessagePack array of {@link OpaqueRecord}. A put adds a member; a delete adds
  * a tombstone member (read as Missing). The version of a put is the decimal INCR value of its batch, so a key
  * never gets a version twice; a sequence that does not exist yet (a new Redis, or one restarted without
- * persistence) starts at the server's time in microseconds, so no version from before a data loss comes back
- * and a CAS that waited across the restart can only Conflict. Reads check expiry against the server's {@code TIME}.
+ * persistence) starts at the server's time in microseconds, and so does the sequence of a replica promoted
+ * without the primary's last writes (its replication id differs from the one recorded with the sequence), so
+ * no version from before a data loss comes back and a CAS that waited across it can only Conflict. Reads
+ * check expiry against the server's {@code TIME}.
  *
  * <p>Writes: one Lua script per batch (EVALSHA, EVAL on NOSCRIPT). It checks every condition and decodes every
  * touched record first, then applies every mutation, bumps the sequence once and returns the version and the
@@ -53,7 +55,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * during a scan never repeat, skip or add an entry. The cursor ({@code rs1:...}, at most ~1.5 KiB) names the
  * scan, its sequence, its prefix and the last key; a scan idle longer than
  * {@link RedisStoreOptions#scanIdleTimeout()}, older than 15 min, or beyond the 1,024 most recently used is
- * {@link ScanResult.Expired}.
+ * {@link ScanResult.Expired}. Index entries of keys Redis expired or evicted are removed by the scans that
+ * pass them and, for prefixes nobody scans, by a background sweep of 64 index keys every 16 applied writes.
  *
  * <p>Failures: a stage completes exceptionally with {@code StoreException.Unavailable} when the request surely
  * changed nothing (not connected, refused by a check, a read failed) and {@code StoreException.Indeterminate}
@@ -81,6 +84,11 @@ public final class RedisLocationStore implements LocationStore {
   private static final RedisSession.Script INDEX_RANGE = RedisSession.Script.of("scan index",
       LuaScripts.INDEX_RANGE);
   private static final RedisSession.Script PAGE = RedisSession.Script.of("scan page", LuaScripts.PAGE);
+  private static final RedisSession.Script SWEEP = RedisSession.Script.of("index sweep", LuaScripts.SWEEP);
+  /** Every this many applied writes, one index sweep of {@link #SWEEP_KEYS} keys runs in the background. */
+  static final int SWEEP_EVERY = 16;
+  /** How many index keys one sweep checks. */
+  static final int SWEEP_KEYS = 64;
   private static final RedisSession.Script CLOSE_SCAN = RedisSession.Script.of("scan close", LuaScripts.CLOSE_SCAN);
   static final RedisSession.Script ENCODE_MEMBER = RedisSession.Script.of("encode", LuaScripts.ENCODE_MEMBER);
 
@@ -93,7 +101,10 @@ public final class RedisLocationStore implements LocationStore {
   private final byte[] usedKey;
   private final byte[] startKey;
   private final byte[] scanIdKey;
+  private final byte[] epochKey;
   private final AtomicLong clockOffset = new AtomicLong();
+  private final AtomicLong applied = new AtomicLong();
+  private volatile byte[] sweptUpTo;
 
   private RedisLocationStore(final RedisSession session, final RedisStoreOptions options) {
     this.session = session;
@@ -105,6 +116,7 @@ public final class RedisLocationStore implements LocationStore {
     this.usedKey = RedisKeys.utf8(keys.internal("scan-used"));
     this.startKey = RedisKeys.utf8(keys.internal("scan-start"));
     this.scanIdKey = RedisKeys.utf8(keys.internal("scan-id"));
+    this.epochKey = RedisKeys.utf8(keys.internal("seq-epoch"));
   }
 
   /**
@@ -114,7 +126,7 @@ public final class RedisLocationStore implements LocationStore {
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}.
    * @param keyPrefix e.g. {@code app1}; see {@link RedisStoreOptions#keyPrefix()}.
    * @return the connected store; close it once when done (or let the MeshNode that owns it close it).
-   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached.
+   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached or is older than 7.0.
    * @throws IllegalArgumentException when the URI or the prefix is not valid.
    */
   public static RedisLocationStore connect(final String redisUri, final String keyPrefix) {
@@ -126,7 +138,7 @@ public final class RedisLocationStore implements LocationStore {
    *
    * @param options URI, prefix and timeouts.
    * @return the connected store.
-   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached.
+   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached or is older than 7.0.
    * @throws IllegalArgumentException when the URI is not valid.
    */
   public static RedisLocationStore connect(final RedisStoreOptions options) {
@@ -188,19 +200,20 @@ public final class RedisLocationStore implements LocationStore {
     Objects.requireNonNull(batch, "batch");
     final int nc = batch.conditions().size();
     final int nm = batch.mutations().size();
-    final byte[][] redisKeys = new byte[5 + nc + nm][];
+    final byte[][] redisKeys = new byte[6 + nc + nm][];
     redisKeys[0] = seqKey;
     redisKeys[1] = indexKey;
     redisKeys[2] = scansKey;
     redisKeys[3] = usedKey;
     redisKeys[4] = startKey;
+    redisKeys[5] = epochKey;
     final List<byte[]> args = new ArrayList<>(5 + 2 * nc + 4 * nm);
     args.add(offset());
     args.add(ascii(options.scanIdleTimeout().toMillis()));
     args.add(ascii(SCAN_MAX_AGE_MILLIS));
     args.add(ascii(nc));
     args.add(ascii(nm));
-    int k = 5;
+    int k = 6;
     for (Condition condition : batch.conditions()) {
       redisKeys[k++] = RedisKeys.utf8(keys.record(condition.key()));
       args.add(RedisKeys.utf8(condition.key()));
@@ -235,8 +248,40 @@ public final class RedisLocationStore implements LocationStore {
         final StoreVersion version = new StoreVersion(new String((byte[]) reply.get(2), StandardCharsets.UTF_8));
         puts.forEach(p -> versions.put(p, version));
       }
+      if (nm > 0 && applied.incrementAndGet() % SWEEP_EVERY == 0) {
+        sweep();
+      }
       return new WriteResult.Applied(versions, now);
     });
+  }
+
+  /**
+   * Removes from the scan index, in the background, the logical keys whose records Redis expired or evicted.
+   * A scan removes those it passes, but a prefix nobody scans (creation results, old owner leases) would keep
+   * one index entry per key forever. Each sweep checks the next {@link #SWEEP_KEYS} index keys in byte order,
+   * wrapping at the end; its failures are ignored (the next sweep tries again) and it never delays the write
+   * that started it.
+   */
+  private void sweep() {
+    final byte[] from = sweptUpTo;
+    session.run(INDEX_RANGE, false, new byte[][] {indexKey}, offset(),
+        from == null ? new byte[] {'-'} : concat(new byte[] {'('}, from), new byte[] {'+'}, ascii(SWEEP_KEYS))
+        .thenCompose(index -> {
+          sweptUpTo = index.size() < SWEEP_KEYS ? null : (byte[]) index.get(index.size() - 1);
+          if (index.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+          }
+          final byte[][] redisKeys = new byte[1 + index.size()][];
+          final byte[][] args = new byte[1 + index.size()][];
+          redisKeys[0] = indexKey;
+          args[0] = offset();
+          for (int i = 0; i < index.size(); i++) {
+            final byte[] logical = (byte[]) index.get(i);
+            redisKeys[1 + i] = RedisKeys.utf8(keys.record(new String(logical, StandardCharsets.UTF_8)));
+            args[1 + i] = logical;
+          }
+          return session.run(SWEEP, false, redisKeys, args);
+        });
   }
 
   @Override
@@ -263,11 +308,12 @@ public final class RedisLocationStore implements LocationStore {
   private CompletableFuture<ScanResult> page(final ScanRequest request, final Cursor cursor,
       final List<ScanEntry> entries, final long bytes, final int rounds) {
     final int want = request.limit() - entries.size();
+    final int count = slice(want, rounds);
     final byte[] prefix = RedisKeys.utf8(request.prefix());
     final byte[] min = cursor.after() != null ? concat(new byte[] {'('}, cursor.after())
         : prefix.length == 0 ? new byte[] {'-'} : concat(new byte[] {'['}, prefix);
     final byte[] max = prefix.length == 0 ? new byte[] {'+'} : concat(new byte[] {'['}, prefix, new byte[] {-1});
-    return session.run(INDEX_RANGE, false, new byte[][] {indexKey}, offset(), min, max, ascii(want))
+    return session.run(INDEX_RANGE, false, new byte[][] {indexKey}, offset(), min, max, ascii(count))
         .thenCompose(index -> {
           if (index.isEmpty()) {
             return finish(cursor, entries);
@@ -286,13 +332,13 @@ public final class RedisLocationStore implements LocationStore {
             args.add(logical);
           }
           return session.run(PAGE, false, redisKeys, args.toArray(byte[][]::new))
-              .thenCompose(reply -> slice(request, cursor, entries, bytes, rounds, index, reply));
+              .thenCompose(reply -> slice(request, cursor, entries, bytes, rounds, count, index, reply));
         });
   }
 
   private CompletableFuture<ScanResult> slice(final ScanRequest request, final Cursor cursor,
-      final List<ScanEntry> entries, final long bytesBefore, final int rounds, final List<Object> index,
-      final List<Object> reply) {
+      final List<ScanEntry> entries, final long bytesBefore, final int rounds, final int count,
+      final List<Object> index, final List<Object> reply) {
     if ((Long) reply.get(0) == 0) {
       return CompletableFuture.completedFuture(new ScanResult.Expired());
     }
@@ -307,17 +353,29 @@ public final class RedisLocationStore implements LocationStore {
       entries.add(entry);
     }
     final Cursor next = consumed == 0 ? cursor : cursor.after((byte[]) index.get(consumed - 1));
-    final int want = request.limit() - (entries.size() - (reply.size() - 3));
     if (consumed < index.size() || entries.size() >= request.limit()) {
       return CompletableFuture.completedFuture(new ScanResult.Page(entries, Optional.of(next.encode()), now));
     }
-    if (index.size() < want) {
+    if (index.size() < count) {
       return finish(cursor, entries);
     }
     if (rounds >= 100_000) {
       throw new IllegalStateException("scan made no progress in 100,000 index slices");
     }
     return page(request, next, entries, bytes, rounds + 1);
+  }
+
+  /**
+   * How many index keys one slice of a page reads: the entries still wanted on the first slice, then twice as
+   * many each further slice, up to 1,000. Keys a scan does not show (created after it began, deleted, expired)
+   * still take a slice, so without the growth a page of limit 1 over n such keys would take n round trips.
+   *
+   * @param want entries still wanted on the page, 1..1000.
+   * @param rounds slices already read for this page, from 0.
+   * @return the slice size, want..1000.
+   */
+  static int slice(final int want, final int rounds) {
+    return (int) Math.min(StoreLimits.MAX_SCAN_ENTRIES, Math.max(want, (long) want << Math.min(rounds, 10)));
   }
 
   private CompletableFuture<ScanResult> finish(final Cursor cursor, final List<ScanEntry> entries) {

@@ -47,7 +47,7 @@ public final class RedisRelocationStore implements RelocationStore {
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}.
    * @param keyPrefix e.g. {@code app1}.
    * @return the connected store; close it once when done.
-   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached.
+   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached or is older than 7.0.
    * @throws IllegalArgumentException when the URI or the prefix is not valid.
    */
   public static RedisRelocationStore connect(final String redisUri, final String keyPrefix) {
@@ -59,7 +59,7 @@ public final class RedisRelocationStore implements RelocationStore {
    *
    * @param options URI, prefix and timeouts.
    * @return the connected store.
-   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached.
+   * @throws dev.spotkit.store.StoreException.Unavailable when Redis cannot be reached or is older than 7.0.
    */
   public static RedisRelocationStore connect(final RedisStoreOptions options) {
     return new RedisRelocationStore(RedisSession.connect(options), options);

@@ -12,6 +12,8 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -31,6 +34,12 @@ import java.util.function.Supplier;
  * reconnect (so a command whose answer was lost fails as Indeterminate instead of running twice).
  */
 final class RedisSession implements AutoCloseable {
+  /**
+   * The longest wait between two reconnect attempts: 1 s. Lettuce's default backoff grows to 30 s, so after an
+   * outage of a few seconds the store stayed Unavailable for up to 30 s after Redis was back, longer than an
+   * owner lease TTL (15 s by default).
+   */
+  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
   /** A Lua script with its SHA-1, for EVALSHA with the NOSCRIPT fallback to EVAL. */
   record Script(String name, String source, String sha) {
@@ -44,14 +53,16 @@ final class RedisSession implements AutoCloseable {
     }
   }
 
+  private final ClientResources resources;
   private final RedisClient client;
   private final StatefulRedisConnection<byte[], byte[]> connection;
   private final RedisAsyncCommands<byte[], byte[]> commands;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String description;
 
-  private RedisSession(final RedisClient client, final StatefulRedisConnection<byte[], byte[]> connection,
-      final String description) {
+  private RedisSession(final ClientResources resources, final RedisClient client,
+      final StatefulRedisConnection<byte[], byte[]> connection, final String description) {
+    this.resources = resources;
     this.client = client;
     this.connection = connection;
     this.commands = connection.async();
@@ -67,7 +78,10 @@ final class RedisSession implements AutoCloseable {
           + " redis://127.0.0.1:6379", e);
     }
     uri.setTimeout(options.commandTimeout());
-    final RedisClient client = RedisClient.create(uri);
+    final ClientResources resources = ClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+        .build();
+    final RedisClient client = RedisClient.create(resources, uri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -75,12 +89,38 @@ final class RedisSession implements AutoCloseable {
         .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
         .build());
     try {
-      return new RedisSession(client, client.connect(ByteArrayCodec.INSTANCE),
+      final StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+      requireRedis7(connection, uri);
+      return new RedisSession(resources, client, connection,
           "redis " + uri.getHost() + ":" + uri.getPort() + " prefix " + options.keyPrefix());
-    } catch (RedisException e) {
+    } catch (RuntimeException e) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      throw new StoreException.Unavailable("cannot connect to Redis at " + uri.getHost() + ":" + uri.getPort()
-          + ": " + e.getMessage(), e);
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      if (e instanceof RedisException) {
+        throw new StoreException.Unavailable("cannot connect to Redis at " + uri.getHost() + ":" + uri.getPort()
+            + ": " + e.getMessage(), e);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Refuses a server older than Redis 7.0: the scripts use {@code PEXPIRETIME} (7.0) and {@code SET ... PXAT}
+   * (6.2), and on an older server every relocation read would fail with an unknown-command script error. The
+   * check asks {@code COMMAND INFO PEXPIRETIME}; a server that refuses {@code COMMAND} itself (an ACL) is let
+   * through.
+   */
+  private static void requireRedis7(final StatefulRedisConnection<byte[], byte[]> connection, final RedisURI uri) {
+    final List<Object> info;
+    try {
+      info = connection.sync().commandInfo("PEXPIRETIME");
+    } catch (RedisCommandExecutionException e) {
+      return;
+    }
+    if (info.isEmpty() || info.get(0) == null) {
+      throw new StoreException.Unavailable("Redis at " + uri.getHost() + ":" + uri.getPort() + " has no"
+          + " PEXPIRETIME command: the Redis stores need Redis 7.0 or later (or a compatible server with"
+          + " PEXPIRETIME)", null);
     }
   }
 
@@ -138,6 +178,12 @@ final class RedisSession implements AutoCloseable {
     if (cause instanceof OpaqueRecordException) {
       return new StoreException.Unavailable(message, cause);
     }
+    if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("OOM")) {
+      // Redis refuses a memory-growing command in a script only while the script has written nothing yet (it
+      // lets a script that has written run on), so a script failing with OOM changed nothing.
+      return new StoreException.Unavailable(what + " on " + description + " refused: Redis is at its maxmemory"
+          + " limit; nothing was changed (free memory or raise maxmemory): " + cause.getMessage(), cause);
+    }
     if (cause instanceof RedisCommandExecutionException) {
       // SPOTKIT errors are raised by the scripts' check phase, before their first write.
       return String.valueOf(cause.getMessage()).contains("SPOTKIT") || !write
@@ -171,7 +217,11 @@ final class RedisSession implements AutoCloseable {
       try {
         connection.close();
       } finally {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        try {
+          client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        } finally {
+          resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3_000);
+        }
       }
     }
   }

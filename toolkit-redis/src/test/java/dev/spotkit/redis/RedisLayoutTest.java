@@ -134,7 +134,7 @@ class RedisLayoutTest {
     final int slot = SlotHash.getSlot(keys.record("authority\0actor\0user:42"));
     for (String key : List.of(keys.record("owner-lease\0owner-a"), keys.record("zlink:v11:object-counter"),
         keys.internal("seq"), keys.internal("index"), keys.internal("scans"), keys.internal("scan-used"),
-        keys.internal("scan-start"), keys.internal("scan-id"))) {
+        keys.internal("scan-start"), keys.internal("scan-id"), keys.internal("seq-epoch"))) {
       assertThat(SlotHash.getSlot(key)).as(key).isEqualTo(slot);
     }
     assertThat(SlotHash.getSlot(keys.relocationBlob("a"))).isEqualTo(SlotHash.getSlot(keys.relocationBlob("b")));

@@ -30,9 +30,12 @@ public final class RedisServer {
   private final int port;
   private Process process;
 
-  private RedisServer(final String executable, final int port) {
+  private final List<String> extraArguments;
+
+  private RedisServer(final String executable, final int port, final List<String> extraArguments) {
     this.executable = executable;
     this.port = port;
+    this.extraArguments = List.copyOf(extraArguments);
   }
 
   /**
@@ -42,7 +45,19 @@ public final class RedisServer {
    * @throws AssertionError when redis-server is not installed or does not answer.
    */
   public static RedisServer start() {
-    final RedisServer server = new RedisServer(findExecutable(), freePort());
+    return start(new String[0]);
+  }
+
+  /**
+   * Starts a server with extra configuration, e.g. {@code "--rename-command", "PEXPIRETIME", ""} to stand in
+   * for an older Redis.
+   *
+   * @param extraArguments appended to the command line.
+   * @return the running server.
+   * @throws AssertionError when redis-server is not installed or does not answer.
+   */
+  public static RedisServer start(final String... extraArguments) {
+    final RedisServer server = new RedisServer(findExecutable(), freePort(), List.of(extraArguments));
     server.launch();
     return server;
   }
@@ -73,8 +88,11 @@ public final class RedisServer {
     final File log = new File("target/redis-" + port + ".log");
     log.getParentFile().mkdirs();
     try {
-      process = new ProcessBuilder(List.of(executable, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-          "--save", "", "--appendonly", "no", "--protected-mode", "no", "--enable-debug-command", "local", "--dir", log.getParentFile().getPath()))
+      final List<String> command = new java.util.ArrayList<>(List.of(executable, "--port", Integer.toString(port),
+          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
+          "--enable-debug-command", "local", "--dir", log.getParentFile().getPath()));
+      command.addAll(extraArguments);
+      process = new ProcessBuilder(command)
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
     } catch (IOException e) {
       throw new AssertionError("cannot start " + executable + ": " + e, e);
