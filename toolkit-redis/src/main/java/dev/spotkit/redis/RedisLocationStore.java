@@ -471,11 +471,18 @@ public final class RedisLocationStore implements LocationStore {
           return null;
         }
         final byte[] after = parts[4].isEmpty() ? null : Base64.getUrlDecoder().decode(parts[4]);
+        if (after != null && !startsWith(after, RedisKeys.utf8(prefix))) {
+          return null; // forged: a last key outside the prefix would widen the index range beyond it
+        }
         return new Cursor(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]), parts[3],
             after);
       } catch (IllegalArgumentException e) {
         return null;
       }
+    }
+
+    private static boolean startsWith(final byte[] key, final byte[] prefix) {
+      return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     @Override

@@ -89,6 +89,22 @@ class RedisHardeningTest {
 
   @Test
   @Spec("LOC-08")
+  void aForgedCursorWhoseLastKeyLiesOutsideThePrefixIsExpiredAndShowsNoOtherKeys() throws Exception {
+    try (RedisLocationStore x = RedisLocationStore.connect(REDIS.uri(), "forged")) {
+      get(x.write(WriteBatch.unconditional(Mutation.Put.of("a-outside", StoreBytes.utf8("0")),
+          Mutation.Put.of("m1", StoreBytes.utf8("1")), Mutation.Put.of("m2", StoreBytes.utf8("2")))));
+      final ScanResult.Page first = (ScanResult.Page) get(x.scan(ScanRequest.first("m", 1)));
+      final String real = first.next().orElseThrow().token().asUtf8();
+      // same scan, same prefix digest, but the last key replaced by one that sorts before the prefix
+      final String forged = real.substring(0, real.lastIndexOf(':') + 1) + java.util.Base64.getUrlEncoder()
+          .withoutPadding().encodeToString("a".getBytes(StandardCharsets.UTF_8));
+      assertThat(get(x.scan(ScanRequest.next("m", new dev.spotkit.store.ScanCursor(StoreBytes.utf8(forged)), 10))))
+          .isEqualTo(new ScanResult.Expired());
+    }
+  }
+
+  @Test
+  @Spec("LOC-08")
   void aCursorOfAnotherStoresScanIsExpiredAndLeavesTheScanWithThatIdOpen() throws Exception {
     // two prefixes on one Redis number their scans independently: both first scans have id 1
     try (RedisLocationStore x = RedisLocationStore.connect(REDIS.uri(), "foreign-x");
