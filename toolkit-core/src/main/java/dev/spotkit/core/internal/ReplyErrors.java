@@ -2,7 +2,7 @@ package dev.spotkit.core.internal;
 
 import dev.spotkit.core.ErrorKind;
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.FailureCode;
 import dev.spotkit.core.wire.Reply;
 import dev.spotkit.core.wire.ReplyTail;

@@ -16,7 +16,7 @@ import dev.spotkit.core.mesh.MeshTransport;
 import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ApplicationMessage;
 import dev.spotkit.core.wire.ApplicationMessageCodec;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.Commands;
 import dev.spotkit.core.wire.FrameHead;
 import dev.spotkit.core.wire.OperationKind;

@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+
 import dev.spotkit.core.OperationId;
 
 /**
@@ -34,7 +36,7 @@ public final class UserSpotCloseCodec {
     out.u64(m.correlation());
     out.u64(m.operation().high());
     out.u64(m.operation().low());
-    m.sourceNodeRid().writeTo(out);
+    out.rid(m.sourceNodeRid());
     out.u64(m.sourceNodeGeneration());
     m.target().writeTo(out);
     out.u64(m.deadlineUnixMs());
