@@ -107,6 +107,11 @@ public final class Joins {
       }
       return;
     }
+    if (join.spotId() != null && rt.mesh() != null && actor.state == CellState.READY && !rt.isClosing()
+        && !join.deadline().isExpired() && rt.spots.get(join.spotId()) == null) {
+      rt.relocations().join(actor, join); // the target spot is not here: a cross-node join (spec 000 section 4.2)
+      return;
+    }
     final SpotCell target;
     try {
       target = findTarget(actor, join);
@@ -204,7 +209,7 @@ public final class Joins {
     });
   }
 
-  private static void joined(final SpotCell spot, final ActorCell actor) {
+  static void joined(final SpotCell spot, final ActorCell actor) {
     if (spot.spot instanceof UserSpot<?> user) {
       user.onJoinedActor(actor.ref());
     } else if (spot.spot instanceof EntrySpot entry) {
@@ -212,7 +217,7 @@ public final class Joins {
     }
   }
 
-  private static void left(final SpotCell spot, final ActorCell actor) {
+  static void left(final SpotCell spot, final ActorCell actor) {
     if (spot.spot instanceof UserSpot<?> user) {
       user.onLeaveActor(actor.ref());
     } else if (spot.spot instanceof EntrySpot entry) {
@@ -237,7 +242,7 @@ public final class Joins {
   }
 
   /** On the actor's (current) gate: the completion callback, then the next join. */
-  private void finish(final ActorCell actor, final JoinResult result) {
+  void finish(final ActorCell actor, final JoinResult result) {
     actor.control(() -> {
       if (actor.actor != null && actor.state == CellState.READY) {
         actor.runCallback("onJoinCompleted of " + actor.describe(), false, () -> {
