@@ -385,4 +385,122 @@ class CrossNodeJoinTest {
     assertThat(seen(a, actor, 0)).containsExactlyElementsOf(upTo(300));
     assertThat(where(a, actor)).isEqualTo(a.nodeRid().hex());
   }
+
+  @Test
+  @Spec("LOC-21")
+  @Spec("REL-24")
+  void messagesAndRequestsReachingTheOldOwnerFollowTheActor() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final String actor = actorOn(a, a, "erin", "mover");
+    final String room = spotOn(b, "room");
+    assertThat(where(c, actor)).isEqualTo(a.nodeRid().hex()); // c now routes the actor to a (its route cache)
+    a.toActor(actor).send(new Move(room));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Accepted.class);
+    for (int i = 0; i < 500; i++) {
+      c.toActor(actor).send(new Note(1, i)); // to the old owner a: Message Follow to b, in order
+    }
+    assertThat(c.toActor(actor).request(new Ask(21), Integer.class).timeout(Duration.ofSeconds(5)).await())
+        .isEqualTo(42);
+    assertThat(where(c, actor)).isEqualTo(b.nodeRid().hex()); // answered by b through the kept reply route
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, actor, 1).size() == 500);
+    assertThat(seen(b, actor, 1)).containsExactlyElementsOf(upTo(500));
+  }
+
+  @Test
+  @Spec("MEM-20")
+  @Spec("MEM-21")
+  @Spec("REL-01")
+  @Spec("REL-02")
+  @Spec("REL-22")
+  void aJoinStormOfAThousandActorsBetweenThreeNodesLosesDuplicatesAndReordersNothing() {
+    final List<MeshNode> mesh = List.of(node(), node(), node());
+    final String[] rooms = new String[3];
+    for (int n = 0; n < 3; n++) {
+      rooms[n] = spotOn(mesh.get(n), "storm-room-" + n);
+    }
+    final int actors = 1000;
+    final int notes = 20;
+    final List<java.util.concurrent.CompletableFuture<CreateOutcome<ActorRef>>> created = new ArrayList<>();
+    for (int i = 0; i < actors; i++) {
+      created.add(mesh.get(i % 3).actors().getOrCreate("storm-" + i, "mover").toOutcomeFuture());
+    }
+    final List<ActorRef> refs = created.stream().map(f -> ((CreateOutcome.Created<ActorRef>) f.join()).ref())
+        .toList();
+    final Map<String, Integer> home = new java.util.HashMap<>();
+    for (ActorRef ref : refs) {
+      home.put(ref.id().value(), java.util.stream.IntStream.range(0, 3)
+          .filter(n -> mesh.get(n).nodeRid().equals(ref.nodeRid())).findFirst().orElseThrow());
+    }
+    // Steady load: every actor gets numbered notes from a sender on its home node before, during and after its move.
+    for (int k = 0; k < notes; k++) {
+      for (ActorRef ref : refs) {
+        final String id = ref.id().value();
+        final int at = home.get(id);
+        mesh.get(at).toActor(id).send(new Note(0, k));
+        if (k == notes / 2) {
+          mesh.get(at).toActor(id).send(new Move(rooms[(at + 1) % 3]));
+        }
+      }
+    }
+    Awaitility.await().atMost(25, TimeUnit.SECONDS).until(() ->
+        refs.stream().allMatch(r -> RESULTS.containsKey(r.id().value())));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).pollDelay(Duration.ZERO).until(() -> refs.stream().allMatch(r ->
+        seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 0).size() >= notes));
+    for (ActorRef ref : refs) {
+      final String id = ref.id().value();
+      assertThat(RESULTS.get(id)).as(id).singleElement().isInstanceOf(JoinResult.Accepted.class);
+      final MeshNode now = mesh.get((home.get(id) + 1) % 3);
+      assertThat(seen(now, id, 0)).as(id).containsExactlyElementsOf(upTo(notes));
+      final dev.spotkit.core.location.AuthorityRecord row = row(id);
+      assertThat(row.objectGeneration()).isEqualTo(ref.generation());
+      assertThat(row.allocation().routingIdHex()).isEqualTo(now.nodeRid().hex());
+    }
+  }
+
+  @Test
+  @Spec("MEM-20")
+  @Spec("REL-01")
+  void hostRelocationMovesEveryEntrySpotActorWithoutMembershipCallbacks() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final List<String> movers = new ArrayList<>();
+    for (int i = 0; i < 40 && movers.size() < 5; i++) {
+      final ActorRef ref = a.actors().getOrCreate("host-" + i, "mover").await();
+      if (ref.nodeRid().equals(a.nodeRid())) {
+        movers.add(ref.id().value());
+      }
+    }
+    final String pinned = actorOn(a, a, "host-pinned", "pinned");
+    assertThat(movers).hasSize(5);
+    for (String id : movers) {
+      a.toActor(id).send(new StartBeat());
+    }
+    for (int i = 0; i < 100; i++) {
+      for (String id : movers) {
+        a.toActor(id).send(new Note(0, i));
+      }
+    }
+    final java.util.concurrent.CompletableFuture<HostRelocationResult> relocation = a.relocate(b.nodeRid());
+    for (int i = 100; i < 200; i++) {
+      for (String id : movers) {
+        a.toActor(id).send(new Note(0, i)); // during and after: hold, relay, Message Follow
+      }
+    }
+    final HostRelocationResult result = relocation.join();
+    assertThat(result.relocated()).extracting(r -> r.id().value()).containsExactlyInAnyOrderElementsOf(movers);
+    assertThat(result.relocated()).allSatisfy(r -> assertThat(r.nodeRid()).isEqualTo(b.nodeRid()));
+    assertThat(result.kept()).containsOnlyKeys(new ActorId(pinned));
+    assertThat(result.kept().get(new ActorId(pinned))).isInstanceOf(SpotkitException.Rejected.class);
+    for (String id : movers) {
+      Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, id, 0).size() == 200);
+      assertThat(seen(b, id, 0)).containsExactlyElementsOf(upTo(200));
+      assertThat(where(a, id)).isEqualTo(b.nodeRid().hex());
+      assertThat(row(id).payload().asUtf8()).isEqualTo(b.entrySpot().id().value());
+      assertThat(RESULTS).doesNotContainKey(id); // no completion callback
+    }
+    assertThat(where(a, pinned)).isEqualTo(a.nodeRid().hex());
+  }
 }

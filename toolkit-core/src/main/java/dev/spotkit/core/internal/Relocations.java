@@ -287,13 +287,24 @@ final class Relocations {
               + " passed its deadline before the seal")));
       return;
     }
+    start(actor, join, null, connection, spot.owner(), chunkLimit);
+  }
+
+  /**
+   * On the actor's gate, its mailbox closed: the seal (every later offer goes to the ingress hold) and the start of
+   * the source unit. {@code join} is null for a host relocation, which reports to {@code moved} instead.
+   *
+   * @param chunkLimit the receive chunk limit the target advertised, 0 when none (32 KiB chunks).
+   */
+  void start(final ActorCell actor, final PendingJoin join, final java.util.concurrent.CompletableFuture<
+      dev.spotkit.core.ActorRef> moved, final PeerConnection connection, final NodeRid owner, final int chunkLimit) {
     final RelocationIdentity identity = new RelocationIdentity(new RelocationId(randomNonZero(),
         ThreadLocalRandom.current().nextLong()), 1, new CoordinatorFence(ownerId(), leaseGeneration(),
         Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), actor.storeVersion.value()));
     final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
         Math.max(0, chunkLimit), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
         50);
-    final Source source = new Source(actor, join, connection, spot.owner(), identity, settings);
+    final Source source = new Source(actor, join, moved, connection, owner, identity, settings);
     sources.put(actor.id, source);
     sourcesByIdentity.put(identity, source);
     synchronized (actor.ingressLock) {
@@ -446,6 +457,7 @@ final class Relocations {
   final class Source {
     final ActorCell actor;
     final PendingJoin join;
+    final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved;
     final NodeRid owner;
     final RelocationIdentity identity;
     final SourceUnit unit;
@@ -461,10 +473,13 @@ final class Relocations {
     private List<Envelope> captured = List.of();
     private List<CellTimers.Entry> capturedTimers = List.of();
 
-    Source(final ActorCell actor, final PendingJoin join, final PeerConnection connection, final NodeRid owner,
+    Source(final ActorCell actor, final PendingJoin join,
+        final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved,
+        final PeerConnection connection, final NodeRid owner,
         final RelocationIdentity identity, final RelocationSettings settings) {
       this.actor = actor;
       this.join = join;
+      this.moved = moved;
       this.connection = connection;
       this.owner = owner;
       this.identity = identity;
@@ -642,8 +657,8 @@ final class Relocations {
                 0, false, t.delivered, t.delivered, System.currentTimeMillis()
                 + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))).toList();
         final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
-            1, List.of(new EnvelopeEntries.ApplicationState(1, frameState(join.operationId(), state))), saved,
-            registrations, ticks));
+            1, List.of(new EnvelopeEntries.ApplicationState(1, frameState(join == null ? null : join.operationId(),
+            state))), saved, registrations, ticks));
         post(new SourceEvent.PayloadCaptured(stream));
       } catch (RuntimeException e) {
         NodeRuntime.LOG.warn("capture of {} failed; the source keeps serving", actor.describe(), e);
@@ -704,13 +719,25 @@ final class Relocations {
       final SpotkitException error = captureFailure != null ? captureFailure
           : new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node " + owner
               + " failed before relay-ready; the actor stays on this node");
-      rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
+      if (join != null) {
+        rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
+      } else {
+        if (actor.state == CellState.READY) {
+          actor.mailbox.open();
+        }
+        moved.completeExceptionally(error);
+      }
     }
 
     /** Past the boundary: the actor instance here ends; Message Follow remains (spec 001 section 10). */
     private void detach() {
       detached = true;
       rt.actors.remove(actor.id, actor);
+      if (join == null) { // host relocation: no membership callbacks (spec 000 section 4.2)
+        actor.membership.members.remove(actor);
+        moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
+            rt.meshName(), owner));
+      }
       actor.state = CellState.GONE;
       if (!actor.barrier.isEmpty()) {
         NodeRuntime.LOG.warn("{} moved to node {}; {} later join(s) of the same handler are dropped",

@@ -1,0 +1,92 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.ActorId;
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.HostRelocationResult;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.mesh.PeerConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Host relocation of the Entry Spot's actors to another node's Entry Spot ({@code MeshNode.relocate}): each actor
+ * is sealed at a turn boundary on its own gate and handed to the same relocation driver as a cross-node join,
+ * without an approval round trip (32 KiB chunks) and without membership callbacks (spec 000 section 4.2).
+ */
+public final class HostRelocations {
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  private HostRelocations() {
+  }
+
+  /**
+   * Starts the host relocation.
+   *
+   * @param rt the node.
+   * @param target the target node.
+   * @return the result future (see {@code MeshNode.relocate}).
+   */
+  public static CompletableFuture<HostRelocationResult> relocate(final NodeRuntime rt, final NodeRid target) {
+    if (target == null || target.equals(rt.nodeRid())) {
+      return CompletableFuture.failedFuture(new SpotkitException.InvalidOperation("relocate needs another node as"
+          + " target, not " + target));
+    }
+    final RouteMesh mesh = rt.mesh();
+    if (mesh == null || rt.relocations() == null) {
+      return CompletableFuture.failedFuture(new SpotkitException.NotConfigured("relocate needs a mesh: configure"
+          + " MeshNode.builder().mesh(...)"));
+    }
+    if (rt.isClosing()) {
+      return CompletableFuture.failedFuture(rt.shuttingDown("relocate"));
+    }
+    return rt.async(() -> mesh.connection(target, mesh.endpointOf(rt.meshName().value(), target,
+        "host relocation target"), Deadline.after(CONNECT_TIMEOUT))).thenCompose(connection -> {
+          final SpotCell entry = rt.entry();
+          final List<ActorCell> actors = entry.members();
+          final List<CompletableFuture<ActorRef>> moves = new ArrayList<>();
+          for (ActorCell actor : actors) {
+            final CompletableFuture<ActorRef> moved = new CompletableFuture<>();
+            moves.add(moved);
+            actor.control(() -> start(rt, actor, connection, target, moved));
+          }
+          return CompletableFuture.allOf(moves.toArray(CompletableFuture[]::new)).handle((v, f) -> {
+            final List<ActorRef> relocated = new ArrayList<>();
+            final Map<ActorId, SpotkitException> kept = new HashMap<>();
+            for (int i = 0; i < actors.size(); i++) {
+              final CompletableFuture<ActorRef> move = moves.get(i);
+              if (move.isCompletedExceptionally()) {
+                kept.put(actors.get(i).actorId, Cell.typed(RouteMesh.unwrap(move.exceptionNow()),
+                    "relocation of " + actors.get(i).describe()));
+              } else {
+                relocated.add(move.join());
+              }
+            }
+            return new HostRelocationResult(relocated, kept);
+          });
+        });
+  }
+
+  /** On the actor's gate, at a turn boundary. */
+  private static void start(final NodeRuntime rt, final ActorCell actor, final PeerConnection connection,
+      final NodeRid target, final CompletableFuture<ActorRef> moved) {
+    if (actor.type.policy() == NodeConfig.Policy.DISABLE) {
+      moved.completeExceptionally(new SpotkitException.Rejected(actor.describe() + " is registered with"
+          + " DisableRelocation"));
+      return;
+    }
+    if (actor.state != CellState.READY || actor.barrierActive || actor.relocating != null
+        || actor.membership != rt.entry() || actor.session != null && !actor.session.isClosed()) {
+      moved.completeExceptionally(new SpotkitException.Unavailable(actor.describe() + " is not an idle Entry"
+          + " Spot actor now (a join or move is running, it is bound to a session, or it is closing)"));
+      return;
+    }
+    actor.mailbox.close(); // the turn boundary: no handler runs until the move ends or the source is restored
+    rt.relocations().start(actor, null, moved, connection, target, 0);
+  }
+}
