@@ -94,8 +94,12 @@ private static void decide(final Relocations r, final PeerConnection from, final
           new ReplyTail.ActorJoinRejected(ref), answer);
     } else {
       // Spec 000 section 4.2 step 2: prepared during approval; a newer approval replaces it (MEM-28).
-      r.prepared.put(m.actor().id(), new Relocations.Prepared(spot, decision.reply(),
-          System.nanoTime() + Relocations.PREPARATION_VALIDITY.toNanos()));
+      final Relocations.Prepared prepared = new Relocations.Prepared(spot, decision.reply(),
+          System.nanoTime() + Relocations.PREPARATION_VALIDITY.toNanos());
+      r.prepared.put(m.actor().id(), prepared);
+      // MEM-27: a preparation whose move never starts is removed once its validity passed.
+      rt.scheduler().schedule(() -> r.prepared.remove(m.actor().id(), prepared),
+          Relocations.PREPARATION_VALIDITY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
           new ReplyTail.ActorJoinAccepted(ref, 1, Relocations.RECEIVE_CHUNK_LIMIT), answer);
     }

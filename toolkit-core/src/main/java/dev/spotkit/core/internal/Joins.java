@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Same-node JoinSpot / JoinEntrySpot with Defer() (spec 000 section 4).
+ * JoinSpot / JoinEntrySpot with Defer() (spec 000 section 4). A JoinSpot whose target User Spot is not on this
+ * node is handed to {@link Relocations#join} (spec 000 section 4.2: approval, relocation, one target CAS); the
+ * rest of this class is the same-node chain.
  *
  * <p>Registration ({@link #register}) only records the join on the current turn: no lookup, no store I/O
  * (MEM-9). When the handler ends normally the actor's mailbox is closed (the barrier: later messages wait)

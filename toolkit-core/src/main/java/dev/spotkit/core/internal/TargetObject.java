@@ -55,6 +55,8 @@ import java.util.Map;
  */
 /** The target side of one actor: its TargetUnits, staging cell and work. Only the executor thread. */
 final class TargetObject {
+  /** Late frames of a finished unit (a late cutover, a retransmission) are still recognised this long: 5 s. */
+  private static final long FORGET_AFTER_MS = 5_000;
   private final Relocations r;
   private final NodeRuntime rt;
   final String id;
@@ -198,6 +200,7 @@ final class TargetObject {
         NodeRuntime.LOG.warn("relocation target of actor '{}' removed: {}", id, rs.reason());
         discardCell();
         stopDiverting();
+        forgetLater();
       }
       case Action.FailMessage f -> {
         Envelope e = work.remove(f.message());
@@ -415,6 +418,7 @@ final class TargetObject {
     });
     cell = null;
     approval = null;
+    forgetLater();
   }
 
   private PeerConnection connectionToSource() {
@@ -426,6 +430,16 @@ final class TargetObject {
       }
     }
     return null;
+  }
+
+  /** Drops this object's state some seconds after its unit ended, unless a newer relocation started meanwhile. */
+  private void forgetLater() {
+    rt.scheduler().schedule(() -> r.post(() -> {
+      final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
+      if (cell == null && (unit == null || unit.isTerminal()) && units.unitOf(id) == unit) {
+        r.objects.remove(id, this);
+      }
+    }), FORGET_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   private void stopDiverting() {
