@@ -623,6 +623,14 @@ final class Relocations {
 
     /** On the actor's gate: the not-yet-run queue, the timers and the state, frozen into one payload. */
     private void capture() {
+      synchronized (actor.ingressLock) { // serialized with the ingress, replies and a restoration
+        if (unit.stage() == Stage.SOURCE_PAUSED && actor.relocating == this) {
+          captureSealed();
+        }
+      }
+    }
+
+    private void captureSealed() {
       try {
         final List<Envelope> drained = actor.mailbox.drainUnrun();
         final List<CellTimers.Entry> timers = actor.timers.entries();
@@ -813,7 +821,6 @@ final class Relocations {
   }
 
   // ================================================================ mesh frames
-
   /** Commands 28, 30, 31, 34, 40, 52 and 53 from a peer. Event loop. */
   void onFrame(final PeerConnection from, final int command, final byte[] frame) {
     if (command == dev.spotkit.core.wire.Commands.ACTOR_JOIN) {

@@ -65,6 +65,8 @@ final class TargetObject {
   final Map<Message, Envelope.Msg> work = new IdentityHashMap<>();
   final Map<Message, Envelope> savedEnvelopes = new IdentityHashMap<>();
   ActorCell cell;
+  /** The cell opened by the last commit: work the unit still dispatches after the open goes here. */
+  ActorCell live;
   RelocationFrame.Prepare prepare;
   LocationRecords.Stored row;
   String refused;
@@ -192,8 +194,9 @@ final class TargetObject {
       case Action.OpenDispatch o -> open();
       case Action.DispatchLocal d -> {
         final Envelope.Msg msg = work.remove(d.message());
-        if (msg != null && cell != null) {
-          cell.mailbox.offer(msg);
+        final ActorCell to = cell != null ? cell : live;
+        if (msg != null && to != null) {
+          to.offerEnvelope(msg); // after the merge: behind the backlog (direct work, or late relay after fallback)
         }
       }
       case Action.RemoveStaging rs -> {
@@ -220,6 +223,7 @@ final class TargetObject {
   }
 
   private void discardCell() {
+    live = null;
     if (cell != null) {
       cell.timers.cancelAll();
       cell.state = CellState.GONE;
@@ -406,16 +410,23 @@ final class TargetObject {
         }
       }
       c.control(() -> {
-        if (joined != null) {
-          final JoinResult accepted = new JoinResult.Accepted(op, c.ref(), target.ref(), joined.reply());
-          c.runCallback("onJoinCompleted of " + c.describe(), false, () -> {
-            c.actor.onJoinCompleted(accepted);
-            return null;
-          });
+        if (target.spotWide) { // a SpotWide member runs on the Spot's gate (moved at this safe boundary)
+          c.mailbox.moveTo(target.gate);
+          c.onSpotGate = true;
         }
-        c.mailbox.openWithBacklog(queue);
+        c.control(() -> {
+          if (joined != null) {
+            final JoinResult accepted = new JoinResult.Accepted(op, c.ref(), target.ref(), joined.reply());
+            c.runCallback("onJoinCompleted of " + c.describe(), false, () -> {
+              c.actor.onJoinCompleted(accepted);
+              return null;
+            });
+          }
+          c.mailbox.openWithBacklog(queue);
+        });
       });
     });
+    live = c;
     cell = null;
     approval = null;
     forgetLater();
