@@ -511,4 +511,21 @@ class CrossNodeJoinTest {
     }
     assertThat(where(a, pinned)).isEqualTo(a.nodeRid().hex());
   }
+
+  @Test
+  @Spec("REL-06")
+  void aStateOfManyChunksMovesWhole() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, a, "big", "mover");
+    final int notes = 20_000; // about 80 KiB of state: several 32 KiB chunks on the host relocation path
+    for (int i = 0; i < notes; i++) {
+      a.toActor(actor).send(new Note(0, i));
+    }
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(a, actor, 0).size() == notes);
+    final HostRelocationResult result = a.relocate(b.nodeRid()).join();
+    assertThat(result.relocated()).extracting(r -> r.id().value()).containsExactly(actor);
+    assertThat(seen(b, actor, 0)).containsExactlyElementsOf(upTo(notes));
+    assertThat(where(b, actor)).isEqualTo(b.nodeRid().hex());
+  }
 }
