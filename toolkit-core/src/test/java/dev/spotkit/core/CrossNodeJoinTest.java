@@ -498,7 +498,8 @@ class CrossNodeJoinTest {
       }
     }
     final HostRelocationResult result = relocation.join();
-    assertThat(result.relocated()).extracting(r -> r.id().value()).containsExactlyInAnyOrderElementsOf(movers);
+    assertThat(result.relocated()).as(result.toString()).extracting(r -> r.id().value())
+        .containsExactlyInAnyOrderElementsOf(movers);
     assertThat(result.relocated()).allSatisfy(r -> assertThat(r.nodeRid()).isEqualTo(b.nodeRid()));
     assertThat(result.kept()).containsOnlyKeys(new ActorId(pinned));
     assertThat(result.kept().get(new ActorId(pinned))).isInstanceOf(SpotkitException.Rejected.class);

@@ -35,7 +35,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    */
   final Object ingressLock = new Object();
   /** Set while this cell is relocating away (source side): offers go to the relocation's ingress hold. */
-  Relocations.Source relocating;
+  RelocationSource relocating;
   /** The terminal record of a remote creation (set before the creation starts), else NONE. */
   CreationTerminal terminal = CreationTerminal.NONE;
 
@@ -85,7 +85,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    */
   final dev.spotkit.mailbox.OfferResult offerEnvelope(final Envelope envelope) {
     synchronized (ingressLock) {
-      final Relocations.Source source = relocating;
+      final RelocationSource source = relocating;
       if (source != null) {
         source.ingress(envelope);
         return dev.spotkit.mailbox.OfferResult.ACCEPTED;

@@ -34,78 +34,81 @@ final class JoinApprovals {
   private JoinApprovals() {
   }
 
-/** Target: command 28 approval. Event loop; the decision runs on the Spot's gate. */
-static void onActorJoin(final Relocations r, final PeerConnection from, final ActorJoin m) {
-  final NodeRuntime rt = r.runtime();
-  final SpotCell spot = rt.spots.get(m.targetSpot().id());
-  rt.async(() -> {
-    if (spot == null || spot.state != CellState.READY || spot.kind != NodeConfig.SpotKind.USER) {
-      throw new SpotkitException.NotFound("spot '" + m.targetSpot().id() + "' is not a Ready User Spot on node "
-          + rt.nodeRid());
-    }
-    if (spot.generation != m.targetSpot().generation()) {
-      throw new SpotkitException.StaleGeneration("spot '" + spot.id + "' has generation " + spot.generation
-          + ", the join addressed " + m.targetSpot().generation());
-    }
-    final LocationRecords.Stored row = LocationRecords.read(rt.store().store(), ObjectKey.actor(m.actor().id()))
-        .orElseThrow(() -> new SpotkitException.NotFound("actor '" + m.actor().id() + "' has no location record"));
-    if (!rt.config().actorTypes().containsKey(row.authority().allocation().stableType())) {
-      throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " has no factory for actor type '"
-          + row.authority().allocation().stableType() + "'");
-    }
-    final ReadResult cap = StoreCalls.await(rt.store().store().read(LocationKeys.nodeCapacity(
-        rt.meshName().value(), rt.nodeRid().hex()).preimage()), Duration.ofSeconds(5), "capacity read");
-    if (cap instanceof ReadResult.Found found) {
-      final Optional<String> full = NodeCapacityRecord.decode(found.value()).whyFull(
-          AuthorityRecord.Capacity.actor());
-      if (full.isPresent()) {
-        throw new SpotkitException.CapacityExceeded("node " + rt.nodeRid() + " is full: " + full.get());
+  /** Target: command 28 approval. Event loop; the decision runs on the Spot's gate. */
+  static void onActorJoin(final Relocations r, final PeerConnection from, final ActorJoin m) {
+    final NodeRuntime rt = r.runtime();
+    final SpotCell spot = rt.spots.get(m.targetSpot().id());
+    rt.async(() -> {
+      if (rt.isClosing()) {
+        throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " is closing and takes no actor");
       }
-    }
-    return m.payload() == null ? null : rt.copier().decode(m.payload());
-  }).whenComplete((request, failure) -> {
-    if (failure != null) {
-      from.send(ReplyCodec.encode(ReplyErrors.toReply(m.correlation(), Cell.typed(RouteMesh.unwrap(failure),
-          "join approval"))));
-      return;
-    }
-    spot.control(() -> decide(r, from, m, spot, request));
-  });
-}
-
-private static void decide(final Relocations r, final PeerConnection from, final ActorJoin m,
-    final SpotCell spot, final Object request) {
-  final NodeRuntime rt = r.runtime();
-  Reply reply;
-  try {
-    final Throwable[] failed = new Throwable[1];
-    final JoinDecision decision = spot.runCallback("onActorJoin of " + spot.describe(), false,
-        () -> ((UserSpot<?>) spot.spot).onActorJoin(new dev.spotkit.core.ActorId(m.actor().id()), request), failed);
-    if (decision == null) {
-      throw new SpotkitException.InternalFailure("onActorJoin of " + spot.describe() + (failed[0] == null
-          ? " returned null" : " threw " + failed[0]), failed[0]);
-    }
-    final WireSpotRef ref = new WireSpotRef(spot.id, spot.generation);
-    final ApplicationPayload answer = decision.reply().isEmpty() ? null
-        : rt.copier().encodeForPeer("join reply", decision.reply().get(), Joins.MAX_REQUEST_BYTES, true);
-    if (decision instanceof JoinDecision.Reject) {
-      r.prepared.remove(m.actor().id()); // MEM-26: nothing stays prepared
-      reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
-          new ReplyTail.ActorJoinRejected(ref), answer);
-    } else {
-      // Spec 000 section 4.2 step 2: prepared during approval; a newer approval replaces it (MEM-28).
-      final Relocations.Prepared prepared = new Relocations.Prepared(spot, decision.reply(),
-          System.nanoTime() + Relocations.PREPARATION_VALIDITY.toNanos());
-      r.prepared.put(m.actor().id(), prepared);
-      // MEM-27: a preparation whose move never starts is removed once its validity passed.
-      rt.scheduler().schedule(() -> r.prepared.remove(m.actor().id(), prepared),
-          Relocations.PREPARATION_VALIDITY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-      reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
-          new ReplyTail.ActorJoinAccepted(ref, 1, Relocations.RECEIVE_CHUNK_LIMIT), answer);
-    }
-  } catch (SpotkitException e) {
-    reply = ReplyErrors.toReply(m.correlation(), e);
+      if (spot == null || spot.state != CellState.READY || spot.kind != NodeConfig.SpotKind.USER) {
+        throw new SpotkitException.NotFound("spot '" + m.targetSpot().id() + "' is not a Ready User Spot on node "
+            + rt.nodeRid());
+      }
+      if (spot.generation != m.targetSpot().generation()) {
+        throw new SpotkitException.StaleGeneration("spot '" + spot.id + "' has generation " + spot.generation
+            + ", the join addressed " + m.targetSpot().generation());
+      }
+      final LocationRecords.Stored row = LocationRecords.read(rt.store().store(), ObjectKey.actor(m.actor().id()))
+          .orElseThrow(() -> new SpotkitException.NotFound("actor '" + m.actor().id() + "' has no location record"));
+      if (!rt.config().actorTypes().containsKey(row.authority().allocation().stableType())) {
+        throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " has no factory for actor type '"
+            + row.authority().allocation().stableType() + "'");
+      }
+      final ReadResult cap = StoreCalls.await(rt.store().store().read(LocationKeys.nodeCapacity(
+          rt.meshName().value(), rt.nodeRid().hex()).preimage()), Duration.ofSeconds(5), "capacity read");
+      if (cap instanceof ReadResult.Found found) {
+        final Optional<String> full = NodeCapacityRecord.decode(found.value()).whyFull(
+            AuthorityRecord.Capacity.actor());
+        if (full.isPresent()) {
+          throw new SpotkitException.CapacityExceeded("node " + rt.nodeRid() + " is full: " + full.get());
+        }
+      }
+      return m.payload() == null ? null : rt.copier().decode(m.payload());
+    }).whenComplete((request, failure) -> {
+      if (failure != null) {
+        from.send(ReplyCodec.encode(ReplyErrors.toReply(m.correlation(), Cell.typed(RouteMesh.unwrap(failure),
+            "join approval"))));
+        return;
+      }
+      spot.control(() -> decide(r, from, m, spot, request));
+    });
   }
-  from.send(ReplyCodec.encode(reply));
-}
+
+  private static void decide(final Relocations r, final PeerConnection from, final ActorJoin m,
+      final SpotCell spot, final Object request) {
+    final NodeRuntime rt = r.runtime();
+    Reply reply;
+    try {
+      final Throwable[] failed = new Throwable[1];
+      final JoinDecision decision = spot.runCallback("onActorJoin of " + spot.describe(), false,
+          () -> ((UserSpot<?>) spot.spot).onActorJoin(new dev.spotkit.core.ActorId(m.actor().id()), request), failed);
+      if (decision == null) {
+        throw new SpotkitException.InternalFailure("onActorJoin of " + spot.describe() + (failed[0] == null
+            ? " returned null" : " threw " + failed[0]), failed[0]);
+      }
+      final WireSpotRef ref = new WireSpotRef(spot.id, spot.generation);
+      final ApplicationPayload answer = decision.reply().isEmpty() ? null
+          : rt.copier().encodeForPeer("join reply", decision.reply().get(), Joins.MAX_REQUEST_BYTES, true);
+      if (decision instanceof JoinDecision.Reject) {
+        r.prepared.remove(m.actor().id()); // MEM-26: nothing stays prepared
+        reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
+            new ReplyTail.ActorJoinRejected(ref), answer);
+      } else {
+        // Spec 000 section 4.2 step 2: prepared during approval; a newer approval replaces it (MEM-28).
+        final Relocations.Prepared prepared = new Relocations.Prepared(spot, decision.reply(),
+            System.nanoTime() + Relocations.PREPARATION_VALIDITY.toNanos());
+        r.prepared.put(m.actor().id(), prepared);
+        // MEM-27: a preparation whose move never starts is removed once its validity passed.
+        rt.scheduler().schedule(() -> r.prepared.remove(m.actor().id(), prepared),
+            Relocations.PREPARATION_VALIDITY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
+            new ReplyTail.ActorJoinAccepted(ref, 1, Relocations.RECEIVE_CHUNK_LIMIT), answer);
+      }
+    } catch (SpotkitException e) {
+      reply = ReplyErrors.toReply(m.correlation(), e);
+    }
+    from.send(ReplyCodec.encode(reply));
+  }
 }

@@ -1,7 +1,5 @@
 package dev.spotkit.core.internal;
 
-import dev.spotkit.core.Actor;
-import dev.spotkit.core.ActorRelocationAdapter;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.NodeRid;
@@ -24,41 +22,27 @@ import dev.spotkit.core.wire.Rids;
 import dev.spotkit.core.wire.TerminalResult;
 import dev.spotkit.core.wire.WireFormatException;
 import dev.spotkit.relocation.Action;
-import dev.spotkit.relocation.Frame;
 import dev.spotkit.relocation.InFlightBudget;
 import dev.spotkit.relocation.Message;
 import dev.spotkit.relocation.RelocationSettings;
 import dev.spotkit.relocation.SourceEvent;
 import dev.spotkit.relocation.SourceUnit;
-import dev.spotkit.relocation.Stage;
 import dev.spotkit.relocation.TargetEvent;
 import dev.spotkit.relocation.TargetUnits;
 import dev.spotkit.relocation.follow.MessageFollowTable;
 import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.relocation.wire.CoordinatorFence;
-import dev.spotkit.relocation.wire.EnvelopeEntries;
 import dev.spotkit.relocation.wire.FrozenRecord;
-import dev.spotkit.relocation.wire.ObjectIdentity;
 import dev.spotkit.relocation.wire.RecordBody;
 import dev.spotkit.relocation.wire.RecordSource;
 import dev.spotkit.relocation.wire.RelocationCodec;
-import dev.spotkit.relocation.wire.RelocationEnvelope;
-import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
 import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.RelocationWireException;
-import dev.spotkit.relocation.wire.Role;
-import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.relocation.wire.TargetSpot;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -110,27 +94,27 @@ final class Relocations {
   static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
   /** How long an approved preparation waits for its Restore (MEM-27). */
   static final Duration PREPARATION_VALIDITY = Duration.ofSeconds(30);
-  private static final String HANDLER_TYPE = "dev.spotkit.core.OnTick";
+  static final String HANDLER_TYPE = "dev.spotkit.core.OnTick";
   private static final int LOCAL = 0;
-  private static final long CLOCK_TICK_MS = 20;
+  static final long CLOCK_TICK_MS = 20;
 
   private final NodeRuntime rt;
   private final AtomicLong nextReplyRoute = new AtomicLong(REPLY_ROUTE_BASE);
-  private final ConcurrentHashMap<Long, ReplySink> replyRoutes = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<Long, ReplySink> replyRoutes = new ConcurrentHashMap<>();
   private final AtomicLong connectionSeq = new AtomicLong();
   final ConcurrentHashMap<PeerConnection, Long> connectionIds = new ConcurrentHashMap<>();
   final ConcurrentHashMap<Long, PeerConnection> connections = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<NodeRid, InFlightBudget> budgets = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Source> sources = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<RelocationIdentity, Source> sourcesByIdentity = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<NodeRid, InFlightBudget> budgets = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<String, RelocationSource> sources = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<RelocationIdentity, RelocationSource> sourcesByIdentity = new ConcurrentHashMap<>();
   final ConcurrentHashMap<String, Prepared> prepared = new ConcurrentHashMap<>();
   /** Actors whose direct work goes through the target executor (a target unit is or was just live). */
   final Set<String> diverted = ConcurrentHashMap.newKeySet();
   final Object divertLock = new Object();
   /** Target state by ActorId; only the executor thread touches it. */
   final Map<String, TargetObject> objects = new ConcurrentHashMap<>();
-  private final MessageFollowTable follow;
-  private final Map<String, Long> followGenerations = new ConcurrentHashMap<>();
+  final MessageFollowTable follow;
+  final Map<String, Long> followGenerations = new ConcurrentHashMap<>();
   private final ExecutorService executor;
   private final ScheduledFuture<?> ticker;
 
@@ -174,7 +158,7 @@ final class Relocations {
     }
   }
 
-  private long connectionId(final PeerConnection connection) {
+  long connectionId(final PeerConnection connection) {
     return connectionIds.computeIfAbsent(connection, c -> {
       final long id = connectionSeq.incrementAndGet();
       connections.put(id, c);
@@ -187,7 +171,7 @@ final class Relocations {
     if (id != null) {
       connections.remove(id);
     }
-    for (Source source : sources.values()) {
+    for (RelocationSource source : sources.values()) {
       if (source.connection == connection) {
         source.connectionLost();
       }
@@ -304,7 +288,8 @@ final class Relocations {
     final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
         Math.max(0, chunkLimit), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
         50);
-    final Source source = new Source(actor, join, moved, connection, owner, identity, settings);
+    final RelocationSource source = new RelocationSource(this, actor, join, moved, connection, owner, identity,
+        settings);
     sources.put(actor.id, source);
     sourcesByIdentity.put(identity, source);
     synchronized (actor.ingressLock) {
@@ -328,7 +313,7 @@ final class Relocations {
    * @return true when taken.
    */
   boolean sourceIngress(final String actorId, final Envelope.Msg envelope) {
-    final Source source = sources.get(actorId);
+    final RelocationSource source = sources.get(actorId);
     if (source == null) {
       return false;
     }
@@ -340,7 +325,7 @@ final class Relocations {
 
   /** A command 30 or 53 reply for a source unit. Event loop. */
   private void onSourceReply(final RelocationFrame frame) {
-    final Source source = sourcesByIdentity.get(frame.identity());
+    final RelocationSource source = sourcesByIdentity.get(frame.identity());
     if (source == null) {
       NodeRuntime.LOG.warn("relocation reply {} for unknown identity {} ignored", frame.command(), frame.identity());
       return;
@@ -382,7 +367,7 @@ final class Relocations {
 
   /** The one-way leave notice from the target: OnLeaveActor on the source Spot (spec 000 section 4.2 step 7). */
   void onLeaveNotice(final String spotId, final String actorId) {
-    final Source source = sources.get(actorId);
+    final RelocationSource source = sources.get(actorId);
     final SpotCell spot = rt.spots.get(spotId);
     if (source == null || spot == null) {
       NodeRuntime.LOG.debug("leave notice of actor '{}' from spot '{}' found no source here", actorId, spotId);
@@ -453,322 +438,8 @@ final class Relocations {
     }
   }
 
-  /** The driver of one source unit; every method runs under the actor's ingress lock. */
-  final class Source {
-    final ActorCell actor;
-    final PendingJoin join;
-    final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved;
-    final NodeRid owner;
-    final RelocationIdentity identity;
-    final SourceUnit unit;
-    final ObjectIdentity object;
-    volatile PeerConnection connection;
-    private final ArrayDeque<SourceEvent> events = new ArrayDeque<>();
-    private boolean draining;
-    private boolean detached;
-    /** Local work behind each Message this driver made (identity: the unit keeps the instances). */
-    private final Map<Message, Envelope.Msg> local = new IdentityHashMap<>();
-    private final Map<Message, FrozenRecord> records = new IdentityHashMap<>();
-    /** Captured, in queue order: the source restores exactly these on an explicit failure. */
-    private List<Envelope> captured = List.of();
-    private List<CellTimers.Entry> capturedTimers = List.of();
-
-    Source(final ActorCell actor, final PendingJoin join,
-        final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved,
-        final PeerConnection connection, final NodeRid owner,
-        final RelocationIdentity identity, final RelocationSettings settings) {
-      this.actor = actor;
-      this.join = join;
-      this.moved = moved;
-      this.connection = connection;
-      this.owner = owner;
-      this.identity = identity;
-      this.object = new ObjectIdentity.Actor(actor.id, actor.generation, actor.storeRecord.authorityOwnerGeneration());
-      this.unit = new SourceUnit(identity, actor.id, connectionId(connection), settings,
-          budgets.computeIfAbsent(owner, k -> InFlightBudget.peerDefault()), false, nowMs());
-    }
-
-    /** Work offered to the actor after the seal: the ingress hold, or Message Follow. */
-    void ingress(final Envelope envelope) {
-      switch (envelope) {
-        case Envelope.Msg msg -> post(new SourceEvent.MessageArrived(message(msg)));
-        case Envelope.Marker marker -> marker.task().run();
-        case Envelope.Tick tick -> {
-          // A tick racing the capture: the timer's registration moved; its next tick comes on the target.
-        }
-        case Envelope.Frame frame -> frame.link().frameHandled();
-      }
-    }
-
-    private Message message(final Envelope.Msg msg) {
-      if (unit.stage() == Stage.SOURCE_PAUSED) {
-        final FrozenRecord record = freeze(msg, actor);
-        final Message m = record.replyRouteId() == 0 ? Message.send(record.encode())
-            : Message.request(record.replyRouteId(), record.replyRouteId(), deadlineOf(record), record.encode());
-        records.put(m, record);
-        local.put(m, msg);
-        return m;
-      }
-      final Message m = localMessage();
-      local.put(m, msg);
-      return m;
-    }
-
-    void post(final SourceEvent event) {
-      synchronized (actor.ingressLock) {
-        events.add(event);
-        if (draining) {
-          return;
-        }
-        draining = true;
-        try {
-          for (SourceEvent e = events.poll(); e != null; e = events.poll()) {
-            for (Action action : unit.handle(e)) {
-              perform(action);
-            }
-            if (unit.stage() == Stage.FOLLOW_ONLY && !detached) {
-              detach();
-            }
-          }
-        } finally {
-          draining = false;
-        }
-      }
-    }
-
-    private void perform(final Action action) {
-      switch (action) {
-        case Action.PauseDispatch p -> {
-          // The join barrier already closed the mailbox; the seal is the ingress switch made before StartRequested.
-        }
-        case Action.CapturePayload c -> actor.control(this::capture);
-        case Action.Send s -> send(s.frame());
-        case Action.DispatchLocal d -> {
-          final Envelope.Msg msg = local.remove(d.message());
-          if (msg != null) {
-            actor.mailbox.offer(msg); // before the seal (budget wait): behind the barrier, captured later
-          }
-        }
-        case Action.RestoreSourceQueue r -> restore(r.held());
-        case Action.ReopenDispatch r -> reopen();
-        case Action.ReleasePayload r -> {
-          captured = List.of();
-          records.clear();
-        }
-        case Action.FailMessage f -> {
-          final Envelope.Msg msg = local.remove(f.message());
-          if (msg != null && msg.reply() != null) {
-            msg.reply().fail(new SpotkitException.Unavailable("actor '" + actor.id + "' moved and Message Follow"
-                + " ended: " + f.errorKind()));
-          }
-        }
-        case Action.Log l -> log(l);
-        case Action.SendToSessionOwner s -> {
-        }
-        default -> NodeRuntime.LOG.warn("source relocation action {} not expected", action);
-      }
-    }
-
-    private void send(final Frame frame) {
-      final PeerConnection c = connection;
-      final boolean sent = switch (frame) {
-        case Frame.Prepare p -> c.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity,
-            new TargetFence(Rids.of(owner), 1, "target", 1), Role.SOURCE, object, Rids.of(rt.nodeRid()),
-            rt.store().lifecycleGeneration(), p.totalLength(), p.chunkCount(), p.crc32c(), 1)));
-        case Frame.StateChunk chunk -> {
-          final boolean ok = c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE, object,
-              chunk.ordinal(), chunk.bytes())));
-          events.add(new SourceEvent.ChunkReleased(chunk.ordinal())); // queued in Netty: charge released
-          yield ok;
-        }
-        case Frame.Relay relay -> c.send(RelocationCodec.encode(new RelocationFrame.Data(identity, Role.SOURCE,
-            object, records.get(relay.message()))));
-        case Frame.Cutover cutover -> c.send(RelocationCodec.encode(new RelocationFrame.Cutover(identity,
-            Role.SOURCE, object, cutover.recordCount(), cutover.crc32c())));
-        case Frame.Follow f -> {
-          final Envelope.Msg msg = local.remove(f.message());
-          if (msg != null) {
-            try {
-              rt.mesh().sendOn(c, actor.key, ApplicationMessage.TargetKind.ACTOR, actor.id, actor.generation, 1, msg);
-            } catch (SpotkitException e) {
-              if (msg.reply() != null) {
-                msg.reply().fail(e);
-              }
-            }
-          }
-          yield true;
-        }
-        default -> true;
-      };
-      if (!sent && !(frame instanceof Frame.Follow)) {
-        connectionLost();
-      }
-    }
-
-    void connectionLost() {
-      post(new SourceEvent.ConnectionLost());
-      rt.async(() -> rt.mesh().connection(owner, rt.mesh().endpointOf(rt.meshName().value(), owner,
-          "relocation of " + actor.describe()), Deadline.after(Duration.ofSeconds(1)))).whenComplete((c, f) -> {
-            if (f == null && c.isOpen()) {
-              connection = c;
-              post(new SourceEvent.ConnectionOpened(connectionId(c)));
-            } else if (unit.stage() == Stage.SOURCE_PAUSED) {
-              // The target cannot be reached again: it ended, so it never commits; the source keeps serving.
-              NodeRuntime.LOG.warn("relocation of {} to node {}: the target cannot be reached ({}); restoring the"
-                  + " source", actor.describe(), owner, f == null ? "closed" : f.toString());
-              post(new SourceEvent.FailureArrived(identity, dev.spotkit.relocation.FailureCode.UNRECOGNIZED));
-            }
-          });
-    }
-
-    /** On the actor's gate: the not-yet-run queue, the timers and the state, frozen into one payload. */
-    private void capture() {
-      synchronized (actor.ingressLock) { // serialized with the ingress, replies and a restoration
-        if (unit.stage() == Stage.SOURCE_PAUSED && actor.relocating == this) {
-          captureSealed();
-        }
-      }
-    }
-
-    private void captureSealed() {
-      try {
-        final List<Envelope> drained = actor.mailbox.drainUnrun();
-        final List<CellTimers.Entry> timers = actor.timers.entries();
-        actor.timers.cancelAll();
-        captured = drained;
-        capturedTimers = timers;
-        final byte[] state = switch (actor.type.policy()) {
-          case PRESERVE -> captureState();
-          default -> null;
-        };
-        final List<EnvelopeEntries.SavedWork> saved = new ArrayList<>();
-        final List<EnvelopeEntries.PendingTimerTick> ticks = new ArrayList<>();
-        long order = 0;
-        for (Envelope e : drained) {
-          switch (e) {
-            case Envelope.Msg msg -> saved.add(new EnvelopeEntries.SavedWork(1, order++, freeze(msg, actor)));
-            case Envelope.Tick tick -> {
-              if (timers.contains(tick.timer())) {
-                ticks.add(new EnvelopeEntries.PendingTimerTick(1, order++, tick.timer().name,
-                    tick.timer().delivered, tick.timer().delivered, System.currentTimeMillis(), 0));
-              }
-            }
-            case Envelope.Marker marker -> marker.task().run();
-            case Envelope.Frame frame -> frame.link().frameHandled();
-          }
-        }
-        final long nowNanos = System.nanoTime();
-        final List<EnvelopeEntries.TimerRegistration> registrations = timers.stream()
-            .sorted(Comparator.comparing(t -> t.name.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned))
-            .map(t -> new EnvelopeEntries.TimerRegistration(1, t.name, HANDLER_TYPE,
-                TimeUnit.NANOSECONDS.toMillis(t.periodNanos), EnvelopeEntries.TimerRegistration.OVERRUN_SKIP_LATE_TICKS,
-                0, false, t.delivered, t.delivered, System.currentTimeMillis()
-                + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))).toList();
-        final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
-            1, List.of(new EnvelopeEntries.ApplicationState(1, frameState(join == null ? null : join.operationId(),
-            state))), saved, registrations, ticks));
-        post(new SourceEvent.PayloadCaptured(stream));
-      } catch (RuntimeException e) {
-        NodeRuntime.LOG.warn("capture of {} failed; the source keeps serving", actor.describe(), e);
-        captureFailure = Cell.typed(e, "capture of " + actor.describe());
-        post(new SourceEvent.FailureArrived(identity, dev.spotkit.relocation.FailureCode.RESTORE_FAILED));
-      }
-    }
-
-    private SpotkitException captureFailure;
-
-    @SuppressWarnings("unchecked")
-    private byte[] captureState() {
-      final ActorRelocationAdapter<Actor> adapter = (ActorRelocationAdapter<Actor>) actor.type.adapter();
-      final Turn turn = Turn.enter(actor, false);
-      final byte[] state;
-      try {
-        state = adapter.capture(actor.actor);
-      } finally {
-        turn.exit();
-      }
-      if (state == null) {
-        throw new SpotkitException.InternalFailure("the relocation adapter of " + actor.describe() + " returned null"
-            + " from capture (an empty array is valid state; null is a contract violation)");
-      }
-      return state.clone();
-    }
-
-    /** Explicit failure before relay-ready: the captured queue, then the hold, back in order; timers again. */
-    private void restore(final List<Message> held) {
-      for (Envelope e : captured) {
-        if (!(e instanceof Envelope.Tick)) {
-          actor.mailbox.offer(e);
-        }
-      }
-      for (Message m : held) {
-        final Envelope.Msg msg = local.remove(m);
-        final FrozenRecord record = records.remove(m);
-        if (record != null && record.replyRouteId() != 0) {
-          replyRoutes.remove(record.replyRouteId());
-        }
-        if (msg != null) {
-          actor.mailbox.offer(msg);
-        }
-      }
-      for (CellTimers.Entry t : capturedTimers) {
-        if (actor.state == CellState.READY) {
-          actor.timers.every(t.name, Duration.ofNanos(t.periodNanos), t.tick);
-        }
-      }
-      captured = List.of();
-      capturedTimers = List.of();
-      actor.relocating = null;
-    }
-
-    private void reopen() {
-      sources.remove(actor.id, this);
-      sourcesByIdentity.remove(identity);
-      final SpotkitException error = captureFailure != null ? captureFailure
-          : new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node " + owner
-              + " failed before relay-ready; the actor stays on this node");
-      if (join != null) {
-        rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
-      } else {
-        if (actor.state == CellState.READY) {
-          actor.mailbox.open();
-        }
-        moved.completeExceptionally(error);
-      }
-    }
-
-    /** Past the boundary: the actor instance here ends; Message Follow remains (spec 001 section 10). */
-    private void detach() {
-      detached = true;
-      rt.actors.remove(actor.id, actor);
-      if (join == null) { // host relocation: no membership callbacks (spec 000 section 4.2)
-        actor.membership.members.remove(actor);
-        moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
-            rt.meshName(), owner));
-      }
-      actor.state = CellState.GONE;
-      if (!actor.barrier.isEmpty()) {
-        NodeRuntime.LOG.warn("{} moved to node {}; {} later join(s) of the same handler are dropped",
-            actor.describe(), owner, actor.barrier.size());
-        actor.barrier.clear();
-      }
-      synchronized (follow) {
-        follow.install(new MessageFollowTable.Route(actor.id, actor.generation,
-            actor.storeRecord.authorityOwnerGeneration() + 1, owner.hex(), nowMs()));
-      }
-      followGenerations.put(actor.id, actor.generation);
-      final long window = RelocationSettings.DEFAULT_CUTOVER_WAIT_MS + CLOCK_TICK_MS;
-      rt.scheduler().schedule(() -> post(new SourceEvent.ClockAdvanced(nowMs())), window, TimeUnit.MILLISECONDS);
-      rt.scheduler().schedule(() -> {
-        sources.remove(actor.id, this);
-        sourcesByIdentity.remove(identity);
-        followGenerations.remove(actor.id, actor.generation);
-      }, MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
-    }
-  }
-
   /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
-  private FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
+  FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
     final ApplicationPayload payload = rt.copier().encodeForPeer("message", msg.payload(), Integer.MAX_VALUE / 2,
         true);
     long route = 0;
@@ -801,7 +472,7 @@ final class Relocations {
   }
 
   /** Participant state framing: u8 1, OperationId (16 bytes, 0 when none), u8 hasState, then the state. */
-  private static byte[] frameState(final OperationId operation, final byte[] state) {
+  static byte[] frameState(final OperationId operation, final byte[] state) {
     final ByteBuffer b = ByteBuffer.allocate(18 + (state == null ? 0 : state.length));
     b.put((byte) 1);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());

@@ -286,6 +286,12 @@ final class RouteMesh implements MeshListener {
     return parseEndpoint(MeshNodeDescriptorRecord.decode(found.value()).descriptor().endpoint());
   }
 
+  /** Whether a node of this mesh has a published descriptor (it runs: a stopped node removed it). Blocks. */
+  boolean published(final NodeRid node) {
+    return StoreCalls.await(rt.store().store().read(LocationKeys.meshNode(rt.meshName().value(), ridBytes(node))
+        .preimage()), STORE_TIMEOUT, "read of the descriptor of node " + node) instanceof ReadResult.Found;
+  }
+
   static InetSocketAddress parseEndpoint(final String endpoint) {
     final int colon = endpoint.lastIndexOf(':');
     if (colon <= 0) {

@@ -127,6 +127,9 @@ final class TargetObject {
     if (!rt.config().actorTypes().containsKey(a.allocation().stableType())) {
       return "no factory for actor type '" + a.allocation().stableType() + "' here";
     }
+    if (rt.isClosing()) {
+      return "this node is closing";
+    }
     if (approval == null && rt.entry() == null) {
       return "no Entry Spot here";
     }
@@ -331,6 +334,10 @@ final class TargetObject {
   }
 
   private void cas(final Action.RunCas c) {
+    if (rt.isClosing()) { // a closing node takes no ownership: the unit re-reads, finds it refused and ends stale
+      feed(new TargetEvent.CasAnswered(c.identity(), c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+      return;
+    }
     final PlacementBatches.Target self = rt.store().self();
     final String membership = approval != null ? approval.spot().id : rt.entry().id;
     final RelocationIdentity identity = c.identity();
@@ -355,6 +362,10 @@ final class TargetObject {
 
   private void reRead(final Action.ReReadStore action) {
     final RelocationIdentity identity = prepare.identity();
+    if (rt.isClosing()) {
+      feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "closing", "closing"));
+      return;
+    }
     rt.async(() -> LocationRecords.read(rt.store().store(), ObjectKey.actor(id))).whenComplete((read, failure) ->
         r.post(() -> {
           if (failure != null) {
