@@ -449,6 +449,7 @@ class CrossNodeJoinTest {
         final String id = ref.id().value();
         final int at = home.get(id);
         mesh.get(at).toActor(id).send(new Note(0, k));
+        mesh.get((at + 2) % 3).toActor(id).send(new Note(1, k)); // a sender on a third node, through the mesh
         if (k == notes / 2) {
           mesh.get(at).toActor(id).send(new Move(rooms[(at + 1) % 3]));
         }
@@ -457,12 +458,14 @@ class CrossNodeJoinTest {
     Awaitility.await().atMost(25, TimeUnit.SECONDS).until(() ->
         refs.stream().allMatch(r -> RESULTS.containsKey(r.id().value())));
     Awaitility.await().atMost(10, TimeUnit.SECONDS).pollDelay(Duration.ZERO).until(() -> refs.stream().allMatch(r ->
-        seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 0).size() >= notes));
+        seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 0).size() >= notes
+        && seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 1).size() >= notes));
     for (ActorRef ref : refs) {
       final String id = ref.id().value();
       assertThat(RESULTS.get(id)).as(id).singleElement().isInstanceOf(JoinResult.Accepted.class);
       final MeshNode now = mesh.get((home.get(id) + 1) % 3);
       assertThat(seen(now, id, 0)).as(id).containsExactlyElementsOf(upTo(notes));
+      assertThat(seen(now, id, 1)).as(id).containsExactlyElementsOf(upTo(notes));
       final dev.spotkit.core.location.AuthorityRecord row = row(id);
       assertThat(row.objectGeneration()).isEqualTo(ref.generation());
       assertThat(row.allocation().routingIdHex()).isEqualTo(now.nodeRid().hex());
