@@ -45,6 +45,8 @@ class CrossNodeJoinTest {
   /** Join results by actor id; spot membership events by spot id. */
   static final Map<String, List<JoinResult>> RESULTS = new ConcurrentHashMap<>();
   static final Map<String, List<String>> EVENTS = new ConcurrentHashMap<>();
+  /** The OperationId defer() returned, by actor id. */
+  static final Map<String, OperationId> DEFERRED = new ConcurrentHashMap<>();
   /** Node rids whose factory for "mover" throws (a target that fails Restore). */
   static final java.util.Set<NodeRid> FAILING = ConcurrentHashMap.newKeySet();
   /** Node rids whose factory for "mover" blocks until released (a target stuck in Restore). */
@@ -84,8 +86,8 @@ class CrossNodeJoinTest {
     @Override
     public void configure(final ActorHandlers on) {
       on.message(Note.class, n -> notes.computeIfAbsent(n.sender(), k -> new CopyOnWriteArrayList<>()).add(n.n()))
-          .message(Move.class, m -> ctx.joinSpot(m.spotId(), new Hi("let me in")).timeout(Duration.ofSeconds(10))
-              .defer())
+          .message(Move.class, m -> DEFERRED.put(ctx.self().id().value(), ctx.joinSpot(m.spotId(),
+              new Hi("let me in")).timeout(Duration.ofSeconds(10)).defer()))
           .message(StartBeat.class, s -> ctx.timers().every("beat", Duration.ofMillis(10), this::beat))
           .request(Seen.class, s -> List.copyOf(notes.getOrDefault(s.sender(), List.of())))
           .request(Where.class, w -> ctx.self().nodeRid().hex())
@@ -264,6 +266,7 @@ class CrossNodeJoinTest {
     assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Accepted.class, accepted -> {
       assertThat(accepted.actor().nodeRid()).isEqualTo(b.nodeRid());
       assertThat(accepted.reply()).contains(new Hi("welcome"));
+      assertThat(accepted.operationId()).isEqualTo(DEFERRED.get(actor)); // the join's id reaches the new instance
     });
     assertThat(where(a, actor)).isEqualTo(b.nodeRid().hex());
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, actor, 0).size() == 3000);
@@ -363,7 +366,8 @@ class CrossNodeJoinTest {
       }
     }
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
-    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Failed.class);
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, failed ->
+        assertThat(failed.error()).isInstanceOf(SpotkitException.InternalFailure.class)); // the factory failed
     assertThat(where(b, actor)).isEqualTo(a.nodeRid().hex());
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor, 0).size() == 500);
     assertThat(seen(a, actor, 0)).containsExactlyElementsOf(upTo(500));
@@ -391,7 +395,8 @@ class CrossNodeJoinTest {
     Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
     release.countDown();
     closer.join(10_000);
-    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Failed.class);
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, failed ->
+        assertThat(failed.error()).isInstanceOf(SpotkitException.Unavailable.class)); // the target went away
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor, 0).size() == 300);
     assertThat(seen(a, actor, 0)).containsExactlyElementsOf(upTo(300));
     assertThat(where(a, actor)).isEqualTo(a.nodeRid().hex());

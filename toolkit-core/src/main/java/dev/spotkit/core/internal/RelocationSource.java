@@ -122,6 +122,9 @@ final class RelocationSource {
       draining = true;
       try {
         for (SourceEvent e = events.poll(); e != null; e = events.poll()) {
+          if (e instanceof SourceEvent.FailureArrived failure && failure.identity().equals(identity)) {
+            failureCode = failure.code();
+          }
           final List<Action> actions;
           synchronized (budget) { // the peer's budget is shared by units driven under other actors' locks
             actions = unit.handle(e);
@@ -317,6 +320,7 @@ final class RelocationSource {
   }
 
   private SpotkitException captureFailure;
+  private dev.spotkit.relocation.FailureCode failureCode;
 
   @SuppressWarnings("unchecked")
   private byte[] captureState() {
@@ -365,9 +369,16 @@ final class RelocationSource {
   private void reopen() {
     r.sources.remove(actor.id, this);
     r.sourcesByIdentity.remove(identity);
-    final SpotkitException error = captureFailure != null ? captureFailure
-        : new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node " + owner
-            + " failed before relay-ready; the actor stays on this node");
+    final String what = "relocation of " + actor.describe() + " to node " + owner + " failed before relay-ready ("
+        + failureCode + "); the actor stays on this node";
+    // The Failed kinds of spec 000 section 4.
+    final SpotkitException error = captureFailure != null ? captureFailure : switch (failureCode) {
+      case CHECKSUM_MISMATCH -> new SpotkitException.DataLost(what);
+      case RESTORE_FAILED, MANIFEST_CONFLICT -> new SpotkitException.InternalFailure(what);
+      case DEADLINE -> new SpotkitException.DeadlineExceeded(what);
+      case SUPERSEDED, BUSY, UNRECOGNIZED -> new SpotkitException.Unavailable(what);
+      case null -> new SpotkitException.Unavailable(what);
+    };
     if (join != null) {
       rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
     } else {
