@@ -25,6 +25,7 @@ import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.CreateResult;
 import dev.spotkit.core.wire.CreationCodec;
 import dev.spotkit.core.wire.FailureCode;
+import dev.spotkit.core.wire.OperationIds;
 import dev.spotkit.core.wire.OperationKind;
 import dev.spotkit.core.wire.Reply;
 import dev.spotkit.core.wire.ReplyTail;
@@ -247,10 +248,10 @@ final class RemoteCreations {
     final NodeRid owner = new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16));
     try {
       final Reply reply = rt.mesh().call(owner, target.meshName(), correlation -> actor
-          ? CreationCodec.encode(new ActorCreate(correlation, operation, self, selfGeneration, spec.key().id(),
-              spec.stableType(), fence, deadlineUnixMs))
-          : CreationCodec.encode(new UserSpotCreate(correlation, operation, self, selfGeneration, spec.key().id(),
-              spec.stableType(), fence, deadlineUnixMs)),
+          ? CreationCodec.encode(new ActorCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
+              spec.key().id(), spec.stableType(), fence, deadlineUnixMs))
+          : CreationCodec.encode(new UserSpotCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
+              spec.key().id(), spec.stableType(), fence, deadlineUnixMs)),
           actor ? OperationKind.ACTOR_CREATE : OperationKind.USER_SPOT_CREATE, deadline, what(spec))
           .get(Math.max(1, deadline.remaining().toNanos()), TimeUnit.NANOSECONDS);
       return outcome(spec, reply, owner);
@@ -343,10 +344,10 @@ final class RemoteCreations {
       return;
     }
     final CompletableFuture<Reply> reply = rt.async(() -> actor
-        ? createHere(true, a.operation(), a.sourceNodeRid(), a.sourceNodeGeneration(), a.actorId(), a.stableType(),
-            a.reservation(), a.deadlineUnixMs(), correlation)
-        : createHere(false, u.operation(), u.sourceNodeRid(), u.sourceNodeGeneration(), u.spotId(), u.stableType(),
-            u.reservation(), u.deadlineUnixMs(), correlation)).thenCompose(f -> f);
+        ? createHere(true, OperationIds.api(a.operation()), a.sourceNodeRid(), a.sourceNodeGeneration(), a.actorId(),
+            a.stableType(), a.reservation(), a.deadlineUnixMs(), correlation)
+        : createHere(false, OperationIds.api(u.operation()), u.sourceNodeRid(), u.sourceNodeGeneration(), u.spotId(),
+            u.stableType(), u.reservation(), u.deadlineUnixMs(), correlation)).thenCompose(f -> f);
     RouteMesh.answer(from, correlation, reply, r -> r);
   }
 

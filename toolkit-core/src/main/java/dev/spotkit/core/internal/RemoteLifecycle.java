@@ -71,11 +71,12 @@ final class RemoteLifecycle {
     final UserSpotCloseFence fence = new UserSpotCloseFence(new WireSpotRef(ref.id().value(), located.generation()),
         Rids.of(located.owner()), located.stored().authority().allocation().descriptorLifecycleGeneration(),
         located.stored().authority().authorityOwnerGeneration().value(), located.stored().version().value());
+    final dev.spotkit.relocation.wire.OperationId operation = dev.spotkit.core.wire.OperationIds.wire(
+        OperationId.random());
     return mesh.call(located.owner(), located.meshName().value(), correlation -> UserSpotCloseCodec.encode(
-        new UserSpotClose(correlation, OperationId.random(), Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
-            fence, RouteMesh.unixMs(deadline))), OperationKind.USER_SPOT_CLOSE, deadline, "close of spot '"
-        + ref.id() + "'").thenApply(reply -> reply.tail() instanceof ReplyTail.UserSpotClosed closed
-        && closed.closed());
+        new UserSpotClose(correlation, operation, Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), fence,
+            RouteMesh.unixMs(deadline))), OperationKind.USER_SPOT_CLOSE, deadline, "close of spot '" + ref.id()
+        + "'").thenApply(reply -> reply.tail() instanceof ReplyTail.UserSpotClosed closed && closed.closed());
   }
 
   private static RouteMesh.Located checked(final RouteMesh.Located at, final long wanted, final String what) {

@@ -2,7 +2,7 @@ package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.Rid;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Encoder and decoder of commands 47 ({@link UserSpotCreate}) and 49 ({@link ActorCreate}). Both bodies have

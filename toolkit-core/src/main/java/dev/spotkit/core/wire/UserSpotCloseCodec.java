@@ -2,7 +2,7 @@ package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.Rid;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Encoder and decoder of command 48 ({@link UserSpotClose}); the layout is the one of the golden vector

@@ -2,7 +2,7 @@ package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.Rid;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

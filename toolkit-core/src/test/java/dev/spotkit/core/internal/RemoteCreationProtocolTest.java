@@ -185,7 +185,7 @@ class RemoteCreationProtocolTest {
     final AtomicLong correlation = new AtomicLong();
     final byte[] frame = connection.request(c -> {
       correlation.set(c);
-      return CreationCodec.encode(new ActorCreate(c, operation, Rids.of(fakeRid), sourceGeneration, actorId,
+      return CreationCodec.encode(new ActorCreate(c, dev.spotkit.core.wire.OperationIds.wire(operation), Rids.of(fakeRid), sourceGeneration, actorId,
           "counted", fence, deadlineUnixMs));
     }, Deadline.after(WAIT)).get(15, TimeUnit.SECONDS);
     final Reply reply = ReplyCodec.decode(frame, OperationKind.ACTOR_CREATE);

@@ -4,7 +4,7 @@ import dev.spotkit.relocation.wire.Rid;
 import dev.spotkit.relocation.wire.ApplicationPayload;
 
 import dev.spotkit.core.NodeRid;
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 
 /** Valid sample messages shared by the wire tests. */
 final class WireSamples {
