@@ -537,4 +537,38 @@ class CrossNodeJoinTest {
     assertThat(seen(b, actor, 0)).containsExactlyElementsOf(upTo(notes));
     assertThat(where(b, actor)).isEqualTo(b.nodeRid().hex());
   }
+
+  @Test
+  @Spec("MEM-20")
+  void anActorMovesThereAndBackAndOnKeepingEverythingInOrder() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final String actor = actorOn(a, a, "nomad", "mover");
+    final List<String> rooms = List.of(spotOn(b, "there"), spotOn(a, "back"), spotOn(c, "on"), spotOn(b, "again"));
+    final List<MeshNode> owners = List.of(b, a, c, b);
+    final long generation = row(actor).objectGeneration().value();
+    long aog = row(actor).authorityOwnerGeneration().value();
+    int sent = 0;
+    for (int hop = 0; hop < rooms.size(); hop++) {
+      for (int i = 0; i < 100; i++) {
+        a.toActor(actor).send(new Note(0, sent++)); // a sender on the first node, wherever the actor is
+      }
+      a.toActor(actor).send(new Move(rooms.get(hop)));
+      final int joins = hop + 1;
+      Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size()
+          == joins);
+      assertThat(RESULTS.get(actor).get(hop)).isInstanceOf(JoinResult.Accepted.class);
+      final MeshNode owner = owners.get(hop);
+      Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> where(owner, actor).equals(owner.nodeRid().hex()));
+      final dev.spotkit.core.location.AuthorityRecord now = row(actor);
+      assertThat(now.objectGeneration().value()).isEqualTo(generation);
+      assertThat(now.authorityOwnerGeneration().value()).isGreaterThan(aog);
+      aog = now.authorityOwnerGeneration().value();
+    }
+    final int total = sent;
+    final MeshNode last = owners.get(owners.size() - 1);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(last, actor, 0).size() == total);
+    assertThat(seen(last, actor, 0)).containsExactlyElementsOf(upTo(total));
+  }
 }
