@@ -6,7 +6,11 @@ import dev.spotkit.core.Deadline;
 import dev.spotkit.core.HostRelocationResult;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.NodeDirectory;
+import dev.spotkit.core.location.NodePeer;
 import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.Rids;
+import dev.spotkit.relocation.wire.TargetFence;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,15 +49,24 @@ public final class HostRelocations {
     if (rt.isClosing()) {
       return CompletableFuture.failedFuture(rt.shuttingDown("relocate"));
     }
-    return rt.async(() -> mesh.connection(target, mesh.endpointOf(rt.meshName().value(), target,
-        "host relocation target"), Deadline.after(CONNECT_TIMEOUT))).thenCompose(connection -> {
+    final TargetFence[] fence = new TargetFence[1];
+    return rt.async(() -> {
+      final NodePeer peer = new NodeDirectory(rt.store().store(), CONNECT_TIMEOUT).readMesh(rt.meshName().value())
+          .stream().filter(p -> p.routingIdHex().equals(target.hex())).findFirst().orElseThrow(() ->
+              new SpotkitException.Unavailable("node " + target + " published no descriptor in mesh "
+                  + rt.meshName() + " (stopped, or not a member)"));
+      fence[0] = new TargetFence(Rids.of(target), peer.lifecycleGeneration(), peer.ownerId(),
+          peer.leaseGeneration().value());
+      return mesh.connection(target, mesh.endpointOf(rt.meshName().value(), target, "host relocation target"),
+          Deadline.after(CONNECT_TIMEOUT));
+    }).thenCompose(connection -> {
           final SpotCell entry = rt.entry();
           final List<ActorCell> actors = entry.members();
           final List<CompletableFuture<ActorRef>> moves = new ArrayList<>();
           for (ActorCell actor : actors) {
             final CompletableFuture<ActorRef> moved = new CompletableFuture<>();
             moves.add(moved);
-            actor.control(() -> start(rt, actor, connection, target, moved));
+            actor.control(() -> start(rt, actor, connection, target, fence[0], moved));
           }
           return CompletableFuture.allOf(moves.toArray(CompletableFuture[]::new)).handle((v, f) -> {
             final List<ActorRef> relocated = new ArrayList<>();
@@ -74,7 +87,7 @@ public final class HostRelocations {
 
   /** On the actor's gate, at a turn boundary. */
   private static void start(final NodeRuntime rt, final ActorCell actor, final PeerConnection connection,
-      final NodeRid target, final CompletableFuture<ActorRef> moved) {
+      final NodeRid target, final TargetFence fence, final CompletableFuture<ActorRef> moved) {
     if (actor.type.policy() == NodeConfig.Policy.DISABLE) {
       moved.completeExceptionally(new SpotkitException.Rejected(actor.describe() + " is registered with"
           + " DisableRelocation"));
@@ -87,6 +100,6 @@ public final class HostRelocations {
       return;
     }
     actor.mailbox.close(); // the turn boundary: no handler runs until the move ends or the source is restored
-    rt.relocations().start(actor, null, moved, connection, target, 0);
+    rt.relocations().start(actor, null, moved, connection, target, fence, 0);
   }
 }

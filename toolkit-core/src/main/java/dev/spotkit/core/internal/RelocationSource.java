@@ -53,6 +53,7 @@ final class RelocationSource {
   final PendingJoin join;
   final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved;
   final NodeRid owner;
+  final TargetFence targetFence;
   final RelocationIdentity identity;
   final SourceUnit unit;
   final ObjectIdentity object;
@@ -70,8 +71,9 @@ final class RelocationSource {
 
   RelocationSource(final Relocations r, final ActorCell actor, final PendingJoin join,
       final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved,
-      final PeerConnection connection, final NodeRid owner,
+      final PeerConnection connection, final NodeRid owner, final TargetFence targetFence,
       final RelocationIdentity identity, final RelocationSettings settings) {
+    this.targetFence = targetFence;
     this.r = r;
     this.rt = r.runtime();
     this.actor = actor;
@@ -179,7 +181,7 @@ final class RelocationSource {
     final PeerConnection c = connection;
     final boolean sent = switch (frame) {
       case Frame.Prepare p -> c.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity,
-          new TargetFence(Rids.of(owner), 1, "target", 1), Role.SOURCE, object, Rids.of(rt.nodeRid()),
+          targetFence, Role.SOURCE, object, Rids.of(rt.nodeRid()),
           rt.store().lifecycleGeneration(), p.totalLength(), p.chunkCount(), p.crc32c(), 1)));
       case Frame.StateChunk chunk -> {
         final boolean ok = c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE, object,

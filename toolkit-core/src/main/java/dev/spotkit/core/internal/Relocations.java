@@ -40,6 +40,7 @@ import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.RelocationWireException;
+import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.relocation.wire.TargetSpot;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -271,25 +272,30 @@ final class Relocations {
               + " passed its deadline before the seal")));
       return;
     }
-    start(actor, join, null, connection, spot.owner(), chunkLimit);
+    final AuthorityRecord row = spot.stored().authority(); // the Spot's owner is the target host run
+    start(actor, join, null, connection, spot.owner(), new TargetFence(Rids.of(spot.owner()),
+        row.allocation().descriptorLifecycleGeneration(), row.ownerId(), row.ownerLeaseGeneration().value()),
+        chunkLimit);
   }
 
   /**
    * On the actor's gate, its mailbox closed: the seal (every later offer goes to the ingress hold) and the start of
    * the source unit. {@code join} is null for a host relocation, which reports to {@code moved} instead.
    *
+   * @param fence the target host run (node rid and generation, owner id and lease generation).
    * @param chunkLimit the receive chunk limit the target advertised, 0 when none (32 KiB chunks).
    */
   void start(final ActorCell actor, final PendingJoin join, final java.util.concurrent.CompletableFuture<
-      dev.spotkit.core.ActorRef> moved, final PeerConnection connection, final NodeRid owner, final int chunkLimit) {
+      dev.spotkit.core.ActorRef> moved, final PeerConnection connection, final NodeRid owner, final TargetFence fence,
+      final int chunkLimit) {
     final RelocationIdentity identity = new RelocationIdentity(new RelocationId(randomNonZero(),
         ThreadLocalRandom.current().nextLong()), 1, new CoordinatorFence(ownerId(), leaseGeneration(),
         Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), actor.storeVersion.value()));
     final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
         Math.max(0, chunkLimit), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
         50);
-    final RelocationSource source = new RelocationSource(this, actor, join, moved, connection, owner, identity,
-        settings);
+    final RelocationSource source = new RelocationSource(this, actor, join, moved, connection, owner, fence,
+        identity, settings);
     sources.put(actor.id, source);
     sourcesByIdentity.put(identity, source);
     synchronized (actor.ingressLock) {

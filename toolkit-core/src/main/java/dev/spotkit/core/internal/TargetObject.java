@@ -1,5 +1,6 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.core.wire.ReplyTail;
 import dev.spotkit.core.wire.ReplyCodec;
 import dev.spotkit.core.wire.FailureCode;
@@ -129,6 +130,12 @@ final class TargetObject {
     }
     if (rt.isClosing()) {
       return "this node is closing";
+    }
+    final TargetFence to = p.targetFence();
+    if (!to.nodeRid().equals(Rids.of(rt.nodeRid())) || !to.ownerId().equals(r.ownerId())
+        || to.ownerLeaseGeneration() != r.leaseGeneration()
+        || to.nodeGeneration() != rt.store().lifecycleGeneration()) {
+      return "the Restore names target run " + to + ", not this one";
     }
     if (approval == null && rt.entry() == null) {
       return "no Entry Spot here";
