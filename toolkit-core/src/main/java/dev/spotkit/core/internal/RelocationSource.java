@@ -195,7 +195,17 @@ final class RelocationSource {
           Role.SOURCE, object, cutover.recordCount(), cutover.crc32c())));
       case Frame.Follow f -> {
         final Envelope.Msg msg = local.remove(f.message());
-        if (msg != null) {
+        if (msg != null && !c.isOpen()) {
+          // The ordered connection is gone: route by the Location Store (the new owner), order no longer kept.
+          rt.async(() -> {
+            rt.mesh().forward(new Address.ActorById(actor.id), msg);
+            return null;
+          }).whenComplete((v, failure) -> {
+            if (failure != null && msg.reply() != null) {
+              msg.reply().fail(Cell.typed(RouteMesh.unwrap(failure), "Message Follow of " + actor.describe()));
+            }
+          });
+        } else if (msg != null) {
           try {
             rt.mesh().sendOn(c, actor.key, ApplicationMessage.TargetKind.ACTOR, actor.id, actor.generation, 1, msg);
           } catch (SpotkitException e) {

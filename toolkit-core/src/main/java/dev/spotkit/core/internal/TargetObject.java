@@ -72,12 +72,10 @@ final class TargetObject {
   LocationRecords.Stored row;
   String refused;
   Relocations.Prepared approval;
-  SpotCell spot;
   AuthorityRecord committed;
   StoreVersion committedVersion;
   OperationId operationId;
   List<Envelope> backlog = List.of();
-  RelocationEnvelope envelope;
 
   TargetObject(final Relocations r, final String id) {
     this.r = r;
@@ -97,6 +95,14 @@ final class TargetObject {
   }
 
   void restoreRequested(final PeerConnection from, final long connection, final RelocationFrame.Prepare p) {
+    final dev.spotkit.relocation.TargetUnit current = units.unitOf(id);
+    if (current != null && !current.isTerminal() && current.stage() != dev.spotkit.relocation.Stage.TARGET_RESTORING
+        && !current.identity().equals(p.identity())) {
+      // Another identity while a preparation is past relay-ready: TargetUnits refuses it (BUSY); keep this state.
+      feed(new TargetEvent.RestoreRequested(p, id, connection, Relocations.nowMs(), new TargetEvent.CasPlan(
+          ObjectKey.actor(id).logicalKey().preimage(), "none", fence()), false));
+      return;
+    }
     final TargetEvent.CasPlan plan;
     if (prepare == null || !prepare.identity().equals(p.identity())) {
       refused = null;
