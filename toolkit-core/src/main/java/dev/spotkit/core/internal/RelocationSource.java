@@ -183,12 +183,15 @@ final class RelocationSource {
       case Frame.Prepare p -> c.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity,
           targetFence, Role.SOURCE, object, Rids.of(rt.nodeRid()),
           rt.store().lifecycleGeneration(), p.totalLength(), p.chunkCount(), p.crc32c(), 1)));
-      case Frame.StateChunk chunk -> {
-        final boolean ok = c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE, object,
-            chunk.ordinal(), chunk.bytes())));
-        events.add(new SourceEvent.ChunkReleased(chunk.ordinal())); // queued in Netty: charge released
-        yield ok;
-      }
+      case Frame.StateChunk chunk -> c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE,
+          object, chunk.ordinal(), chunk.bytes())), () -> {
+            // Written to the socket: the chunk's charge leaves the in-flight budget (section 5.3); a release of a
+            // connection already replaced is not reported (ConnectionLost released its charges).
+            if (connection == c) {
+              post(new SourceEvent.ChunkReleased(chunk.ordinal()));
+              wakeWaiting();
+            }
+          });
       case Frame.Relay relay -> c.send(RelocationCodec.encode(new RelocationFrame.Data(identity, Role.SOURCE,
           object, records.get(relay.message()))));
       case Frame.Cutover cutover -> c.send(RelocationCodec.encode(new RelocationFrame.Cutover(identity,
@@ -267,6 +270,15 @@ final class RelocationSource {
       }
       return null;
     });
+  }
+
+  /** Budget room came back: units of the same peer waiting before their seal or next chunk may go on. */
+  private void wakeWaiting() {
+    for (RelocationSource other : r.sources.values()) {
+      if (other != this && other.budget == budget && other.unit.isWaitingForBudget()) {
+        other.post(new SourceEvent.BudgetChanged());
+      }
+    }
   }
 
   /** Whether the actor's row still has the version this move started from (nobody committed it). */
