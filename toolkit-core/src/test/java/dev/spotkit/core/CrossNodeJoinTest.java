@@ -571,4 +571,30 @@ class CrossNodeJoinTest {
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(last, actor, 0).size() == total);
     assertThat(seen(last, actor, 0)).containsExactlyElementsOf(upTo(total));
   }
+
+  @Test
+  @Spec("MEM-16")
+  void aHostRelocationWaitsForAJoinThatClaimedTheActorFirst() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final String actor = actorOn(a, a, "claimed", "mover");
+    final String room = spotOn(b, "room");
+    restoring = new CountDownLatch(1);
+    release = new CountDownLatch(1);
+    BLOCKING.add(b.nodeRid()); // the join's Restore on b waits until released
+    a.toActor(actor).send(new Note(0, 0));
+    a.toActor(actor).send(new Move(room));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    final java.util.concurrent.CompletableFuture<HostRelocationResult> relocation = a.relocate(c.nodeRid());
+    assertThat(RESULTS).doesNotContainKey(actor);
+    release.countDown(); // the join finishes first: the actor is on b, so the host relocation does not move it
+    final HostRelocationResult result = relocation.get(15, TimeUnit.SECONDS);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Accepted.class);
+    assertThat(result.relocated()).extracting(r -> r.id().value()).doesNotContain(actor);
+    assertThat(result.kept()).containsKey(new ActorId(actor));
+    assertThat(where(a, actor)).isEqualTo(b.nodeRid().hex());
+    assertThat(seen(b, actor, 0)).containsExactly(0);
+  }
 }

@@ -49,6 +49,7 @@ public final class HostRelocations {
     if (rt.isClosing()) {
       return CompletableFuture.failedFuture(rt.shuttingDown("relocate"));
     }
+    final List<ActorCell> actors = rt.entry().members(); // the Entry Spot's actors at this call
     final TargetFence[] fence = new TargetFence[1];
     return rt.async(() -> {
       final NodePeer peer = new NodeDirectory(rt.store().store(), CONNECT_TIMEOUT).readMesh(rt.meshName().value())
@@ -60,8 +61,6 @@ public final class HostRelocations {
       return mesh.connection(target, mesh.endpointOf(rt.meshName().value(), target, "host relocation target"),
           Deadline.after(CONNECT_TIMEOUT));
     }).thenCompose(connection -> {
-          final SpotCell entry = rt.entry();
-          final List<ActorCell> actors = entry.members();
           final List<CompletableFuture<ActorRef>> moves = new ArrayList<>();
           for (ActorCell actor : actors) {
             final CompletableFuture<ActorRef> moved = new CompletableFuture<>();
@@ -93,10 +92,22 @@ public final class HostRelocations {
           + " DisableRelocation"));
       return;
     }
-    if (actor.state != CellState.READY || actor.barrierActive || actor.relocating != null
-        || actor.membership != rt.entry() || actor.session != null && !actor.session.isClosed()) {
-      moved.completeExceptionally(new SpotkitException.Unavailable(actor.describe() + " is not an idle Entry"
-          + " Spot actor now (a join or move is running, it is bound to a session, or it is closing)"));
+    if (actor.state == CellState.READY && actor.barrierActive) {
+      // MEM-16: the join claimed the actor first; this move waits until the join reached its terminal state.
+      final Runnable before = actor.afterBarrier;
+      actor.afterBarrier = () -> {
+        if (before != null) {
+          before.run();
+        }
+        start(rt, actor, connection, target, fence, moved);
+      };
+      return;
+    }
+    if (actor.state != CellState.READY || actor.relocating != null || actor.membership != rt.entry()
+        || actor.session != null && !actor.session.isClosed()) {
+      moved.completeExceptionally(new SpotkitException.Unavailable(actor.describe() + " is not an Entry Spot"
+          + " actor of this node any more, or cannot move now (moved or joined a User Spot, bound to a session,"
+          + " closing)"));
       return;
     }
     actor.mailbox.close(); // the turn boundary: no handler runs until the move ends or the source is restored

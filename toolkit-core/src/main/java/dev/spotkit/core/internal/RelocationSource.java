@@ -423,6 +423,13 @@ final class RelocationSource {
           rt.meshName(), owner));
     }
     actor.state = CellState.GONE;
+    actor.control(() -> { // work waiting for this barrier (e.g. a host relocation) learns the actor left
+      final Runnable after = actor.afterBarrier;
+      actor.afterBarrier = null;
+      if (after != null) {
+        after.run();
+      }
+    });
     if (!actor.barrier.isEmpty()) {
       NodeRuntime.LOG.warn("{} moved to node {}; {} later join(s) of the same handler are dropped",
           actor.describe(), owner, actor.barrier.size());
