@@ -10,8 +10,9 @@ import java.util.Objects;
  * @param relocated the refs of the actors that moved, on the target node (same ActorId and ObjectGeneration), in
  *     no particular order; an actor counts as moved once its cutover was submitted (FACTS.md "Host relocation").
  * @param kept the actors that stayed on this node, each with the typed error that kept it: {@link
- *     SpotkitException.Rejected} for DisableRelocation, {@link SpotkitException.Unavailable} for a join or move
- *     already running or a failure before the target's relay-ready reply, others as the move reported them.
+ *     SpotkitException.Rejected} for DisableRelocation, {@link SpotkitException.Unavailable} for an actor that left
+ *     meanwhile (e.g. its join moved it), is bound to a session, or whose move failed before the target's
+ *     relay-ready reply, others as the move reported them.
  */
 public record HostRelocationResult(List<ActorRef> relocated, Map<ActorId, SpotkitException> kept) {
   /**
