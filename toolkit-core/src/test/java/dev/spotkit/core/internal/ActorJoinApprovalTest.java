@@ -85,6 +85,7 @@ class ActorJoinApprovalTest {
   private MeshTransport fake;
   private PeerConnection connection;
   private final NodeRid fakeRid = new NodeRid(0x0fa4_e000_0000_0002L);
+  private final java.util.concurrent.BlockingQueue<byte[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -99,7 +100,7 @@ class ActorJoinApprovalTest {
         new MeshListener() {
           @Override
           public void onFrame(final PeerConnection from, final byte[] frame) {
-            // only requests are sent; replies complete PeerConnection.request
+            received.add(frame); // one-way frames and late replies (e.g. command 53)
           }
         });
     final int colon = peer.endpoint().lastIndexOf(':');
@@ -172,5 +173,37 @@ class ActorJoinApprovalTest {
     assertThat(ReplyErrors.toException(missing, "join")).isInstanceOf(SpotkitException.NotFound.class);
     final Reply stale = ask(actor, "shut-door", generation + 1);
     assertThat(ReplyErrors.toException(stale, "join")).isInstanceOf(SpotkitException.StaleGeneration.class);
+  }
+
+  @Test
+  @Spec("MEM-28")
+  void aRestoreOfANewIdentitySupersedesTheUnfinishedPreparation() throws Exception {
+    final String actor = node.actors().getOrCreate("twice", "plain").await().id().value();
+    final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow();
+    final NodePeer peer = new NodeDirectory(store, WAIT).readMesh("mesh").get(0);
+    final dev.spotkit.relocation.wire.TargetFence target = new dev.spotkit.relocation.wire.TargetFence(
+        Rids.of(node.nodeRid()), peer.lifecycleGeneration(), peer.ownerId(), peer.leaseGeneration().value());
+    final dev.spotkit.relocation.wire.ObjectIdentity object = new dev.spotkit.relocation.wire.ObjectIdentity.Actor(
+        actor, row.authority().objectGeneration().value(), row.authority().authorityOwnerGeneration().value());
+    final dev.spotkit.relocation.wire.CoordinatorFence coordinator = new dev.spotkit.relocation.wire.CoordinatorFence(
+        row.authority().ownerId(), row.authority().ownerLeaseGeneration().value(), Rids.of(fakeRid), 9,
+        row.version().value());
+    final dev.spotkit.relocation.wire.RelocationIdentity first = new dev.spotkit.relocation.wire.RelocationIdentity(
+        new dev.spotkit.relocation.wire.RelocationId(1, 1), 1, coordinator);
+    final dev.spotkit.relocation.wire.RelocationIdentity second = new dev.spotkit.relocation.wire.RelocationIdentity(
+        new dev.spotkit.relocation.wire.RelocationId(2, 2), 1, coordinator);
+    for (dev.spotkit.relocation.wire.RelocationIdentity id : List.of(first, second)) {
+      connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+          new dev.spotkit.relocation.wire.RelocationFrame.Prepare(id, target,
+              dev.spotkit.relocation.wire.Role.SOURCE, object, Rids.of(fakeRid), 9, 10, 1, 0, 1)));
+    }
+    final byte[] frame = received.poll(10, TimeUnit.SECONDS);
+    assertThat(frame).isNotNull();
+    final dev.spotkit.relocation.wire.RelocationFrame failed = dev.spotkit.relocation.wire.RelocationCodec.decode(frame);
+    assertThat(failed).isInstanceOfSatisfying(dev.spotkit.relocation.wire.RelocationFrame.Failed.class, f -> {
+      assertThat(f.identity()).isEqualTo(first); // the earlier preparation is aborted; the later attempt wins
+      assertThat(f.failureCode()).isEqualTo(dev.spotkit.relocation.FailureCode.SUPERSEDED.wireCode());
+    });
+    assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version()).isEqualTo(row.version());
   }
 }
