@@ -81,6 +81,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * elsewhere and come back as events. Requests keep their reply route: a request captured or relayed from the
  * source is answered by the target with a command 20 whose correlation is the source's reply route id
  * ({@link #REPLY_ROUTE_BASE} and up), and the source completes the caller's reply from it.
+ * <p>Parts: {@link RelocationSource} drives one source unit, {@link TargetObject} the target units of one actor,
+ * {@link JoinApprovals} answers command 28, {@link HostRelocations} starts {@code MeshNode.relocate}.
  */
 final class Relocations {
   /** Reply route ids start here, above the transport's request correlations. */
@@ -91,12 +93,14 @@ final class Relocations {
   static final String LEAVE_CONTENT = "application/x-spotkit-leave";
   /** Receive chunk limit advertised in the approval reply: 256 KiB. */
   static final int RECEIVE_CHUNK_LIMIT = RelocationSettings.DEFAULT_CHUNK_LIMIT;
-  /** Restore validity on the target when the approval fixed none (host relocation): 10 s. */
+  /** Restore validity on the target, from its command 40 (which carries no deadline): 10 s. */
   static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
   /** How long an approved preparation waits for its Restore (MEM-27). */
   static final Duration PREPARATION_VALIDITY = Duration.ofSeconds(30);
+  /** The handler type written into a timer registration (callbacks come from {@code on.timer} on the target). */
   static final String HANDLER_TYPE = "dev.spotkit.core.OnTick";
   private static final int LOCAL = 0;
+  /** How often live target units get the clock, ms. */
   static final long CLOCK_TICK_MS = 20;
 
   private final NodeRuntime rt;
