@@ -15,8 +15,31 @@ import org.junit.jupiter.api.Test;
 /** Round trips of the six command bodies, and refusal of random and mutated frames with the typed error only. */
 class RelocationCodecPropertiesTest {
 
-  /** A decode of a few hundred bytes is linear; anything slower than this is a bug (e.g. a forged-length loop). */
-  static final long MAX_DECODE_NANOS = 200_000_000L;
+  /**
+   * Bytes one decode may allocate per input byte, plus {@link #ALLOCATION_SLACK_BYTES}: a forged length or count
+   * must never make the decoder allocate (or loop) by the claimed size instead of the bytes present. Measured
+   * with the thread's allocation counter, not a clock, so a loaded machine cannot make it fail.
+   */
+  static final long MAX_ALLOCATED_PER_INPUT_BYTE = 64;
+  /** Fixed allowance for the decoder's own objects, in bytes. */
+  static final long ALLOCATION_SLACK_BYTES = 1 << 20;
+
+  /** The calling thread's allocated bytes so far (HotSpot's per-thread counter). */
+  static long allocatedBytes() {
+    return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+        .getCurrentThreadAllocatedBytes();
+  }
+
+  /**
+   * Checks that one decode's allocation stayed linear in its input.
+   *
+   * @param allocated bytes {@link #allocatedBytes()} grew by over the decode call alone.
+   * @param inputBytes the decoded input's length.
+   */
+  static void assertLinearAllocation(final long allocated, final int inputBytes) {
+    assertThat(allocated).as("bytes allocated decoding %d input bytes", inputBytes)
+        .isLessThan(ALLOCATION_SLACK_BYTES + MAX_ALLOCATED_PER_INPUT_BYTE * inputBytes);
+  }
 
   @Provide
   Arbitrary<RelocationFrame> frames() {
@@ -83,18 +106,24 @@ class RelocationCodecPropertiesTest {
   }
 
   static void decodeOnlyTypedOrCanonical(final byte[] frame) {
-    final long start = System.nanoTime();
+    final long before = allocatedBytes();
+    RelocationFrame decoded = null;
+    RelocationWireException refused = null;
     try {
-      final RelocationFrame decoded = RelocationCodec.decode(frame);
-      assertThat(HexFormat.of().formatHex(RelocationCodec.encode(decoded)))
-          .as("a frame that decodes is canonical").isEqualTo(HexFormat.of().formatHex(frame));
-    } catch (RelocationWireException expected) {
-      assertThat(expected.error()).isNotNull();
-      assertThat(expected.offset()).isBetween(0L, (long) frame.length);
+      decoded = RelocationCodec.decode(frame);
+    } catch (RelocationWireException e) {
+      refused = e;
     } catch (RuntimeException other) {
       fail("decoder threw " + other + " for " + HexFormat.of().formatHex(frame));
     }
-    assertThat(System.nanoTime() - start).isLessThan(MAX_DECODE_NANOS);
+    assertLinearAllocation(allocatedBytes() - before, frame.length);
+    if (refused != null) {
+      assertThat(refused.error()).isNotNull();
+      assertThat(refused.offset()).isBetween(0L, (long) frame.length);
+    } else {
+      assertThat(HexFormat.of().formatHex(RelocationCodec.encode(decoded)))
+          .as("a frame that decodes is canonical").isEqualTo(HexFormat.of().formatHex(frame));
+    }
   }
 
   @Test
