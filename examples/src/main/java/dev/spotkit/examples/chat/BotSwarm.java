@@ -167,17 +167,32 @@ public final class BotSwarm {
         if (e.getCause() instanceof java.util.concurrent.TimeoutException) {
           return phase + " timed out (bot" + i + ")"; // the bot's own wait hit the same deadline first
         }
-        return phase + " failed (bot" + i + "): " + e.getCause();
+        return phase + " failed (bot" + i + "): " + reason(e);
       }
     }
     return null;
+  }
+
+  /** What went wrong, for the report line: the innermost cause's message, without wrapper class names. */
+  static String reason(final Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof java.util.concurrent.ExecutionException
+        || cause instanceof java.util.concurrent.CompletionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    final String message = cause.getMessage();
+    if (message == null || message.isBlank()) {
+      return cause.getClass().getSimpleName();
+    }
+    return cause instanceof java.io.IOException && !message.contains(": ") ? message + " ("
+        + cause.getClass().getSimpleName() + ")" : message;
   }
 
   private static void awaitQuietly(final Future<?> done) throws InterruptedException {
     try {
       done.get();
     } catch (java.util.concurrent.ExecutionException e) {
-      System.err.println("chat-bots: a reader failed: " + e.getCause());
+      System.err.println("chat-bots: a reader failed: " + reason(e));
     }
   }
 
