@@ -32,7 +32,8 @@ public record RedisStoreOptions(String redisUri, String keyPrefix, Duration comm
   /**
    * Checks every part.
    *
-   * @throws IllegalArgumentException when the prefix or a duration is out of range.
+   * @throws IllegalArgumentException when the URI is not a Redis URI with a host and a port of 1..65535 (for the
+   *     {@code redis} and {@code rediss} schemes), or the prefix or a duration is out of range.
    * @throws NullPointerException when a part is null.
    */
   public RedisStoreOptions {
@@ -45,6 +46,7 @@ public record RedisStoreOptions(String redisUri, String keyPrefix, Duration comm
       throw new IllegalArgumentException("key prefix '" + keyPrefix + "' must be 1..256 characters without '{', '}'"
           + " or NUL; e.g. \"app1\"");
     }
+    checkUri(redisUri);
     if (commandTimeout.toMillis() < 1 || commandTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("commandTimeout " + commandTimeout + " must be 1 ms..10 min");
     }
@@ -53,13 +55,39 @@ public record RedisStoreOptions(String redisUri, String keyPrefix, Duration comm
     }
   }
 
+  /** Schemes Lettuce connects with; the first two are checked here for a host and a numeric port. */
+  private static final java.util.Set<String> SCHEMES = java.util.Set.of("redis", "rediss", "redis-sentinel",
+      "rediss-sentinel", "redis-socket");
+
+  private static void checkUri(final String redisUri) {
+    final java.net.URI uri;
+    try {
+      uri = new java.net.URI(redisUri);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalArgumentException(badUri(redisUri, e.getReason()), e);
+    }
+    final String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+    if (!SCHEMES.contains(scheme)) {
+      throw new IllegalArgumentException(badUri(redisUri, "the scheme must be one of " + new java.util.TreeSet<>(
+          SCHEMES)));
+    }
+    if ((scheme.equals("redis") || scheme.equals("rediss")) && (uri.getHost() == null || uri.getHost().isEmpty()
+        || uri.getPort() == 0 || uri.getPort() > 65535 || uri.getRawAuthority().endsWith(":"))) {
+      throw new IllegalArgumentException(badUri(redisUri, "it needs a host and, if given, a port of 1..65535"));
+    }
+  }
+
+  private static String badUri(final String redisUri, final String why) {
+    return "Redis URI '" + redisUri + "' is not valid: " + why + "; use e.g. redis://127.0.0.1:6379";
+  }
+
   /**
    * Options with the default timeouts.
    *
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}.
    * @param keyPrefix e.g. {@code app1}.
    * @return the options.
-   * @throws IllegalArgumentException when the prefix is out of range.
+   * @throws IllegalArgumentException when the URI or the prefix is not valid.
    */
   public static RedisStoreOptions of(final String redisUri, final String keyPrefix) {
     return new RedisStoreOptions(redisUri, keyPrefix, DEFAULT_COMMAND_TIMEOUT, DEFAULT_SCAN_IDLE_TIMEOUT);

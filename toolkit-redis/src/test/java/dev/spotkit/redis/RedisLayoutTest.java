@@ -61,6 +61,20 @@ class RedisLayoutTest {
   }
 
   @Test
+  void redisUrisWithoutAHostOrWithABadPortAreRefusedBeforeAnyConnection() {
+    for (String bad : List.of("redis://127.0.0.1:abc", "redis://127.0.0.1:0", "redis://127.0.0.1:70000",
+        "redis://127.0.0.1:", "redis://", "http://127.0.0.1:6379", "127.0.0.1:6379", "redis://bad host:1")) {
+      assertThatThrownBy(() -> RedisStoreOptions.of(bad, "app")).as(bad)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not valid")
+          .hasMessageContaining("redis://127.0.0.1:6379");
+    }
+    for (String good : List.of("redis://127.0.0.1:6379", "redis://localhost", "rediss://h:6380/2",
+        "redis://:secret@127.0.0.1:6379/0", "redis-socket:///tmp/redis.sock")) {
+      assertThat(RedisStoreOptions.of(good, "app").redisUri()).isEqualTo(good);
+    }
+  }
+
+  @Test
   void limitsAreRefusedWithTypedErrorsBeforeAnyRedisCall() throws Exception {
     get(store.read("warm-up"));
     final long before = scriptCalls();
