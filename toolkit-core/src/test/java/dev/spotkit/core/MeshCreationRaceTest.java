@@ -52,6 +52,8 @@ class MeshCreationRaceTest {
       for (int i = 0; i < ROUNDS; i++) {
         race(store, a, b, "x" + i, ActorKind.ACTOR);
       }
+      assertThat(RUNS).as("one factory run per id, every round").hasSize(ROUNDS)
+          .allSatisfy((id, runs) -> assertThat(runs).hasValue(1));
     } finally {
       RUNS.clear();
     }
