@@ -2,8 +2,9 @@ package dev.spotkit.core;
 
 /**
  * Captures and restores an Actor's application state when it moves between nodes (PreserveStateWith, spec 000
- * section 6). Registered now and validated at start; called by cross-node moves, which arrive in a later
- * release (a same-node join never calls it).
+ * section 6). Validated at start; called by a cross-node JoinSpot and by {@link MeshNode#relocate} (capture on the
+ * source at a handler-end boundary, restore on the instance the target factory built); a same-node join never
+ * calls it.
  *
  * @param <A> the actor type.
  */

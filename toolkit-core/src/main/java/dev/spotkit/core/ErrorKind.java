@@ -27,5 +27,7 @@ public enum ErrorKind {
   /** {@link SpotkitException.InvalidOperation}. */
   INVALID_OPERATION,
   /** {@link SpotkitException.StaleGeneration} (also an InvalidOperation). */
-  STALE_GENERATION
+  STALE_GENERATION,
+  /** {@link SpotkitException.Rejected}. */
+  REJECTED
 }

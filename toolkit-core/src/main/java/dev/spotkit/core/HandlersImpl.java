@@ -21,4 +21,16 @@ final class HandlersImpl implements ActorHandlers, SpotHandlers {
     table.addRequest(type, handler);
     return this;
   }
+
+  /**
+   * Declares a named timer's callback (actors only).
+   *
+   * @param name the timer name.
+   * @param tick the callback.
+   * @return this registry.
+   */
+  public HandlersImpl timer(final String name, final OnTick tick) {
+    table.addTimer(name, tick);
+    return this;
+  }
 }

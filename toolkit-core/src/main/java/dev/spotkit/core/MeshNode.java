@@ -187,6 +187,28 @@ public final class MeshNode implements AutoCloseable {
     return rt.sessionAddress();
   }
 
+  /**
+   * Host relocation of this node's Entry Spot actors (spec 000 section 4.2, last paragraphs; spec 001): every
+   * Actor that is a member of this node's Entry Spot moves to the Entry Spot of node {@code target}, each as its
+   * own relocation unit, with its state (by its relocation policy), not-yet-run queue, timers and the messages
+   * arriving meanwhile, in order; messages reaching this node afterwards follow it (Message Follow, 30 s). No
+   * membership callback runs (no OnJoinedActor, OnLeaveActor or completion callback) and chunks are 32 KiB (no
+   * approval round trip). The actors are those of the Entry Spot at this call. An actor running a join is
+   * moved once that join ended (MEM-16), unless the join took it elsewhere. An actor registered with
+   * DisableRelocation, one bound to a session, or one whose move fails before the target's relay-ready reply
+   * stays here and keeps serving; the result names it. Actors of User Spots do not move. Returns at once; the work
+   * runs on the node's threads.
+   *
+   * @param target the NodeRid of another Serving node of this mesh with the actors' types registered.
+   * @return completes with the result once every actor moved or stayed; fails with
+   *     {@link SpotkitException.InvalidOperation} when {@code target} is this node,
+   *     {@link SpotkitException.NotConfigured} without a mesh, {@link SpotkitException.Unavailable} when the
+   *     target published no descriptor or cannot be reached, {@link SpotkitException.ShuttingDown} while closing.
+   */
+  public java.util.concurrent.CompletableFuture<HostRelocationResult> relocate(final NodeRid target) {
+    return dev.spotkit.core.internal.HostRelocations.relocate(rt, target);
+  }
+
   /** @return true once {@link #close()} started. */
   public boolean isClosed() {
     return rt.isClosing();

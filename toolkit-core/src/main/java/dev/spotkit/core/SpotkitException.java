@@ -315,6 +315,24 @@ public abstract sealed class SpotkitException extends RuntimeException {
     }
   }
 
+  /**
+   * The operation is refused by a fixed policy, e.g. a cross-node Join of an Actor registered with
+   * DisableRelocation (spec 000 section 4, Failed kind Rejected). Not an application rejection: that is
+   * {@link JoinResult.Rejected}.
+   */
+  public static final class Rejected extends SpotkitException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * Creates the error.
+     *
+     * @param message what was refused and by which policy.
+     */
+    public Rejected(final String message) {
+      super(ErrorKind.REJECTED, message, null);
+    }
+  }
+
   /** Data the operation depended on is permanently gone or corrupt (LOC-24). */
   public static final class DataLost extends SpotkitException {
     private static final long serialVersionUID = 1L;

@@ -29,6 +29,13 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   /** Store version of this cell's record; written only by the cell's serialized lifecycle steps. */
   StoreVersion storeVersion;
   LocationRecord storeRecord;
+  /**
+   * Guards the switch of this cell's ingress to a relocation (spec 001 section 4.2): every offer goes through
+   * {@link #offerEnvelope} under this lock, so nothing lands in the mailbox after a capture drained it.
+   */
+  final Object ingressLock = new Object();
+  /** Set while this cell is relocating away (source side): offers go to the relocation's ingress hold. */
+  RelocationSource relocating;
   /** The terminal record of a remote creation (set before the creation starts), else NONE. */
   CreationTerminal terminal = CreationTerminal.NONE;
 
@@ -70,6 +77,21 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    */
   public NodeRuntime runtime() {
     return rt;
+  }
+
+  /**
+   * Offers an envelope to this cell: to its mailbox, or to the ingress hold while it relocates away (then
+   * ACCEPTED). Any thread.
+   */
+  final dev.spotkit.mailbox.OfferResult offerEnvelope(final Envelope envelope) {
+    synchronized (ingressLock) {
+      final RelocationSource source = relocating;
+      if (source != null) {
+        source.ingress(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
+      return mailbox.offer(envelope);
+    }
   }
 
   final void onEnvelope(final Envelope envelope) {

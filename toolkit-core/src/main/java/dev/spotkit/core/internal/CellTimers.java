@@ -25,14 +25,20 @@ public final class CellTimers {
   static final class Entry {
     final String name;
     final OnTick tick;
+    final long periodNanos;
+    /** Ticks delivered so far (the schedule cursor a move carries). Written in the cell's turn. */
+    volatile long delivered;
+    /** When the next tick is due, System.nanoTime() based. */
+    volatile long nextAtNanos;
     /** Set while a tick of this timer sits in the mailbox. Scheduler sets, the cell's turn clears. */
     final AtomicBoolean queued = new AtomicBoolean();
     volatile boolean cancelled;
     volatile ScheduledFuture<?> future;
 
-    Entry(final String name, final OnTick tick) {
+    Entry(final String name, final OnTick tick, final long periodNanos) {
       this.name = name;
       this.tick = tick;
+      this.periodNanos = periodNanos;
     }
 
     void cancel() {
@@ -63,6 +69,19 @@ public final class CellTimers {
    * @param tick the callback.
    */
   public void every(final String name, final Duration period, final OnTick tick) {
+    every(name, period, tick, period, 0);
+  }
+
+  /**
+   * Starts or replaces a timer whose first tick comes after {@code firstDelay} (a timer resumed after a move).
+   * @param name 1..255 UTF-8 bytes.
+   * @param period 1 ms..365 days.
+   * @param tick the callback.
+   * @param firstDelay delay of the first tick, 0..period.
+   * @param delivered ticks already delivered before (the moved schedule cursor).
+   */
+  void every(final String name, final Duration period, final OnTick tick, final Duration firstDelay,
+      final long delivered) {
     Ids.requireValid("timer name", name);
     if (period == null || period.compareTo(Duration.ofNanos(MIN_PERIOD_NANOS)) < 0
         || period.compareTo(Deadline.MAX_TIMEOUT) > 0) {
@@ -76,14 +95,17 @@ public final class CellTimers {
       throw new SpotkitException.InvalidOperation("timer '" + name + "' cannot start: " + cell.describe()
           + " is closed");
     }
-    final Entry entry = new Entry(name, tick);
+    final long nanos = period.toNanos();
+    final long first = Math.max(0, Math.min(nanos, firstDelay.toNanos()));
+    final Entry entry = new Entry(name, tick, nanos);
+    entry.delivered = delivered;
+    entry.nextAtNanos = System.nanoTime() + first;
     final Entry old = timers.put(name, entry);
     if (old != null) {
       old.cancel();
     }
-    final long nanos = period.toNanos();
     try {
-      entry.future = scheduler.scheduleAtFixedRate(() -> fire(entry), nanos, nanos, TimeUnit.NANOSECONDS);
+      entry.future = scheduler.scheduleAtFixedRate(() -> fire(entry), first, nanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       timers.remove(name, entry);
       throw new SpotkitException.ShuttingDown("timer '" + name + "' cannot start: the node is closing");
@@ -117,6 +139,16 @@ public final class CellTimers {
     return Set.copyOf(timers.keySet());
   }
 
+  /** The running timers (a snapshot), for a move's capture. */
+  java.util.List<Entry> entries() {
+    return java.util.List.copyOf(timers.values());
+  }
+
+  /** The entry of a running timer, or null. */
+  Entry entry(final String name) {
+    return timers.get(name);
+  }
+
   void cancelAll() {
     for (String name : timers.keySet()) {
       cancel(name);
@@ -127,7 +159,8 @@ public final class CellTimers {
     if (entry.cancelled || !cell.rt.admits() || !entry.queued.compareAndSet(false, true)) {
       return; // past the lease's local admission deadline no timer callback starts (LOC-04); the next tick may
     }
-    final OfferResult result = cell.mailbox.offer(new Envelope.Tick(entry));
+    entry.nextAtNanos = System.nanoTime() + entry.periodNanos;
+    final OfferResult result = cell.offerEnvelope(new Envelope.Tick(entry));
     if (result != OfferResult.ACCEPTED) {
       entry.queued.set(false);
       if (result == OfferResult.RELEASED) {
@@ -140,6 +173,10 @@ public final class CellTimers {
   /** Runs a delivered tick unless the timer was cancelled or replaced meanwhile. In the cell's turn. */
   boolean accept(final Entry entry) {
     entry.queued.set(false);
-    return !entry.cancelled && timers.get(entry.name) == entry;
+    final boolean live = !entry.cancelled && timers.get(entry.name) == entry;
+    if (live) {
+      entry.delivered++;
+    }
+    return live;
   }
 }

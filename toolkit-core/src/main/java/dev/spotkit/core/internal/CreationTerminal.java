@@ -1,5 +1,7 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.core.wire.Payloads;
+
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.location.CreationTerminalRecord;
 import dev.spotkit.store.Mutation;
@@ -69,7 +71,8 @@ final class CreationTerminal {
   }
 
   private byte[] encode(final Optional<Object> reply) {
-    return reply.map(r -> copier.encode("creation reply", r, CreationTerminalRecord.MAX_BYTES / 2).toBytes())
+    return reply.map(r -> Payloads.toBytes(copier.encode("creation reply", r,
+        CreationTerminalRecord.MAX_BYTES / 2)))
         .orElse(null);
   }
 

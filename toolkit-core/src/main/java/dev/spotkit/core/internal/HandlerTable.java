@@ -33,6 +33,7 @@ public final class HandlerTable {
   private static final Entry NONE = new Entry(Void.class, null, null);
 
   private final Map<Class<?>, Entry> entries = new LinkedHashMap<>();
+  private final Map<String, dev.spotkit.core.OnTick> timerHandlers = new ConcurrentHashMap<>();
   private final Map<Class<?>, Entry> resolved = new ConcurrentHashMap<>();
   private volatile boolean frozen;
   private final String owner;
@@ -63,6 +64,31 @@ public final class HandlerTable {
   @SuppressWarnings("unchecked")
   public void addRequest(final Class<?> type, final OnRequest<?, ?> handler) {
     add(new Entry(requireType(type), null, (OnRequest<Object, Object>) requireHandler(handler)));
+  }
+
+  /**
+   * Declares the callback of a named timer, used when a timer of that name moves here with the actor (spec 001
+   * section 4.2: registrations travel, callbacks do not).
+   *
+   * @param name the timer name, 1..255 UTF-8 bytes.
+   * @param tick the callback.
+   * @throws SpotkitException.InvalidOperation on a duplicate name, a bad name, or after configure.
+   */
+  public void addTimer(final String name, final dev.spotkit.core.OnTick tick) {
+    Ids.requireValid("timer name", name);
+    requireHandler(tick);
+    if (frozen) {
+      throw new SpotkitException.InvalidOperation("handlers of " + owner + " are fixed after configure();"
+          + " declare timer '" + name + "' inside configure(on)");
+    }
+    if (timerHandlers.putIfAbsent(name, tick) != null) {
+      throw new SpotkitException.InvalidOperation(owner + " already declares timer '" + name + "'");
+    }
+  }
+
+  /** The declared callback of a timer name, or null. */
+  dev.spotkit.core.OnTick timer(final String name) {
+    return timerHandlers.get(name);
   }
 
   private void add(final Entry entry) {

@@ -1,5 +1,7 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.core.wire.Payloads;
+
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.Spot;
 import dev.spotkit.core.SpotkitException;
@@ -134,8 +136,8 @@ final class InstanceActivations {
       if (store == null) {
         return null;
       }
-      final byte[] bytes = rt.copier().encode("first message", message, Creations.MAX_CREATION_REQUEST_BYTES)
-          .toBytes();
+      final byte[] bytes = Payloads.toBytes(rt.copier().encode("first message", message,
+          Creations.MAX_CREATION_REQUEST_BYTES));
       final String sha = Sha256.hex(bytes);
       final RelocationReference ref = new RelocationReference("instance-activation/" + rt.meshName() + "/"
           + cell.id + "/" + Ids.newUuid());

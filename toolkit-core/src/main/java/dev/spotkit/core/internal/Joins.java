@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Same-node JoinSpot / JoinEntrySpot with Defer() (spec 000 section 4).
+ * JoinSpot / JoinEntrySpot with Defer() (spec 000 section 4). A JoinSpot whose target User Spot is not on this
+ * node is handed to {@link Relocations#join} (spec 000 section 4.2: approval, relocation, one target CAS); the
+ * rest of this class is the same-node chain.
  *
  * <p>Registration ({@link #register}) only records the join on the current turn: no lookup, no store I/O
  * (MEM-9). When the handler ends normally the actor's mailbox is closed (the barrier: later messages wait)
@@ -105,6 +107,11 @@ public final class Joins {
         actor.afterBarrier = null;
         after.run();
       }
+      return;
+    }
+    if (join.spotId() != null && rt.mesh() != null && actor.state == CellState.READY && !rt.isClosing()
+        && !join.deadline().isExpired() && rt.spots.get(join.spotId()) == null) {
+      rt.relocations().join(actor, join); // the target spot is not here: a cross-node join (spec 000 section 4.2)
       return;
     }
     final SpotCell target;
@@ -204,7 +211,7 @@ public final class Joins {
     });
   }
 
-  private static void joined(final SpotCell spot, final ActorCell actor) {
+  static void joined(final SpotCell spot, final ActorCell actor) {
     if (spot.spot instanceof UserSpot<?> user) {
       user.onJoinedActor(actor.ref());
     } else if (spot.spot instanceof EntrySpot entry) {
@@ -212,7 +219,7 @@ public final class Joins {
     }
   }
 
-  private static void left(final SpotCell spot, final ActorCell actor) {
+  static void left(final SpotCell spot, final ActorCell actor) {
     if (spot.spot instanceof UserSpot<?> user) {
       user.onLeaveActor(actor.ref());
     } else if (spot.spot instanceof EntrySpot entry) {
@@ -237,7 +244,7 @@ public final class Joins {
   }
 
   /** On the actor's (current) gate: the completion callback, then the next join. */
-  private void finish(final ActorCell actor, final JoinResult result) {
+  void finish(final ActorCell actor, final JoinResult result) {
     actor.control(() -> {
       if (actor.actor != null && actor.state == CellState.READY) {
         actor.runCallback("onJoinCompleted of " + actor.describe(), false, () -> {

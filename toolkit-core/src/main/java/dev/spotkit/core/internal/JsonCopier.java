@@ -10,7 +10,7 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.spotkit.core.EmptyRequest;
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;

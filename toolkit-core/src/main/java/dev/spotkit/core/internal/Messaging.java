@@ -69,7 +69,15 @@ public final class Messaging {
       rt.creations().instances().deliver(instance, envelope, awaiting);
       return;
     }
+    final Relocations moves = rt.relocations();
+    if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
+      return; // relocating here: the temporary queue (spec 001 section 4.3)
+    }
     final Cell local = local(address);
+    if (local == null && moves != null && actorId(address) != null && moves.sourceIngress(actorId(address),
+        envelope)) {
+      return; // relocated away: Message Follow through its source unit
+    }
     if (local != null && local.state == CellState.READY) {
       final long generation = refGeneration(address);
       if (generation != 0) {
@@ -114,11 +122,29 @@ public final class Messaging {
       rt.creations().instances().deliverHere(instance, envelope, false);
       return;
     }
+    final Relocations moves = rt.relocations();
+    final String actorId = actorId(address);
+    if (moves != null && actorId != null) {
+      if (moves.targetIngress(actorId, envelope)) {
+        return;
+      }
+      if (rt.actors.get(actorId) == null && moves.sourceIngress(actorId, envelope)) {
+        return;
+      }
+    }
     final Cell cell = resolve(address);
     if (generation != 0) {
       checkGeneration(cell, generation);
     }
     offer(cell, envelope);
+  }
+
+  private static String actorId(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> byId.id();
+      case Address.ActorByRef byRef -> byRef.ref().id().value();
+      default -> null;
+    };
   }
 
   /** The local cell the address names, in any state, or null. */
@@ -190,7 +216,7 @@ public final class Messaging {
   }
 
   static void offer(final Cell cell, final Envelope.Msg envelope) {
-    final OfferResult result = cell.mailbox.offer(envelope);
+    final OfferResult result = cell.offerEnvelope(envelope);
     switch (result) {
       case ACCEPTED -> {
       }

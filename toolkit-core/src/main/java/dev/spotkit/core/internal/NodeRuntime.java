@@ -90,6 +90,7 @@ public final class NodeRuntime {
   static final Duration ADMISSION_REFRESH = Duration.ofMillis(5);
   /** The mesh (null without {@code mesh(...)}): set once in start, before the descriptor is published. */
   private volatile RouteMesh mesh;
+  private volatile Relocations relocations;
   private volatile Descriptors descriptors;
 
   private NodeRuntime(final NodeConfig config, final Facades facades) {
@@ -143,6 +144,7 @@ public final class NodeRuntime {
         rt.entry = rt.creations.startEntry();
       }
       if (config.mesh() != null) {
+        rt.relocations = new Relocations(rt);
         rt.mesh = RouteMesh.start(rt, config.mesh(), rt.store.lifecycleGeneration());
       }
       if (rt.mesh != null && config.role() == ObjectRole.SERVER) {
@@ -252,6 +254,10 @@ public final class NodeRuntime {
       if (routeMesh != null) {
         routeMesh.close();
       }
+      final Relocations moves = relocations;
+      if (moves != null) {
+        moves.close();
+      }
       if (renewing != null) {
         renewing.cancel(false);
         admissionRefresh.cancel(false);
@@ -336,6 +342,17 @@ public final class NodeRuntime {
     return admitting || ownerLease == null || ownerLease.admitsNow();
   }
 
+  /** The relocation driver, or null for a node without a mesh. */
+  Relocations relocations() {
+    return relocations;
+  }
+
+  /** Whether an actor with this id is Ready on this node. */
+  boolean hasReadyActor(final String id) {
+    final ActorCell cell = actors.get(id);
+    return cell != null && cell.state == CellState.READY;
+  }
+
   /** The mesh, or null for a node without peers. */
   RouteMesh mesh() {
     return mesh;
@@ -355,6 +372,10 @@ public final class NodeRuntime {
         case dev.spotkit.core.wire.Commands.USER_SPOT_CLOSE -> lifecycle.remote().onUserSpotClose(from, frame);
         case dev.spotkit.core.wire.Commands.ACTOR_CREATE, dev.spotkit.core.wire.Commands.USER_SPOT_CREATE ->
             creations.remote().onCreate(from, command, frame);
+        case dev.spotkit.core.wire.Commands.ACTOR_JOIN, dev.spotkit.core.wire.Commands.RELOCATION_READY,
+            dev.spotkit.core.wire.Commands.RELOCATION_DATA, dev.spotkit.core.wire.Commands.RELOCATION_CUTOVER,
+            dev.spotkit.core.wire.Commands.RELOCATION_PREPARE, dev.spotkit.core.wire.Commands.RELOCATION_STATE,
+            dev.spotkit.core.wire.Commands.RELOCATION_FAILED -> relocations.onFrame(from, command, frame);
         default -> LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command,
             from.peerRid());
       }

@@ -1,5 +1,8 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.core.wire.Rids;
+import dev.spotkit.core.wire.Payloads;
+
 import dev.spotkit.core.CreateOutcome;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.NodeRid;
@@ -18,15 +21,16 @@ import dev.spotkit.core.location.Sha256;
 import dev.spotkit.core.location.StoreCalls;
 import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ActorCreate;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.CreateResult;
 import dev.spotkit.core.wire.CreationCodec;
 import dev.spotkit.core.wire.FailureCode;
+import dev.spotkit.core.wire.OperationIds;
 import dev.spotkit.core.wire.OperationKind;
 import dev.spotkit.core.wire.Reply;
 import dev.spotkit.core.wire.ReplyTail;
 import dev.spotkit.core.wire.ReservationFence;
-import dev.spotkit.core.wire.Rid;
+import dev.spotkit.relocation.wire.Rid;
 import dev.spotkit.core.wire.TerminalResult;
 import dev.spotkit.core.wire.UserSpotCreate;
 import dev.spotkit.core.wire.WireActorRef;
@@ -219,8 +223,8 @@ final class RemoteCreations {
   }
 
   private AuthorityRecord.PendingCreation pending(final Spec<?> spec, final OperationId operation) {
-    final byte[] request = rt.copier().encode("creation request", spec.request(),
-        Creations.MAX_CREATION_REQUEST_BYTES).toBytes();
+    final byte[] request = Payloads.toBytes(rt.copier().encode("creation request", spec.request(),
+        Creations.MAX_CREATION_REQUEST_BYTES));
     return new AuthorityRecord.PendingCreation(reservationId(operation),
         INLINE + Base64.getUrlEncoder().withoutPadding().encodeToString(request), Sha256.hex(request),
         request.length);
@@ -235,19 +239,19 @@ final class RemoteCreations {
     final AuthorityRecord row = reserved.record();
     final ReservationFence fence = new ReservationFence(row.pendingCreation().reservationId(),
         reserved.version().value(), row.objectGeneration().value(), row.authorityOwnerGeneration().value(),
-        Rid.ofHex(target.routingIdHex()), target.lifecycleGeneration(), target.ownerId(),
+        Rids.ofHex(target.routingIdHex()), target.lifecycleGeneration(), target.ownerId(),
         target.leaseGeneration().value(), 1);
-    final Rid self = Rid.of(rt.nodeRid());
+    final Rid self = Rids.of(rt.nodeRid());
     final long selfGeneration = rt.store().lifecycleGeneration();
     final long deadlineUnixMs = RouteMesh.unixMs(deadline);
     final boolean actor = spec.kind() == PlacementKind.ACTOR;
     final NodeRid owner = new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16));
     try {
       final Reply reply = rt.mesh().call(owner, target.meshName(), correlation -> actor
-          ? CreationCodec.encode(new ActorCreate(correlation, operation, self, selfGeneration, spec.key().id(),
-              spec.stableType(), fence, deadlineUnixMs))
-          : CreationCodec.encode(new UserSpotCreate(correlation, operation, self, selfGeneration, spec.key().id(),
-              spec.stableType(), fence, deadlineUnixMs)),
+          ? CreationCodec.encode(new ActorCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
+              spec.key().id(), spec.stableType(), fence, deadlineUnixMs))
+          : CreationCodec.encode(new UserSpotCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
+              spec.key().id(), spec.stableType(), fence, deadlineUnixMs)),
           actor ? OperationKind.ACTOR_CREATE : OperationKind.USER_SPOT_CREATE, deadline, what(spec))
           .get(Math.max(1, deadline.remaining().toNanos()), TimeUnit.NANOSECONDS);
       return outcome(spec, reply, owner);
@@ -291,14 +295,14 @@ final class RemoteCreations {
   /** After a lost answer: the terminal record of this operation, until the deadline. */
   private <R> CreateOutcome<R> replay(final Spec<R> spec, final OperationId operation, final NodeRid owner,
       final Deadline deadline, final SpotkitException lost) {
-    final String key = terminalKey(Rid.of(rt.nodeRid()), rt.store().lifecycleGeneration(), operation);
+    final String key = terminalKey(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), operation);
     long pauseMs = 5;
     do {
       final ReadResult read = StoreCalls.await(rt.store().store().read(key), STORE_TIMEOUT, "read of " + key);
       if (read instanceof ReadResult.Found found) {
         final CreationTerminalRecord terminal = CreationTerminalRecord.decode(found.value());
         final Optional<Object> reply = Optional.ofNullable(terminal.reply()).map(b -> rt.copier().decode(
-            ApplicationPayload.fromBytes(b)));
+            Payloads.fromBytes(b)));
         return switch (terminal.result()) {
           case CREATED -> new CreateOutcome.Created<>(spec.refOf().apply(terminal.objectGeneration(), owner), reply);
           case REJECTED -> new CreateOutcome.Rejected<>(reply);
@@ -333,17 +337,17 @@ final class RemoteCreations {
     final long correlation = actor ? a.correlation() : u.correlation();
     final Rid source = actor ? a.sourceNodeRid() : u.sourceNodeRid();
     final long sourceGeneration = actor ? a.sourceNodeGeneration() : u.sourceNodeGeneration();
-    if (!source.equals(Rid.of(from.peerRid())) || sourceGeneration != from.peerGeneration()) {
+    if (!source.equals(Rids.of(from.peerRid())) || sourceGeneration != from.peerGeneration()) {
       RouteMesh.answer(from, correlation, CompletableFuture.<Reply>failedFuture(new SpotkitException.Unavailable(
           "the creation names source node " + source + " run " + sourceGeneration + " but arrived from node "
           + from.peerRid() + " run " + from.peerGeneration() + " (LOC-12); nothing was created")), r -> r);
       return;
     }
     final CompletableFuture<Reply> reply = rt.async(() -> actor
-        ? createHere(true, a.operation(), a.sourceNodeRid(), a.sourceNodeGeneration(), a.actorId(), a.stableType(),
-            a.reservation(), a.deadlineUnixMs(), correlation)
-        : createHere(false, u.operation(), u.sourceNodeRid(), u.sourceNodeGeneration(), u.spotId(), u.stableType(),
-            u.reservation(), u.deadlineUnixMs(), correlation)).thenCompose(f -> f);
+        ? createHere(true, OperationIds.api(a.operation()), a.sourceNodeRid(), a.sourceNodeGeneration(), a.actorId(),
+            a.stableType(), a.reservation(), a.deadlineUnixMs(), correlation)
+        : createHere(false, OperationIds.api(u.operation()), u.sourceNodeRid(), u.sourceNodeGeneration(), u.spotId(),
+            u.stableType(), u.reservation(), u.deadlineUnixMs(), correlation)).thenCompose(f -> f);
     RouteMesh.answer(from, correlation, reply, r -> r);
   }
 
@@ -361,7 +365,7 @@ final class RemoteCreations {
     final ReadResult read = StoreCalls.await(rt.store().store().read(key.logicalKey().preimage()), STORE_TIMEOUT,
         "read of " + key.logicalKey());
     final PlacementBatches.Target self = rt.store().self();
-    if (!(read instanceof ReadResult.Found found) || !fence.targetNodeRid().equals(Rid.of(rt.nodeRid()))
+    if (!(read instanceof ReadResult.Found found) || !fence.targetNodeRid().equals(Rids.of(rt.nodeRid()))
         || fence.targetNodeGeneration() != self.lifecycleGeneration() || !fence.targetOwnerId().equals(self.ownerId())
         || fence.targetOwnerLeaseGeneration() != self.leaseGeneration().value()
         || !found.version().value().equals(fence.expectedStoreVersion())) {
@@ -395,7 +399,7 @@ final class RemoteCreations {
     if (!Sha256.hex(bytes).equals(pending.requestSha256())) {
       throw new SpotkitException.DataLost("the stored creation request does not match its SHA-256");
     }
-    return rt.copier().decode(ApplicationPayload.fromBytes(bytes));
+    return rt.copier().decode(Payloads.fromBytes(bytes));
   }
 
   private Reply actorReply(final long correlation, final String id,
@@ -427,7 +431,7 @@ final class RemoteCreations {
 
   private Reply replayReply(final boolean actor, final String id, final long correlation,
       final CreationTerminalRecord terminal) {
-    final ApplicationPayload reply = terminal.reply() == null ? null : ApplicationPayload.fromBytes(terminal.reply());
+    final ApplicationPayload reply = terminal.reply() == null ? null : Payloads.fromBytes(terminal.reply());
     final CreateResult result = terminal.result() == CreationTerminalRecord.Result.CREATED ? CreateResult.CREATED
         : CreateResult.REJECTED;
     if (terminal.result() == CreationTerminalRecord.Result.FAILED) {

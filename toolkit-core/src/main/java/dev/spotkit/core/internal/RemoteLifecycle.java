@@ -1,5 +1,7 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.core.wire.Rids;
+
 import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.OperationId;
@@ -8,12 +10,11 @@ import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ActorDestroy;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.FailureCode;
 import dev.spotkit.core.wire.OperationKind;
 import dev.spotkit.core.wire.Reply;
 import dev.spotkit.core.wire.ReplyTail;
-import dev.spotkit.core.wire.Rid;
 import dev.spotkit.core.wire.TerminalResult;
 import dev.spotkit.core.wire.UserSpotClose;
 import dev.spotkit.core.wire.UserSpotCloseCodec;
@@ -51,7 +52,7 @@ final class RemoteLifecycle {
     }
     final long aog = located.stored().authority().authorityOwnerGeneration().value();
     return mesh.call(located.owner(), located.meshName().value(), correlation -> new ActorDestroy(correlation,
-        new WireActorRef(ref.id().value(), located.generation()), Rid.of(located.owner()), aog,
+        new WireActorRef(ref.id().value(), located.generation()), Rids.of(located.owner()), aog,
         RouteMesh.unixMs(deadline)).encode(), OperationKind.ACTOR_DESTROY, deadline, "destroy of actor '"
         + ref.id() + "'").thenApply(reply -> Boolean.parseBoolean(text(reply)));
   }
@@ -68,13 +69,14 @@ final class RemoteLifecycle {
       return CompletableFuture.completedFuture(false);
     }
     final UserSpotCloseFence fence = new UserSpotCloseFence(new WireSpotRef(ref.id().value(), located.generation()),
-        Rid.of(located.owner()), located.stored().authority().allocation().descriptorLifecycleGeneration(),
+        Rids.of(located.owner()), located.stored().authority().allocation().descriptorLifecycleGeneration(),
         located.stored().authority().authorityOwnerGeneration().value(), located.stored().version().value());
+    final dev.spotkit.relocation.wire.OperationId operation = dev.spotkit.core.wire.OperationIds.wire(
+        OperationId.random());
     return mesh.call(located.owner(), located.meshName().value(), correlation -> UserSpotCloseCodec.encode(
-        new UserSpotClose(correlation, OperationId.random(), Rid.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
-            fence, RouteMesh.unixMs(deadline))), OperationKind.USER_SPOT_CLOSE, deadline, "close of spot '"
-        + ref.id() + "'").thenApply(reply -> reply.tail() instanceof ReplyTail.UserSpotClosed closed
-        && closed.closed());
+        new UserSpotClose(correlation, operation, Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), fence,
+            RouteMesh.unixMs(deadline))), OperationKind.USER_SPOT_CLOSE, deadline, "close of spot '" + ref.id()
+        + "'").thenApply(reply -> reply.tail() instanceof ReplyTail.UserSpotClosed closed && closed.closed());
   }
 
   private static RouteMesh.Located checked(final RouteMesh.Located at, final long wanted, final String what) {
@@ -97,7 +99,7 @@ final class RemoteLifecycle {
     CompletableFuture<Boolean> result;
     try {
       final ActorCell cell = rt.actors.get(m.actor().actorId());
-      if (!m.targetNodeRid().equals(Rid.of(rt.nodeRid())) || cell == null || cell.storeRecord == null
+      if (!m.targetNodeRid().equals(Rids.of(rt.nodeRid())) || cell == null || cell.storeRecord == null
           || cell.storeRecord.authorityOwnerGeneration() != m.expectedAuthorityOwnerGeneration()) {
         result = CompletableFuture.completedFuture(false); // not this owner's incarnation any more
       } else {
@@ -120,8 +122,8 @@ final class RemoteLifecycle {
     CompletableFuture<Boolean> result;
     try {
       final SpotCell cell = rt.spots.get(fence.spot().spotId());
-      if (!fence.targetNodeRid().equals(Rid.of(rt.nodeRid()))
-          || !m.sourceNodeRid().equals(Rid.of(from.peerRid())) || m.sourceNodeGeneration() != from.peerGeneration()
+      if (!fence.targetNodeRid().equals(Rids.of(rt.nodeRid()))
+          || !m.sourceNodeRid().equals(Rids.of(from.peerRid())) || m.sourceNodeGeneration() != from.peerGeneration()
           || fence.targetNodeGeneration() != rt.store().lifecycleGeneration()
           || cell == null || cell.storeRecord == null
           || cell.storeRecord.authorityOwnerGeneration() != fence.expectedAuthorityOwnerGeneration()

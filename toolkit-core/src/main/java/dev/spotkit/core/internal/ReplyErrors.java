@@ -2,7 +2,7 @@ package dev.spotkit.core.internal;
 
 import dev.spotkit.core.ErrorKind;
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.FailureCode;
 import dev.spotkit.core.wire.Reply;
 import dev.spotkit.core.wire.ReplyTail;
@@ -75,6 +75,7 @@ final class ReplyErrors {
       case STALE_GENERATION -> new SpotkitException.StaleGeneration(message);
       case INVALID_OPERATION -> new SpotkitException.InvalidOperation(message);
       case INTERNAL_FAILURE -> new SpotkitException.InternalFailure(message);
+      case REJECTED -> new SpotkitException.Rejected(message);
     };
   }
 
@@ -90,6 +91,7 @@ final class ReplyErrors {
       case SHUTTING_DOWN -> TerminalResult.TERMINATED;
       case NOT_CONFIGURED -> TerminalResult.NOT_SUPPORTED;
       case GENERATION_EXHAUSTED, DATA_LOST, INTERNAL_FAILURE -> TerminalResult.INTERNAL_ERROR;
+      case REJECTED -> TerminalResult.REJECTED;
     };
   }
 

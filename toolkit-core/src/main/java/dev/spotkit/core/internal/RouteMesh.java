@@ -16,7 +16,7 @@ import dev.spotkit.core.mesh.MeshTransport;
 import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ApplicationMessage;
 import dev.spotkit.core.wire.ApplicationMessageCodec;
-import dev.spotkit.core.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.core.wire.Commands;
 import dev.spotkit.core.wire.FrameHead;
 import dev.spotkit.core.wire.OperationKind;
@@ -137,23 +137,40 @@ final class RouteMesh implements MeshListener {
 
   private void send(final Route route, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final String stableType, final Envelope.Msg envelope) {
-    final ApplicationPayload payload = rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes,
-        true);
     final ReplySink sink = envelope.reply();
     final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(CONNECT_TIMEOUT);
     final PeerConnection connection = connection(route.owner(), route.endpoint(), connectBy);
+    sendOn(connection, key, kind, id, generation, stableType, 0, envelope);
+  }
+
+  /**
+   * Sends or requests on a given connection (Message Follow uses the relocation's ordered connection).
+   *
+   * @param hops Message Follow hops so far (command 60 {@code hops}).
+   * @throws SpotkitException.Unavailable when the connection is closed (one-way).
+   */
+  void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final int hops, final Envelope.Msg envelope) {
+    sendOn(connection, key, kind, id, generation, null, hops, envelope);
+  }
+
+  private void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope) {
+    final ApplicationPayload payload = rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes,
+        true);
+    final ReplySink sink = envelope.reply();
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
-          stableType, 0, 0, payload)))) {
+          stableType, 0, hops, payload)))) {
         routes.remove(cacheKey(key));
-        throw new SpotkitException.Unavailable("the connection to node " + route.owner() + " owning "
+        throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
             + key.kind().segment() + " '" + id + "' closed; the message was not sent");
       }
       return;
     }
     final long deadlineUnixMs = System.currentTimeMillis() + Math.max(1, sink.deadline.remaining().toMillis());
     connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
-        generation, stableType, deadlineUnixMs, 0, payload)), sink.deadline).whenComplete((frame, failure) -> {
+        generation, stableType, deadlineUnixMs, hops, payload)), sink.deadline).whenComplete((frame, failure) -> {
           if (failure != null) {
             sink.fail(Cell.typed(unwrap(failure), sink.description));
             return;
@@ -269,6 +286,12 @@ final class RouteMesh implements MeshListener {
     return parseEndpoint(MeshNodeDescriptorRecord.decode(found.value()).descriptor().endpoint());
   }
 
+  /** Whether a node of this mesh has a published descriptor (it runs: a stopped node removed it). Blocks. */
+  boolean published(final NodeRid node) {
+    return StoreCalls.await(rt.store().store().read(LocationKeys.meshNode(rt.meshName().value(), ridBytes(node))
+        .preimage()), STORE_TIMEOUT, "read of the descriptor of node " + node) instanceof ReadResult.Found;
+  }
+
   static InetSocketAddress parseEndpoint(final String endpoint) {
     final int colon = endpoint.lastIndexOf(':');
     if (colon <= 0) {
@@ -287,6 +310,11 @@ final class RouteMesh implements MeshListener {
       throw new SpotkitException.StaleGeneration("ref of " + what + " has generation " + wanted + " but the live"
           + " incarnation has generation " + live + "; refused rather than misrouted");
     }
+  }
+
+  /** The open connection to a peer, if any (no I/O). */
+  java.util.Optional<PeerConnection> open(final NodeRid peer) {
+    return transport.connection(peer).filter(PeerConnection::isOpen);
   }
 
   /** The open connection to a peer, dialing it when there is none. */
@@ -381,8 +409,11 @@ final class RouteMesh implements MeshListener {
     final int command = FrameHead.decode(frame).command();
     switch (command) {
       case Commands.APPLICATION_MESSAGE -> onApplicationMessage(from, frame);
-      case Commands.REPLY -> NodeRuntime.LOG.debug("late reply {} from {} ignored",
-          ReplyCodec.correlation(frame), from.peerRid());
+      case Commands.REPLY -> {
+        if (!rt.relocations().onReplyRoute(frame)) {
+          NodeRuntime.LOG.debug("late reply {} from {} ignored", ReplyCodec.correlation(frame), from.peerRid());
+        }
+      }
       default -> rt.onMeshFrame(from, command, frame);
     }
   }
@@ -390,6 +421,7 @@ final class RouteMesh implements MeshListener {
   @Override
   public void onConnectionLost(final PeerConnection connection, final CloseReason reason) {
     routes.values().removeIf(route -> route.owner().equals(connection.peerRid()));
+    rt.relocations().onConnectionLost(connection);
   }
 
   private void onApplicationMessage(final PeerConnection from, final byte[] frame) {
@@ -401,8 +433,19 @@ final class RouteMesh implements MeshListener {
       from.close();
       return;
     }
+    if (m.targetKind() == ApplicationMessage.TargetKind.SPOT
+        && Relocations.LEAVE_PACKET.equals(m.payload().packetName())
+        && Relocations.LEAVE_CONTENT.equals(m.payload().contentType())) {
+      rt.relocations().onLeaveNotice(m.targetId(), new String(m.payload().payload(),
+          java.nio.charset.StandardCharsets.UTF_8));
+      return;
+    }
     final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
     try {
+      if (m.targetKind() == ApplicationMessage.TargetKind.ACTOR && !rt.hasReadyActor(m.targetId())
+          && rt.relocations().followInbound(m, sink)) {
+        return;
+      }
       deliverInbound(m, sink);
     } catch (RuntimeException e) { // never out of the event loop: one bad message is not the connection's fault
       final SpotkitException typed = Cell.typed(e, "message from node " + from.peerRid());

@@ -155,7 +155,13 @@ final class SessionBinder implements SessionHandler {
     }
     actor.control(() -> {
       if (actor.barrierActive) {
-        actor.afterBarrier = () -> disconnect(actor);
+        final Runnable before = actor.afterBarrier; // other work waiting for the barrier keeps its turn
+        actor.afterBarrier = () -> {
+          if (before != null) {
+            before.run();
+          }
+          disconnect(actor);
+        };
       } else {
         disconnect(actor);
       }

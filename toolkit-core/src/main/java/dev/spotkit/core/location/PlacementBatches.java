@@ -449,6 +449,85 @@ public final class PlacementBatches {
             ? null : new Plan(null, true, NodeCapacityRecord::retire));
   }
 
+  /**
+   * The target-only relocation CAS (spec 001 sections 4.5 and 6, spec 000 section 4.2 step 6, MEM-20, MEM-21): in
+   * one batch, only while the authority row still has {@code expectedVersion} (the source values first read), the
+   * row names {@code target} as owner and {@code payload} as membership, keeps its ObjectGeneration and gets the
+   * next AuthorityOwnerGeneration; the source node's active slots are returned and the target's taken. Conditions:
+   * the row's version, the target's owner lease, both capacity records and the AuthorityOwnerGeneration counter.
+   * A Conflict caused by a counter or capacity record moving is retried after re-reading; a row at another version
+   * is the answer ({@link Outcome.Changed}), never retried. A lost answer is resolved by re-reading the row.
+   *
+   * @param key the object's authority key.
+   * @param expectedVersion the StoreVersion the relocation read the source values at.
+   * @param target the target host run (new owner and allocation).
+   * @param payload the row's new membership payload.
+   * @return Done (the new row and version), Changed, Missing or LeaseInvalid.
+   * @throws SpotkitException.CapacityExceeded when the target node has no room for the row's bundle.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   */
+  public Outcome relocate(final ObjectKey key, final StoreVersion expectedVersion, final Target target,
+      final StoreBytes payload) {
+    final String authKey = key.logicalKey().preimage();
+    final String what = "relocation of " + key.logicalKey() + " to node " + target.routingIdHex();
+    for (int attempt = 0; attempt < maxAttempts; attempt++) {
+      final ReadResult read = read(authKey);
+      if (!(read instanceof ReadResult.Found found)) {
+        return new Outcome.Missing(read.now());
+      }
+      final AuthorityRecord record = AuthorityRecord.decode(found.value());
+      if (!found.version().equals(expectedVersion)) {
+        return new Outcome.Changed(record, found.version());
+      }
+      final Leases.Check lease = Leases.check(store, target.ownerId(), target.leaseGeneration(), timeout);
+      if (!lease.valid()) {
+        return new Outcome.LeaseInvalid(lease.why());
+      }
+      final AuthorityRecord.Allocation a = record.allocation();
+      final String sourceCap = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex()).preimage();
+      final String targetCap = LocationKeys.nodeCapacity(target.meshName(), target.routingIdHex()).preimage();
+      if (sourceCap.equals(targetCap)) {
+        throw new SpotkitException.InvalidOperation(what + ": the row is already allocated on that node");
+      }
+      final ReadResult sourceRead = read(sourceCap);
+      final ReadResult targetRead = read(targetCap);
+      if (!(sourceRead instanceof ReadResult.Found sourceFound)
+          || !(targetRead instanceof ReadResult.Found targetFound)) {
+        throw new SpotkitException.InternalFailure(what + ": a node capacity record is missing; the store was"
+            + " not changed");
+      }
+      final NodeCapacityRecord targetUsage = NodeCapacityRecord.decode(targetFound.value());
+      final java.util.Optional<String> full = targetUsage.whyFull(a.capacity());
+      if (full.isPresent()) {
+        throw new SpotkitException.CapacityExceeded(what + ": the target node is full: " + full.get());
+      }
+      final NodeCapacityRecord sourceUsage;
+      try {
+        sourceUsage = NodeCapacityRecord.decode(sourceFound.value()).retire(a.capacity());
+      } catch (IllegalStateException e) {
+        throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed", e);
+      }
+      final Generations.Issued aog = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
+          read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
+      final AuthorityRecord after = new AuthorityRecord(payload, record.objectGeneration(),
+          aog.authorityOwnerGeneration(), target.ownerId(), target.leaseGeneration(),
+          new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(),
+              target.meshName(), target.routingIdHex(), target.lifecycleGeneration(), a.capacity()), null);
+      final List<Condition> conditions = List.of(new Condition.ExpectVersion(authKey, found.version()),
+          lease.condition().get(), new Condition.ExpectVersion(sourceCap, sourceFound.version()),
+          new Condition.ExpectVersion(targetCap, targetFound.version()), aog.condition());
+      final List<Mutation> mutations = List.of(Mutation.Put.of(authKey, after.encode()),
+          Mutation.Put.of(sourceCap, sourceUsage.encode()),
+          Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()),
+          aog.advance());
+      final Optional<Written> written = write(WriteBatch.of(conditions, mutations), authKey, after.encode(), what);
+      if (written.isPresent()) {
+        return new Outcome.Done(Optional.of(after), written.get().version(), written.get().now());
+      }
+    }
+    throw exhausted(what);
+  }
+
   /** The row after the change (null: delete it), whether to pin the owner lease, and the usage change. */
   private record Plan(AuthorityRecord after, boolean checkLease, UsageChange usage) {
   }

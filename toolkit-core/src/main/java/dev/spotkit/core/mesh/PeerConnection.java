@@ -139,7 +139,24 @@ public final class PeerConnection {
   public boolean send(final byte[] frame) {
     Objects.requireNonNull(frame, "frame");
     checkLength(frame.length);
-    return write(() -> Unpooled.wrappedBuffer(frame)); // owned by Netty now
+    return write(() -> Unpooled.wrappedBuffer(frame), null); // owned by Netty now
+  }
+
+  /**
+   * Sends one framework frame like {@link #send(byte[])} and runs {@code written} once the transport wrote it to
+   * the socket (the moment Core releases the frame's accounted charge: spec 001 section 5.3 counts a relocation
+   * chunk in flight until then). Not run when the write fails or the connection closes first.
+   *
+   * @param frame the whole frame, head included, 1..{@link MeshConfig#maxFrameLength()} bytes.
+   * @param written runs on the connection's event loop after the write; must not block.
+   * @return true when queued; false when the connection is closed (the frame is dropped, {@code written} not run).
+   * @throws SpotkitException.InvalidOperation when the frame is empty or longer than the configured limit.
+   */
+  public boolean send(final byte[] frame, final Runnable written) {
+    Objects.requireNonNull(frame, "frame");
+    Objects.requireNonNull(written, "written");
+    checkLength(frame.length);
+    return write(() -> Unpooled.wrappedBuffer(frame), written);
   }
 
   /**
@@ -178,7 +195,7 @@ public final class PeerConnection {
       // more: Netty merges a multi-component heap buffer on the heap before that move.
       final ByteBuf buf = channel.alloc().directBuffer(head.length + length);
       return buf.writeBytes(head).writeBytes(body, offset, length);
-    });
+    }, null);
   }
 
   private void checkLength(final long frameLength) {
@@ -190,7 +207,7 @@ public final class PeerConnection {
   }
 
   /** Queues one write on the event loop; the buffer is made there (Netty owns it from then on). */
-  private boolean write(final Supplier<ByteBuf> buffer) {
+  private boolean write(final Supplier<ByteBuf> buffer, final Runnable written) {
     if (!isOpen()) {
       return false;
     }
@@ -201,6 +218,8 @@ public final class PeerConnection {
           .addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess() && channel.isActive()) {
               MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
+            } else if (f.isSuccess() && written != null) {
+              written.run();
             }
           }));
       return true;

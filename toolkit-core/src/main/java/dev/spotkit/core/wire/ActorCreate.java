@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.Rid;
+
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Command 49, {@code actorCreate}: the coordinator asks the reserved target to run an Actor's factory and its

@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+
 /**
  * Command 61 (Spotkit-defined): destroy one Actor incarnation on its owner node, answered by exactly one
  * command 20 reply whose payload is the JSON boolean result (true destroyed, false that generation is gone).
@@ -39,7 +41,7 @@ public record ActorDestroy(long correlation, WireActorRef actor, Rid targetNodeR
     out.u64(correlation);
     out.text8(actor.actorId());
     out.u64(actor.objectGeneration());
-    targetNodeRid.writeTo(out);
+    out.rid(targetNodeRid);
     out.u64(expectedAuthorityOwnerGeneration);
     out.u64(deadlineUnixMs);
     return out.toByteArray();

@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.ApplicationPayload;
+
 /**
  * Command 60 (Spotkit-defined): an application message for an Actor or Spot owned by the receiving node. A
  * one-way send has correlation 0 and deadline 0; a request has both non-zero and is answered by exactly one

@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.ApplicationPayload;
+
 /**
  * Encoder and decoder of command 60, {@link ApplicationMessage} (Spotkit-defined, in the framework frame
  * layout of FACTS.md "Wire"):
@@ -39,7 +41,7 @@ public final class ApplicationMessageCodec {
     }
     out.u64(m.deadlineUnixMs());
     out.u8(m.hops());
-    m.payload().writeTo(out);
+    Payloads.write(m.payload(), out);
     return out.toByteArray();
   }
 
@@ -82,7 +84,7 @@ public final class ApplicationMessageCodec {
       throw in.error(version < 0 ? WireError.TRUNCATED_FIELD : WireError.INVALID_FIELD, "payload.version",
           versionAt, "value " + version, "1");
     }
-    final ApplicationPayload payload = ApplicationPayload.read(in, "payload");
+    final ApplicationPayload payload = Payloads.read(in, "payload");
     in.expectEnd();
     return new ApplicationMessage(correlation, kind, id, generation, stableType, deadline, hops, payload);
   }

@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+
 import dev.spotkit.core.SpotkitException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

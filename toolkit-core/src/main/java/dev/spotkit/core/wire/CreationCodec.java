@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.Rid;
+
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Encoder and decoder of commands 47 ({@link UserSpotCreate}) and 49 ({@link ActorCreate}). Both bodies have
@@ -98,7 +100,7 @@ public final class CreationCodec {
     out.u64(correlation);
     out.u64(operation.high());
     out.u64(operation.low());
-    source.writeTo(out);
+    out.rid(source);
     out.u64(sourceGeneration);
     out.text8(id);
     out.text8(stableType);

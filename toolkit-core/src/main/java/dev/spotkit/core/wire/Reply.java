@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.ApplicationPayload;
+
 /**
  * Command 20, {@code reply}: the one answer to a request, matched to it by {@link #correlation()}. Encode and
  * decode with {@link ReplyCodec}.

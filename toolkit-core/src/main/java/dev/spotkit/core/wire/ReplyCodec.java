@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.ApplicationPayload;
+
 import dev.spotkit.core.SpotkitException;
 
 /**
@@ -39,7 +41,7 @@ public final class ReplyCodec {
     out.u32(reply.failureCode().wireValue());
     writeTail(out, reply.tail());
     if (reply.payload() != null) {
-      reply.payload().writeTo(out);
+      Payloads.write(reply.payload(), out);
     }
     return out.toByteArray();
   }
@@ -85,7 +87,7 @@ public final class ReplyCodec {
       if ((frame[in.position()] & 0xFF) != ApplicationPayload.VERSION) {
         throw in.trailingBytes(); // not the start of a payload envelope
       }
-      payload = ApplicationPayload.read(in, "payload");
+      payload = Payloads.read(in, "payload");
     }
     in.expectEnd();
     return new Reply(correlation, result, failure, tail, payload);

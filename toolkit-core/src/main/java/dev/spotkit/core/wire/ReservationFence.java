@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+
 /**
  * The placement reservation a coordinator secured before sending command 47 or 49 ({@code
  * object-reservation-fence}; spec 002 section 7, spec 000 section 2): the target checks each value against
@@ -58,7 +60,7 @@ public record ReservationFence(String reservationId, String expectedStoreVersion
     out.storeVersion(expectedStoreVersion);
     out.u64(objectGeneration);
     out.u64(authorityOwnerGeneration);
-    targetNodeRid.writeTo(out);
+    out.rid(targetNodeRid);
     out.u64(targetNodeGeneration);
     out.text8(targetOwnerId);
     out.u64(targetOwnerLeaseGeneration);

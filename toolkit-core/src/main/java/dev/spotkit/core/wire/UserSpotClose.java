@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.Rid;
+
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Command 48, {@code userSpotClose}: close exactly the Spot generation in {@link #target()} on the node run it

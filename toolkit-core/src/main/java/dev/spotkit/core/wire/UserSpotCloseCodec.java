@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.Rid;
+
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Encoder and decoder of command 48 ({@link UserSpotClose}); the layout is the one of the golden vector
@@ -34,7 +36,7 @@ public final class UserSpotCloseCodec {
     out.u64(m.correlation());
     out.u64(m.operation().high());
     out.u64(m.operation().low());
-    m.sourceNodeRid().writeTo(out);
+    out.rid(m.sourceNodeRid());
     out.u64(m.sourceNodeGeneration());
     m.target().writeTo(out);
     out.u64(m.deadlineUnixMs());

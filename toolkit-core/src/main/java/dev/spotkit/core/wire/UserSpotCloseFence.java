@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+
 /**
  * The target of command 48 ({@code user-spot-close-fence-v1}): which Spot generation to close, on which node
  * run, under which owner generation and StoreVersion. On the wire it is versioned and length-delimited: u8
@@ -54,7 +56,7 @@ public record UserSpotCloseFence(WireSpotRef spot, Rid targetNodeRid, long targe
     out.u16(0);
     final int bodyStart = out.position();
     spot.writeTo(out);
-    targetNodeRid.writeTo(out);
+    out.rid(targetNodeRid);
     out.u64(targetNodeGeneration);
     out.u64(expectedAuthorityOwnerGeneration);
     out.storeVersion(expectedStoreVersion);

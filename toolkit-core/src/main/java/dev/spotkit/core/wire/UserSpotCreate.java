@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.Rid;
+
+import dev.spotkit.relocation.wire.OperationId;
 
 /**
  * Command 47, {@code userSpotCreate}: the coordinator asks the reserved target to run a User Spot's factory

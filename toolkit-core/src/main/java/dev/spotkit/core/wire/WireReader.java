@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.Rid;
+
+import dev.spotkit.relocation.wire.OperationId;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -129,7 +131,7 @@ final class WireReader {
     if (length == 0) {
       throw error(WireError.INVALID_FIELD, field + ".length", at, "value 0", "1.." + Rid.MAX_BYTES);
     }
-    return Rid.wrap(bytes(field, length));
+    return Rid.of(bytes(field, length));
   }
 
   /** text8: u8 length 1..255, then UTF-8 without NUL. */

@@ -1,5 +1,7 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+
 import java.util.Arrays;
 
 /**
@@ -48,6 +50,13 @@ final class WireWriter {
     for (int i = 7; i >= 0; i--) {
       buf[pos++] = (byte) (v >>> (8 * i));
     }
+  }
+
+  /** rid: u8 length 1..255, then the bytes. */
+  void rid(final Rid rid) {
+    final byte[] b = rid.bytes();
+    u8(b.length);
+    bytes(b);
   }
 
   void bytes(final byte[] b) {

@@ -12,7 +12,8 @@
  *   <li>Big-endian integers. {@code nonzero-u64} is 1..2^63-1 (the schema's maximum), so it is a positive
  *       Java {@code long}; 0 or a value with the top bit set is {@code invalid-field}.</li>
  *   <li>{@code text8}: u8 length 1..255, then UTF-8 without NUL (strictly decoded). {@code rid}: u8 length
- *       1..255, then opaque bytes ({@link dev.spotkit.core.wire.Rid}; a Spotkit NodeRid is its 8 bytes
+ *       1..255, then opaque bytes ({@link dev.spotkit.relocation.wire.Rid}, the one implementation shared with
+ *       toolkit-relocation, converted by {@link dev.spotkit.core.wire.Rids}; a Spotkit NodeRid is its 8 bytes
  *       big-endian). Store version: u16 length 1..4096, then UTF-8. OperationId / RelocationId: u64 high,
  *       u64 low, not both zero. Unions: a discriminator, then a length (u16, u32 or u64 by type) covering the
  *       selected case.</li>

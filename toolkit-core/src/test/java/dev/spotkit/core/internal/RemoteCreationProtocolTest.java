@@ -1,5 +1,9 @@
 package dev.spotkit.core.internal;
 
+import dev.spotkit.core.wire.Payloads;
+
+import dev.spotkit.core.wire.Rids;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -37,7 +41,7 @@ import dev.spotkit.core.wire.Reply;
 import dev.spotkit.core.wire.ReplyCodec;
 import dev.spotkit.core.wire.ReplyTail;
 import dev.spotkit.core.wire.ReservationFence;
-import dev.spotkit.core.wire.Rid;
+import dev.spotkit.relocation.wire.Rid;
 import dev.spotkit.core.wire.TerminalResult;
 import dev.spotkit.core.wire.WireActorRef;
 import dev.spotkit.store.InMemoryLocationStore;
@@ -156,7 +160,8 @@ class RemoteCreationProtocolTest {
 
   private Reserved reserve(final String actorId) throws Exception {
     final OperationId operation = OperationId.random();
-    final byte[] request = new JsonCopier().encode("creation request", EmptyRequest.INSTANCE, 1 << 20).toBytes();
+    final byte[] request = Payloads.toBytes(new JsonCopier().encode("creation request", EmptyRequest.INSTANCE,
+        1 << 20));
     final AuthorityRecord.PendingCreation pending = new AuthorityRecord.PendingCreation(
         HexFormat.of().toHexDigits(operation.high()) + HexFormat.of().toHexDigits(operation.low()),
         "inline-v1:" + Base64.getUrlEncoder().withoutPadding().encodeToString(request),
@@ -169,7 +174,7 @@ class RemoteCreationProtocolTest {
     final AuthorityRecord row = reserved.record();
     final ReservationFence fence = new ReservationFence(row.pendingCreation().reservationId(),
         reserved.version().value(), row.objectGeneration().value(), row.authorityOwnerGeneration().value(),
-        Rid.ofHex(peer.routingIdHex()), peer.lifecycleGeneration(), peer.ownerId(), peer.leaseGeneration().value(),
+        Rids.ofHex(peer.routingIdHex()), peer.lifecycleGeneration(), peer.ownerId(), peer.leaseGeneration().value(),
         1);
     return new Reserved(operation, fence, row.encode());
   }
@@ -180,7 +185,7 @@ class RemoteCreationProtocolTest {
     final AtomicLong correlation = new AtomicLong();
     final byte[] frame = connection.request(c -> {
       correlation.set(c);
-      return CreationCodec.encode(new ActorCreate(c, operation, Rid.of(fakeRid), sourceGeneration, actorId,
+      return CreationCodec.encode(new ActorCreate(c, dev.spotkit.core.wire.OperationIds.wire(operation), Rids.of(fakeRid), sourceGeneration, actorId,
           "counted", fence, deadlineUnixMs));
     }, Deadline.after(WAIT)).get(15, TimeUnit.SECONDS);
     final Reply reply = ReplyCodec.decode(frame, OperationKind.ACTOR_CREATE);
@@ -197,7 +202,7 @@ class RemoteCreationProtocolTest {
   }
 
   private String terminalKey(final OperationId operation, final long sourceGeneration) {
-    return RemoteCreations.terminalKey(Rid.of(fakeRid), sourceGeneration, operation);
+    return RemoteCreations.terminalKey(Rids.of(fakeRid), sourceGeneration, operation);
   }
 
   private NodeCapacityRecord capacity() {
@@ -270,7 +275,7 @@ class RemoteCreationProtocolTest {
             x.authorityOwnerGeneration(), x.targetNodeRid(), x.targetNodeGeneration(), "owner-someone-else",
             x.targetOwnerLeaseGeneration(), 1),
         x -> new ReservationFence(x.reservationId(), x.expectedStoreVersion(), x.objectGeneration(),
-            x.authorityOwnerGeneration(), Rid.of(fakeRid), x.targetNodeGeneration(), x.targetOwnerId(),
+            x.authorityOwnerGeneration(), Rids.of(fakeRid), x.targetNodeGeneration(), x.targetOwnerId(),
             x.targetOwnerLeaseGeneration(), 1),
         x -> new ReservationFence(x.reservationId(), x.expectedStoreVersion(), x.objectGeneration() + 1,
             x.authorityOwnerGeneration(), x.targetNodeRid(), x.targetNodeGeneration(), x.targetOwnerId(),
@@ -330,7 +335,7 @@ class RemoteCreationProtocolTest {
     for (long deadline : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 2, 1L}) {
       final byte[] frame = connection.request(c -> dev.spotkit.core.wire.ApplicationMessageCodec.encode(
           new dev.spotkit.core.wire.ApplicationMessage(c, dev.spotkit.core.wire.ApplicationMessage.TargetKind.ACTOR,
-              "nobody", 0, null, deadline, 0, new dev.spotkit.core.wire.ApplicationPayload("java.lang.String",
+              "nobody", 0, null, deadline, 0, new dev.spotkit.relocation.wire.ApplicationPayload("java.lang.String",
               "application/json", "\"hi\"".getBytes(StandardCharsets.UTF_8)))), Deadline.after(WAIT))
           .get(15, TimeUnit.SECONDS);
       final Reply reply = ReplyCodec.decode(frame, OperationKind.ACTOR_REQUEST);

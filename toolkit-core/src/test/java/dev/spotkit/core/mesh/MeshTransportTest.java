@@ -317,9 +317,9 @@ class MeshTransportTest {
   }
 
   private static UserSpotCreate userSpotCreate(final long correlation, final String spotId) {
-    return new UserSpotCreate(correlation, new dev.spotkit.core.OperationId(1, correlation),
-        dev.spotkit.core.wire.Rid.of(A), 1, spotId, "chat.Room",
-        new dev.spotkit.core.wire.ReservationFence("r", "v1", 1, 1, dev.spotkit.core.wire.Rid.of(B), 1, "owner",
+    return new UserSpotCreate(correlation, new dev.spotkit.relocation.wire.OperationId(1, correlation),
+        dev.spotkit.core.wire.Rids.of(A), 1, spotId, "chat.Room",
+        new dev.spotkit.core.wire.ReservationFence("r", "v1", 1, 1, dev.spotkit.core.wire.Rids.of(B), 1, "owner",
             1, 1), System.currentTimeMillis() + 10_000);
   }
 

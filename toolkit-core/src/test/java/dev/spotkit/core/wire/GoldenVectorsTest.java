@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -40,11 +40,11 @@ class GoldenVectorsTest {
     final UserSpotClose expected = new UserSpotClose(
         u64(d.get("correlation")),
         new OperationId(u64(d.get("operation").get("high")), u64(d.get("operation").get("low"))),
-        Rid.ofHex(d.get("sourceNodeRid").asText()),
+        Rids.ofHex(d.get("sourceNodeRid").asText()),
         u64(d.get("sourceNodeGeneration")),
         new UserSpotCloseFence(
             new WireSpotRef(t.get("spot").get("spotId").asText(), u64(t.get("spot").get("objectGeneration"))),
-            Rid.ofHex(t.get("targetNodeRid").asText()),
+            Rids.ofHex(t.get("targetNodeRid").asText()),
             u64(t.get("targetNodeGeneration")),
             u64(t.get("expectedAuthorityOwnerGeneration")),
             t.get("expectedStoreVersion").asText()),

@@ -151,8 +151,8 @@ class WireCodecTest {
   @Test
   void ridCarriesANodeRidAsEightBytes() {
     final NodeRid node = new NodeRid(-2);
-    assertThat(Rid.of(node).toString()).isEqualTo("fffffffffffffffe");
-    assertThat(Rid.of(node).toNodeRid()).isEqualTo(node);
+    assertThat(Rids.of(node).toString()).isEqualTo("fffffffffffffffe");
+    assertThat(Rids.toNodeRid(Rids.of(node))).isEqualTo(node);
     assertThat(new OperationId(1, 0)).isNotNull();
   }
 }

@@ -1,9 +1,12 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.ApplicationPayload;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,13 +1,16 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.ApplicationPayload;
+
 import dev.spotkit.core.NodeRid;
-import dev.spotkit.core.OperationId;
+import dev.spotkit.relocation.wire.OperationId;
 
 /** Valid sample messages shared by the wire tests. */
 final class WireSamples {
 
-  static final Rid SOURCE = Rid.of(new NodeRid(0x0102030405060708L));
-  static final Rid TARGET = Rid.ofHex("647374");
+  static final Rid SOURCE = Rids.of(new NodeRid(0x0102030405060708L));
+  static final Rid TARGET = Rids.ofHex("647374");
 
   private WireSamples() {
   }
@@ -25,7 +28,7 @@ final class WireSamples {
   }
 
   static UserSpotClose userSpotClose() {
-    return new UserSpotClose(1, new OperationId(2, 3), Rid.ofHex("737263"), 4,
+    return new UserSpotClose(1, new OperationId(2, 3), Rids.ofHex("737263"), 4,
         new UserSpotCloseFence(new WireSpotRef("spot-a", 5), TARGET, 7, 6, "store-v1"), 10);
   }
 

@@ -1,0 +1,452 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.Actor;
+import dev.spotkit.core.ActorRelocationAdapter;
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.JoinResult;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.ApplicationMessage;
+import dev.spotkit.core.wire.Rids;
+import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.Frame;
+import dev.spotkit.relocation.InFlightBudget;
+import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.RelocationSettings;
+import dev.spotkit.relocation.SourceEvent;
+import dev.spotkit.relocation.SourceUnit;
+import dev.spotkit.relocation.Stage;
+import dev.spotkit.relocation.follow.MessageFollowTable;
+import dev.spotkit.relocation.wire.EnvelopeEntries;
+import dev.spotkit.relocation.wire.FrozenRecord;
+import dev.spotkit.relocation.wire.ObjectIdentity;
+import dev.spotkit.relocation.wire.RelocationCodec;
+import dev.spotkit.relocation.wire.RelocationEnvelope;
+import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
+import dev.spotkit.relocation.wire.RelocationFrame;
+import dev.spotkit.relocation.wire.RelocationIdentity;
+import dev.spotkit.relocation.wire.Role;
+import dev.spotkit.relocation.wire.TargetFence;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The driver of one source unit (spec 001 sections 4.1, 4.2, 4.4, 10): seal, capture, manifest and chunks, the
+ * ingress hold, relay and cutover, restoration on an explicit failure, then Message Follow. Every method runs
+ * under the actor's ingress lock (events queue while one is being handled).
+ */
+/** The driver of one source unit; every method runs under the actor's ingress lock. */
+final class RelocationSource {
+  private final Relocations r;
+  private final NodeRuntime rt;
+  final ActorCell actor;
+  final PendingJoin join;
+  final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved;
+  final NodeRid owner;
+  final TargetFence targetFence;
+  final RelocationIdentity identity;
+  final SourceUnit unit;
+  final ObjectIdentity object;
+  final InFlightBudget budget;
+  volatile PeerConnection connection;
+  private final ArrayDeque<SourceEvent> events = new ArrayDeque<>();
+  private boolean draining;
+  private boolean detached;
+  /** Local work behind each Message this driver made (identity: the unit keeps the instances). */
+  private final Map<Message, Envelope.Msg> local = new IdentityHashMap<>();
+  private final Map<Message, FrozenRecord> records = new IdentityHashMap<>();
+  /** Captured, in queue order: the source restores exactly these on an explicit failure. */
+  private List<Envelope> captured = List.of();
+  private List<CellTimers.Entry> capturedTimers = List.of();
+
+  RelocationSource(final Relocations r, final ActorCell actor, final PendingJoin join,
+      final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved,
+      final PeerConnection connection, final NodeRid owner, final TargetFence targetFence,
+      final RelocationIdentity identity, final RelocationSettings settings) {
+    this.targetFence = targetFence;
+    this.r = r;
+    this.rt = r.runtime();
+    this.actor = actor;
+    this.join = join;
+    this.moved = moved;
+    this.connection = connection;
+    this.owner = owner;
+    this.identity = identity;
+    this.budget = r.budgets.computeIfAbsent(owner, k -> InFlightBudget.peerDefault());
+    this.object = new ObjectIdentity.Actor(actor.id, actor.generation, actor.storeRecord.authorityOwnerGeneration());
+    this.unit = new SourceUnit(identity, actor.id, r.connectionId(connection), settings,
+        budget, false, Relocations.nowMs());
+  }
+
+  /** Work offered to the actor after the seal: the ingress hold, or Message Follow. */
+  void ingress(final Envelope envelope) {
+    switch (envelope) {
+      case Envelope.Msg msg -> post(new SourceEvent.MessageArrived(message(msg)));
+      case Envelope.Marker marker -> marker.task().run();
+      case Envelope.Tick tick -> {
+        // A tick racing the capture: the timer's registration moved; its next tick comes on the target.
+      }
+      case Envelope.Frame frame -> frame.link().frameHandled();
+    }
+  }
+
+  private Message message(final Envelope.Msg msg) {
+    if (unit.stage() == Stage.SOURCE_PAUSED) {
+      final FrozenRecord record = r.freeze(msg, actor);
+      final Message m = record.replyRouteId() == 0 ? Message.send(record.encode())
+          : Message.request(record.replyRouteId(), record.replyRouteId(), Relocations.deadlineOf(record),
+              record.encode());
+      records.put(m, record);
+      local.put(m, msg);
+      return m;
+    }
+    final Message m = r.localMessage();
+    local.put(m, msg);
+    return m;
+  }
+
+  void post(final SourceEvent event) {
+    synchronized (actor.ingressLock) {
+      events.add(event);
+      if (draining) {
+        return;
+      }
+      draining = true;
+      try {
+        for (SourceEvent e = events.poll(); e != null; e = events.poll()) {
+          if (e instanceof SourceEvent.FailureArrived failure && failure.identity().equals(identity)) {
+            failureCode = failure.code();
+          }
+          final List<Action> actions;
+          synchronized (budget) { // the peer's budget is shared by units driven under other actors' locks
+            actions = unit.handle(e);
+          }
+          for (Action action : actions) {
+            perform(action);
+          }
+          if (unit.stage() == Stage.FOLLOW_ONLY && !detached) {
+            detach();
+          }
+        }
+      } finally {
+        draining = false;
+      }
+    }
+  }
+
+  private void perform(final Action action) {
+    switch (action) {
+      case Action.PauseDispatch p -> {
+        // The join barrier already closed the mailbox; the seal is the ingress switch made before StartRequested.
+      }
+      case Action.CapturePayload c -> actor.control(this::capture);
+      case Action.Send s -> send(s.frame());
+      case Action.DispatchLocal d -> {
+        final Envelope.Msg msg = local.remove(d.message());
+        if (msg != null) {
+          actor.mailbox.offer(msg); // before the seal (budget wait): behind the barrier, captured later
+        }
+      }
+      case Action.RestoreSourceQueue r -> restore(r.held());
+      case Action.ReopenDispatch r -> reopen();
+      case Action.ReleasePayload r -> {
+        captured = List.of();
+        records.clear();
+      }
+      case Action.FailMessage f -> {
+        final Envelope.Msg msg = local.remove(f.message());
+        if (msg != null && msg.reply() != null) {
+          msg.reply().fail(new SpotkitException.Unavailable("actor '" + actor.id + "' moved and Message Follow"
+              + " ended: " + f.errorKind()));
+        }
+      }
+      case Action.Log l -> Relocations.log(l);
+      case Action.SendToSessionOwner s -> {
+      }
+      default -> NodeRuntime.LOG.warn("source relocation action {} not expected", action);
+    }
+  }
+
+  private void send(final Frame frame) {
+    final PeerConnection c = connection;
+    final boolean sent = switch (frame) {
+      case Frame.Prepare p -> c.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity,
+          targetFence, Role.SOURCE, object, Rids.of(rt.nodeRid()),
+          rt.store().lifecycleGeneration(), p.totalLength(), p.chunkCount(), p.crc32c(), 1)));
+      case Frame.StateChunk chunk -> c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE,
+          object, chunk.ordinal(), chunk.bytes())), () -> {
+            // Written to the socket: the chunk's charge leaves the in-flight budget (section 5.3); a release of a
+            // connection already replaced is not reported (ConnectionLost released its charges).
+            if (connection == c) {
+              post(new SourceEvent.ChunkReleased(chunk.ordinal()));
+              wakeWaiting();
+            }
+          });
+      case Frame.Relay relay -> c.send(RelocationCodec.encode(new RelocationFrame.Data(identity, Role.SOURCE,
+          object, records.get(relay.message()))));
+      case Frame.Cutover cutover -> c.send(RelocationCodec.encode(new RelocationFrame.Cutover(identity,
+          Role.SOURCE, object, cutover.recordCount(), cutover.crc32c())));
+      case Frame.Follow f -> {
+        final Envelope.Msg msg = local.remove(f.message());
+        if (msg != null && !c.isOpen()) {
+          // The ordered connection is gone: route by the Location Store (the new owner), order no longer kept.
+          rt.async(() -> {
+            rt.mesh().forward(new Address.ActorById(actor.id), msg);
+            return null;
+          }).whenComplete((v, failure) -> {
+            if (failure != null && msg.reply() != null) {
+              msg.reply().fail(Cell.typed(RouteMesh.unwrap(failure), "Message Follow of " + actor.describe()));
+            }
+          });
+        } else if (msg != null) {
+          try {
+            rt.mesh().sendOn(c, actor.key, ApplicationMessage.TargetKind.ACTOR, actor.id, actor.generation, 1, msg);
+          } catch (SpotkitException e) {
+            if (msg.reply() != null) {
+              msg.reply().fail(e);
+            }
+          }
+        }
+        yield true;
+      }
+      default -> true;
+    };
+    if (!sent && !(frame instanceof Frame.Follow)) {
+      connectionLost();
+    }
+  }
+
+  void connectionLost() {
+    post(new SourceEvent.ConnectionLost());
+    redial(System.nanoTime() + Relocations.RESTORE_VALIDITY.plusSeconds(1).toNanos());
+  }
+
+  /**
+   * Dials the target again. Before the relay-ready reply, the source is restored only when the target can no
+   * longer commit: it published no descriptor (it stopped; a closing target takes no ownership), or its Restore
+   * validity has passed with the actor's row still at the version this move started from.
+   */
+  private void redial(final long giveUpAtNanos) {
+    rt.async(() -> {
+      PeerConnection c = null;
+      try {
+        c = rt.mesh().connection(owner, rt.mesh().endpointOf(rt.meshName().value(), owner, "relocation of "
+            + actor.describe()), Deadline.after(Duration.ofSeconds(1)));
+      } catch (SpotkitException e) {
+        NodeRuntime.LOG.debug("relocation of {}: redial of node {} failed: {}", actor.describe(), owner, e.toString());
+      }
+      if (c != null && c.isOpen()) {
+        connection = c;
+        post(new SourceEvent.ConnectionOpened(r.connectionId(c)));
+        return null;
+      }
+      final boolean paused;
+      synchronized (actor.ingressLock) {
+        paused = unit.stage() == Stage.SOURCE_PAUSED;
+      }
+      if (!paused) {
+        return null;
+      }
+      final boolean late = System.nanoTime() - giveUpAtNanos > 0;
+      if (!rt.mesh().published(owner) || late && unchanged()) {
+        NodeRuntime.LOG.warn("relocation of {} to node {}: the target cannot commit any more; restoring the source",
+            actor.describe(), owner);
+        post(new SourceEvent.FailureArrived(identity, dev.spotkit.relocation.FailureCode.UNRECOGNIZED));
+      } else if (late) {
+        NodeRuntime.LOG.error("relocation of {} to node {}: the target committed while unreachable; the held work"
+            + " cannot be relayed", actor.describe(), owner);
+      } else {
+        rt.scheduler().schedule(() -> redial(giveUpAtNanos), 1, TimeUnit.SECONDS);
+      }
+      return null;
+    });
+  }
+
+  /** Budget room came back: units of the same peer waiting before their seal or next chunk may go on. */
+  private void wakeWaiting() {
+    for (RelocationSource other : r.sources.values()) {
+      if (other != this && other.budget == budget && other.unit.isWaitingForBudget()) {
+        other.post(new SourceEvent.BudgetChanged());
+      }
+    }
+  }
+
+  /** Whether the actor's row still has the version this move started from (nobody committed it). */
+  private boolean unchanged() {
+    return dev.spotkit.core.location.LocationRecords.read(rt.store().store(), actor.key).map(stored ->
+        stored.version().value().equals(identity.coordinatorFence().expectedAuthorityStoreVersion()))
+        .orElse(false);
+  }
+
+  /** On the actor's gate: the not-yet-run queue, the timers and the state, frozen into one payload. */
+  private void capture() {
+    synchronized (actor.ingressLock) { // serialized with the ingress, replies and a restoration
+      if (unit.stage() == Stage.SOURCE_PAUSED && actor.relocating == this) {
+        captureSealed();
+      }
+    }
+  }
+
+  private void captureSealed() {
+    try {
+      final List<Envelope> drained = actor.mailbox.drainUnrun();
+      final List<CellTimers.Entry> timers = actor.timers.entries();
+      actor.timers.cancelAll();
+      captured = drained;
+      capturedTimers = timers;
+      final byte[] state = switch (actor.type.policy()) {
+        case PRESERVE -> captureState();
+        default -> null;
+      };
+      final List<EnvelopeEntries.SavedWork> saved = new ArrayList<>();
+      final List<EnvelopeEntries.PendingTimerTick> ticks = new ArrayList<>();
+      long order = 0;
+      for (Envelope e : drained) {
+        switch (e) {
+          case Envelope.Msg msg -> saved.add(new EnvelopeEntries.SavedWork(1, order++, r.freeze(msg, actor)));
+          case Envelope.Tick tick -> {
+            if (timers.contains(tick.timer())) {
+              ticks.add(new EnvelopeEntries.PendingTimerTick(1, order++, tick.timer().name,
+                  tick.timer().delivered, tick.timer().delivered, System.currentTimeMillis(), 0));
+            }
+          }
+          case Envelope.Marker marker -> marker.task().run();
+          case Envelope.Frame frame -> frame.link().frameHandled();
+        }
+      }
+      final long nowNanos = System.nanoTime();
+      final List<EnvelopeEntries.TimerRegistration> registrations = timers.stream()
+          .sorted(Comparator.comparing(t -> t.name.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned))
+          .map(t -> new EnvelopeEntries.TimerRegistration(1, t.name, Relocations.HANDLER_TYPE,
+              TimeUnit.NANOSECONDS.toMillis(t.periodNanos), EnvelopeEntries.TimerRegistration.OVERRUN_SKIP_LATE_TICKS,
+              0, false, t.delivered, t.delivered, System.currentTimeMillis()
+              + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))).toList();
+      final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
+          1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
+          join == null ? null : join.operationId(),
+          state))), saved, registrations, ticks));
+      post(new SourceEvent.PayloadCaptured(stream));
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.warn("capture of {} failed; the source keeps serving", actor.describe(), e);
+      captureFailure = Cell.typed(e, "capture of " + actor.describe());
+      post(new SourceEvent.FailureArrived(identity, dev.spotkit.relocation.FailureCode.RESTORE_FAILED));
+    }
+  }
+
+  private SpotkitException captureFailure;
+  private dev.spotkit.relocation.FailureCode failureCode;
+
+  @SuppressWarnings("unchecked")
+  private byte[] captureState() {
+    final ActorRelocationAdapter<Actor> adapter = (ActorRelocationAdapter<Actor>) actor.type.adapter();
+    final Turn turn = Turn.enter(actor, false);
+    final byte[] state;
+    try {
+      state = adapter.capture(actor.actor);
+    } finally {
+      turn.exit();
+    }
+    if (state == null) {
+      throw new SpotkitException.InternalFailure("the relocation adapter of " + actor.describe() + " returned null"
+          + " from capture (an empty array is valid state; null is a contract violation)");
+    }
+    return state.clone();
+  }
+
+  /** Explicit failure before relay-ready: the captured queue, then the hold, back in order; timers again. */
+  private void restore(final List<Message> held) {
+    for (Envelope e : captured) {
+      if (!(e instanceof Envelope.Tick)) {
+        actor.mailbox.offer(e);
+      }
+    }
+    for (Message m : held) {
+      final Envelope.Msg msg = local.remove(m);
+      final FrozenRecord record = records.remove(m);
+      if (record != null && record.replyRouteId() != 0) {
+        r.replyRoutes.remove(record.replyRouteId());
+      }
+      if (msg != null) {
+        actor.mailbox.offer(msg);
+      }
+    }
+    for (CellTimers.Entry t : capturedTimers) {
+      if (actor.state == CellState.READY) {
+        actor.timers.every(t.name, Duration.ofNanos(t.periodNanos), t.tick);
+      }
+    }
+    captured = List.of();
+    capturedTimers = List.of();
+    actor.relocating = null;
+  }
+
+  private void reopen() {
+    r.sources.remove(actor.id, this);
+    r.sourcesByIdentity.remove(identity);
+    final String what = "relocation of " + actor.describe() + " to node " + owner + " failed before relay-ready ("
+        + failureCode + "); the actor stays on this node";
+    // The Failed kinds of spec 000 section 4.
+    final SpotkitException error = captureFailure != null ? captureFailure : switch (failureCode) {
+      case CHECKSUM_MISMATCH -> new SpotkitException.DataLost(what);
+      case RESTORE_FAILED, MANIFEST_CONFLICT -> new SpotkitException.InternalFailure(what);
+      case DEADLINE -> new SpotkitException.DeadlineExceeded(what);
+      case SUPERSEDED, BUSY, UNRECOGNIZED -> new SpotkitException.Unavailable(what);
+      case null -> new SpotkitException.Unavailable(what);
+    };
+    if (join != null) {
+      rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
+    } else {
+      if (actor.state == CellState.READY) {
+        actor.mailbox.open();
+      }
+      moved.completeExceptionally(error);
+    }
+  }
+
+  /** Past the boundary: the actor instance here ends; Message Follow remains (spec 001 section 10). */
+  private void detach() {
+    detached = true;
+    rt.actors.remove(actor.id, actor);
+    if (join == null) { // host relocation: no membership callbacks (spec 000 section 4.2)
+      actor.membership.members.remove(actor);
+      moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
+          rt.meshName(), owner));
+    }
+    actor.state = CellState.GONE;
+    actor.control(() -> { // work waiting for this barrier (e.g. a host relocation) learns the actor left
+      final Runnable after = actor.afterBarrier;
+      actor.afterBarrier = null;
+      if (after != null) {
+        after.run();
+      }
+    });
+    if (!actor.barrier.isEmpty()) {
+      NodeRuntime.LOG.warn("{} moved to node {}; {} later join(s) of the same handler are dropped",
+          actor.describe(), owner, actor.barrier.size());
+      actor.barrier.clear();
+    }
+    synchronized (r.follow) {
+      r.follow.install(new MessageFollowTable.Route(actor.id, actor.generation,
+          actor.storeRecord.authorityOwnerGeneration() + 1, owner.hex(), Relocations.nowMs()));
+    }
+    r.followGenerations.put(actor.id, actor.generation);
+    final long window = RelocationSettings.DEFAULT_CUTOVER_WAIT_MS + Relocations.CLOCK_TICK_MS;
+    rt.scheduler().schedule(() -> post(new SourceEvent.ClockAdvanced(Relocations.nowMs())), window,
+        TimeUnit.MILLISECONDS);
+    rt.scheduler().schedule(() -> {
+      r.sources.remove(actor.id, this);
+      r.sourcesByIdentity.remove(identity);
+      r.followGenerations.remove(actor.id, actor.generation);
+    }, MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,580 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.JoinResult;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.OperationId;
+import dev.spotkit.core.SpotId;
+import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.PlacementBatches;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.ActorJoin;
+import dev.spotkit.core.wire.ApplicationMessage;
+import dev.spotkit.core.wire.OperationKind;
+import dev.spotkit.core.wire.Reply;
+import dev.spotkit.core.wire.ReplyCodec;
+import dev.spotkit.core.wire.ReplyTail;
+import dev.spotkit.core.wire.Rids;
+import dev.spotkit.core.wire.TerminalResult;
+import dev.spotkit.core.wire.WireFormatException;
+import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.InFlightBudget;
+import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.RelocationSettings;
+import dev.spotkit.relocation.SourceEvent;
+import dev.spotkit.relocation.SourceUnit;
+import dev.spotkit.relocation.TargetEvent;
+import dev.spotkit.relocation.TargetUnits;
+import dev.spotkit.relocation.follow.MessageFollowTable;
+import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.CoordinatorFence;
+import dev.spotkit.relocation.wire.FrozenRecord;
+import dev.spotkit.relocation.wire.RecordBody;
+import dev.spotkit.relocation.wire.RecordSource;
+import dev.spotkit.relocation.wire.RelocationCodec;
+import dev.spotkit.relocation.wire.RelocationFrame;
+import dev.spotkit.relocation.wire.RelocationId;
+import dev.spotkit.relocation.wire.RelocationIdentity;
+import dev.spotkit.relocation.wire.RelocationWireException;
+import dev.spotkit.relocation.wire.TargetFence;
+import dev.spotkit.relocation.wire.TargetSpot;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The node's driver of the relocation protocol of toolkit-relocation (spec 001; spec 000 sections 4.2 and 6): it
+ * feeds {@link SourceUnit} and {@link TargetUnits} with what happens on the mesh, the store and the cells, and
+ * performs the actions they answer. One cross-node Actor Join in order (spec 000 section 4.2 steps 1-7):
+ * <ol>
+ *   <li>source, after the handler ended: command 28 approval to the target spot's owner; there OnActorJoin runs
+ *       on the spot's gate and the reply carries the receive chunk limit;</li>
+ *   <li>source: DisableRelocation refuses ({@link SpotkitException.Rejected}); otherwise seal (every offer to the
+ *       actor goes to the ingress hold from now on), capture on the actor's gate (not-yet-run queue, timer
+ *       registrations and pending ticks, state per policy) into relocation-envelope-v1, kept in memory;</li>
+ *   <li>source: command 40 manifest and command 52 chunks on the one ordered connection; target: temporary
+ *       queue, assembly, factory, Restore, then command 30 (or an explicit command 53, which restores the source
+ *       from memory: it keeps serving);</li>
+ *   <li>source: relay of the hold (31), then the one-way cutover (34); from then on Message Follow (command 60
+ *       on the same connection);</li>
+ *   <li>target: one CAS ({@link PlacementBatches#relocate}) changing owner, membership and capacity together,
+ *       ObjectGeneration kept, AuthorityOwnerGeneration + 1; the backlog merge (saved work, pre-boundary relay,
+ *       later work), OnJoinedActor, the one-way leave notice to the source (its OnLeaveActor), the completion
+ *       callback on the new instance, then dispatch.</li>
+ * </ol>
+ * Threads: each source unit is driven under its actor's ingress lock; all target units of the node on one serial
+ * executor (frames, direct work, store answers and the clock, in arrival order); store I/O and Restore run
+ * elsewhere and come back as events. Requests keep their reply route: a request captured or relayed from the
+ * source is answered by the target with a command 20 whose correlation is the source's reply route id
+ * ({@link #REPLY_ROUTE_BASE} and up), and the source completes the caller's reply from it.
+ * <p>Parts: {@link RelocationSource} drives one source unit, {@link TargetObject} the target units of one actor,
+ * {@link JoinApprovals} answers command 28, {@link HostRelocations} starts {@code MeshNode.relocate}.
+ */
+final class Relocations {
+  /** Reply route ids start here, above the transport's request correlations. */
+  static final long REPLY_ROUTE_BASE = 1L << 62;
+  /** Packet name of the one-way leave notice (command 60 to the source Spot, spec 000 section 4.2 step 7). */
+  static final String LEAVE_PACKET = "spotkit.leaveActor";
+  /** Content type of the leave notice: the ActorId as UTF-8. */
+  static final String LEAVE_CONTENT = "application/x-spotkit-leave";
+  /** Receive chunk limit advertised in the approval reply: 256 KiB. */
+  static final int RECEIVE_CHUNK_LIMIT = RelocationSettings.DEFAULT_CHUNK_LIMIT;
+  /** Restore validity on the target, from its command 40 (which carries no deadline): 10 s. */
+  static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
+  /** How long an approved preparation waits for its Restore (MEM-27). */
+  static final Duration PREPARATION_VALIDITY = Duration.ofSeconds(30);
+  /** The handler type written into a timer registration (callbacks come from {@code on.timer} on the target). */
+  static final String HANDLER_TYPE = "dev.spotkit.core.OnTick";
+  private static final int LOCAL = 0;
+  /** How often live target units get the clock, ms. */
+  static final long CLOCK_TICK_MS = 20;
+
+  private final NodeRuntime rt;
+  private final AtomicLong nextReplyRoute = new AtomicLong(REPLY_ROUTE_BASE);
+  final ConcurrentHashMap<Long, ReplySink> replyRoutes = new ConcurrentHashMap<>();
+  private final AtomicLong connectionSeq = new AtomicLong();
+  final ConcurrentHashMap<PeerConnection, Long> connectionIds = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<Long, PeerConnection> connections = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<NodeRid, InFlightBudget> budgets = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<String, RelocationSource> sources = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<RelocationIdentity, RelocationSource> sourcesByIdentity = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<String, Prepared> prepared = new ConcurrentHashMap<>();
+  /** Actors whose direct work goes through the target executor (a target unit is or was just live). */
+  final Set<String> diverted = ConcurrentHashMap.newKeySet();
+  final Object divertLock = new Object();
+  /** Target state by ActorId; only the executor thread touches it. */
+  final Map<String, TargetObject> objects = new ConcurrentHashMap<>();
+  final MessageFollowTable follow;
+  final Map<String, Long> followGenerations = new ConcurrentHashMap<>();
+  private final ExecutorService executor;
+  private final ScheduledFuture<?> ticker;
+
+  Relocations(final NodeRuntime rt) {
+    this.rt = rt;
+    this.follow = new MessageFollowTable(rt.nodeRid().hex(), MessageFollowTable.DEFAULT_DURATION_MS,
+        MessageFollowTable.DEFAULT_MAX_HOPS, 5_000);
+    this.executor = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon()
+        .name("spotkit-relocation-" + rt.meshName()).unstarted(r));
+    this.ticker = rt.scheduler().scheduleAtFixedRate(() -> {
+      if (!objects.isEmpty()) {
+        post(this::clockAll);
+      }
+    }, CLOCK_TICK_MS, CLOCK_TICK_MS, TimeUnit.MILLISECONDS);
+  }
+
+  NodeRuntime runtime() {
+    return rt;
+  }
+
+  void close() {
+    ticker.cancel(false);
+    executor.shutdownNow();
+  }
+
+  static long nowMs() {
+    return System.nanoTime() / 1_000_000L;
+  }
+
+  void post(final Runnable task) {
+    try {
+      executor.execute(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          NodeRuntime.LOG.warn("relocation step failed", e);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      NodeRuntime.LOG.debug("relocation step after close dropped");
+    }
+  }
+
+  long connectionId(final PeerConnection connection) {
+    return connectionIds.computeIfAbsent(connection, c -> {
+      final long id = connectionSeq.incrementAndGet();
+      connections.put(id, c);
+      return id;
+    });
+  }
+
+  void onConnectionLost(final PeerConnection connection) {
+    final Long id = connectionIds.remove(connection);
+    if (id != null) {
+      connections.remove(id);
+    }
+    for (RelocationSource source : sources.values()) {
+      if (source.connection == connection) {
+        source.connectionLost();
+      }
+    }
+  }
+
+  // ================================================================ source side
+
+  /**
+   * Starts a cross-node JoinSpot of {@code actor} (its target Spot is not on this node). On the actor's gate, in
+   * the join chain; the result comes back through {@link Joins#finish} unless the actor moved.
+   */
+  void join(final ActorCell actor, final PendingJoin join) {
+    final RouteMesh mesh = rt.mesh();
+    if (actor.session != null && !actor.session.isClosed()) {
+      rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), new SpotkitException.Unavailable(
+          actor.describe() + " is bound to a session; a session-bound actor does not relocate in this release")));
+      return;
+    }
+    rt.async(() -> {
+      approve(actor, join, mesh);
+      return null;
+    }).whenComplete((v, failure) -> {
+      if (failure != null) {
+        rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), Cell.typed(RouteMesh.unwrap(failure),
+            "join of " + actor.describe())));
+      }
+    });
+  }
+
+  /** Virtual thread: find the owner, ask for approval (command 28), then continue on the actor's gate. */
+  private void approve(final ActorCell actor, final PendingJoin join, final RouteMesh mesh) {
+    final String what = "join of " + actor.describe() + " to spot '" + join.spotId() + "'";
+    final RouteMesh.Located spot = mesh.locate(ObjectKey.spot(join.spotId())).orElseThrow(() ->
+        new SpotkitException.NotFound("join target spot '" + join.spotId() + "' not found in mesh "
+            + rt.meshName() + "; create it first with spots().getOrCreate(\"" + join.spotId() + "\", type)"));
+    if (spot.owner().equals(rt.nodeRid())) {
+      throw new SpotkitException.NotFound("join target spot '" + join.spotId() + "' is recorded on this node but"
+          + " is not Ready here");
+    }
+    if (spot.stored().authority().allocation().objectKind() != dev.spotkit.core.location.PlacementKind.USER_SPOT) {
+      throw new SpotkitException.InvalidOperation("spot '" + join.spotId() + "' is not a User Spot; only a User"
+          + " Spot takes actor members");
+    }
+    final AuthorityRecord row = spot.stored().authority();
+    final ActorJoin.Party self = actorParty(actor);
+    final ActorJoin.Party target = new ActorJoin.Party(join.spotId(), spot.generation(), Rids.of(spot.owner()),
+        row.allocation().descriptorLifecycleGeneration(), row.authorityOwnerGeneration().value(),
+        row.ownerLeaseGeneration().value());
+    final ApplicationPayload request = join.request() == null ? null
+        : rt.copier().encodeForPeer("join request", join.request(), Joins.MAX_REQUEST_BYTES, true);
+    final Reply reply = mesh.call(spot.owner(), spot.meshName().value(), correlation -> new ActorJoin(correlation,
+        self, false, target, request).encode(), OperationKind.ACTOR_JOIN, join.deadline(), what).join();
+    final SpotRef spotRef = new SpotRef(new SpotId(join.spotId()), new ObjectGeneration(spot.generation()),
+        spot.meshName(), spot.owner());
+    final Optional<Object> answer = reply.payload() == null ? Optional.empty()
+        : Optional.of(rt.copier().decode(reply.payload()));
+    if (reply.tail() instanceof ReplyTail.ActorJoinRejected) {
+      rt.joins().finish(actor, new JoinResult.Rejected(join.operationId(), spotRef, answer));
+      return;
+    }
+    if (!(reply.tail() instanceof ReplyTail.ActorJoinAccepted accepted)) {
+      throw new SpotkitException.InternalFailure(what + ": the approval reply has no actorJoin tail");
+    }
+    final PeerConnection connection = mesh.connection(spot.owner(), mesh.endpointOf(spot.meshName().value(),
+        spot.owner(), what), join.deadline());
+    actor.control(() -> seal(actor, join, connection, spot, (int) accepted.receiveChunkLimitBytes()));
+  }
+
+  private ActorJoin.Party actorParty(final ActorCell actor) {
+    return new ActorJoin.Party(actor.id, actor.generation, Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
+        actor.storeRecord.authorityOwnerGeneration(), leaseGeneration());
+  }
+
+  long leaseGeneration() {
+    return rt.store().ownerLease().record().leaseGeneration().value();
+  }
+
+  String ownerId() {
+    return rt.store().ownerLease().record().ownerId();
+  }
+
+  /** On the actor's gate: policy (step 3), then the seal and the start of the source unit. */
+  private void seal(final ActorCell actor, final PendingJoin join, final PeerConnection connection,
+      final RouteMesh.Located spot, final int chunkLimit) {
+    if (actor.type.policy() == NodeConfig.Policy.DISABLE) {
+      // Spec 000 section 4.2 step 3: rejected here; the target's preparation expires (MEM-27).
+      rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), new SpotkitException.Rejected(
+          actor.describe() + " is registered with DisableRelocation: it cannot move to node " + spot.owner()
+          + " owning spot '" + join.spotId() + "' (a same-node join is allowed, MEM-19)")));
+      return;
+    }
+    if (actor.state != CellState.READY || rt.isClosing() || join.deadline().isExpired()) {
+      rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), rt.isClosing()
+          ? new SpotkitException.ShuttingDown("the node started closing before the join of " + actor.describe()
+              + " sealed") : new SpotkitException.DeadlineExceeded("join of " + actor.describe()
+              + " passed its deadline before the seal")));
+      return;
+    }
+    final AuthorityRecord row = spot.stored().authority(); // the Spot's owner is the target host run
+    start(actor, join, null, connection, spot.owner(), new TargetFence(Rids.of(spot.owner()),
+        row.allocation().descriptorLifecycleGeneration(), row.ownerId(), row.ownerLeaseGeneration().value()),
+        chunkLimit);
+  }
+
+  /**
+   * On the actor's gate, its mailbox closed: the seal (every later offer goes to the ingress hold) and the start of
+   * the source unit. {@code join} is null for a host relocation, which reports to {@code moved} instead.
+   *
+   * @param fence the target host run (node rid and generation, owner id and lease generation).
+   * @param chunkLimit the receive chunk limit the target advertised, 0 when none (32 KiB chunks).
+   */
+  void start(final ActorCell actor, final PendingJoin join, final java.util.concurrent.CompletableFuture<
+      dev.spotkit.core.ActorRef> moved, final PeerConnection connection, final NodeRid owner, final TargetFence fence,
+      final int chunkLimit) {
+    final RelocationIdentity identity = new RelocationIdentity(new RelocationId(randomNonZero(),
+        ThreadLocalRandom.current().nextLong()), 1, new CoordinatorFence(ownerId(), leaseGeneration(),
+        Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), actor.storeVersion.value()));
+    final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
+        Math.max(0, chunkLimit), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
+        50);
+    final RelocationSource source = new RelocationSource(this, actor, join, moved, connection, owner, fence,
+        identity, settings);
+    sources.put(actor.id, source);
+    sourcesByIdentity.put(identity, source);
+    synchronized (actor.ingressLock) {
+      actor.relocating = source;
+      source.post(new SourceEvent.StartRequested());
+    }
+  }
+
+  private static long randomNonZero() {
+    long v;
+    do {
+      v = ThreadLocalRandom.current().nextLong();
+    } while (v == 0);
+    return v;
+  }
+
+  /**
+   * Work for an actor that is not Ready here but relocating away or moved (Message Follow): handled by its source
+   * unit. Any thread.
+   *
+   * @return true when taken.
+   */
+  boolean sourceIngress(final String actorId, final Envelope.Msg envelope) {
+    final RelocationSource source = sources.get(actorId);
+    if (source == null) {
+      return false;
+    }
+    synchronized (source.actor.ingressLock) {
+      source.ingress(envelope);
+    }
+    return true;
+  }
+
+  /** A command 30 or 53 reply for a source unit. Event loop. */
+  private void onSourceReply(final RelocationFrame frame) {
+    final RelocationSource source = sourcesByIdentity.get(frame.identity());
+    if (source == null) {
+      NodeRuntime.LOG.warn("relocation reply {} for unknown identity {} ignored", frame.command(), frame.identity());
+      return;
+    }
+    synchronized (source.actor.ingressLock) {
+      if (frame instanceof RelocationFrame.Failed failed) {
+        source.post(new SourceEvent.FailureArrived(failed.identity(),
+            dev.spotkit.relocation.FailureCode.fromWire(failed.failureCode())));
+      } else {
+        source.post(new SourceEvent.RelayReadyArrived(frame.identity()));
+      }
+    }
+  }
+
+  /** A reply (command 20) to a reply route of a captured or relayed request. Event loop. */
+  boolean onReplyRoute(final byte[] frame) {
+    final long correlation = ReplyCodec.correlation(frame);
+    if (correlation < REPLY_ROUTE_BASE) {
+      return false;
+    }
+    final ReplySink sink = replyRoutes.remove(correlation);
+    if (sink == null) {
+      return true;
+    }
+    try {
+      final Reply reply = ReplyCodec.decode(frame, OperationKind.ACTOR_REQUEST);
+      if (reply.terminalResult() != TerminalResult.OK) {
+        sink.fail(ReplyErrors.toException(reply, sink.description));
+      } else if (reply.payload() == null) {
+        sink.fail(new SpotkitException.InternalFailure(sink.description + ": the reply has no payload"));
+      } else {
+        sink.complete(rt.copier().decodeReply(reply.payload()));
+      }
+    } catch (WireFormatException | SpotkitException e) {
+      sink.fail(Cell.typed(e, sink.description));
+    }
+    return true;
+  }
+
+  /** The one-way leave notice from the target: OnLeaveActor on the source Spot (spec 000 section 4.2 step 7). */
+  void onLeaveNotice(final String spotId, final String actorId) {
+    final RelocationSource source = sources.get(actorId);
+    final SpotCell spot = rt.spots.get(spotId);
+    if (source == null || spot == null) {
+      NodeRuntime.LOG.debug("leave notice of actor '{}' from spot '{}' found no source here", actorId, spotId);
+      return;
+    }
+    final ActorCell actor = source.actor;
+    spot.control(() -> {
+      if (spot.members.remove(actor)) {
+        spot.runCallback("onLeaveActor of " + spot.describe(), false, () -> {
+          Joins.left(spot, actor);
+          return null;
+        });
+      }
+    });
+  }
+
+  /**
+   * Message Follow of an application message that reached this node for an actor that moved away (spec 002
+   * section 7.3, LOC-21): through the source unit while it follows, else to the recorded new owner with one more
+   * hop; a cycle, an expired route or too many hops end Unavailable, another generation InvalidOperation.
+   *
+   * @return true when handled (forwarded or failed); false when no route is known here.
+   */
+  boolean followInbound(final ApplicationMessage m, final ReplySink sink) {
+    final Long generation = followGenerations.get(m.targetId());
+    if (generation == null) {
+      return false;
+    }
+    final MessageFollowTable.Decision decision;
+    synchronized (follow) {
+      decision = follow.decide(new MessageFollowTable.Followed(m.targetId(), m.objectGeneration() == 0 ? generation
+          : m.objectGeneration(), Message.send(new byte[0]), m.hops(), 0, List.of()), nowMs());
+    }
+    switch (decision) {
+      case MessageFollowTable.NoRoute none -> {
+        return false;
+      }
+      case MessageFollowTable.Reject reject -> {
+        final SpotkitException error = "InvalidOperation".equals(reject.errorKind())
+            ? new SpotkitException.StaleGeneration("actor '" + m.targetId() + "': " + reject.reason())
+            : new SpotkitException.Unavailable("actor '" + m.targetId() + "': " + reject.reason());
+        if (sink != null) {
+          sink.fail(error);
+        } else {
+          NodeRuntime.LOG.warn("one-way message to moved actor '{}' dropped: {}", m.targetId(), error.getMessage());
+        }
+        return true;
+      }
+      case MessageFollowTable.Forward forward -> {
+        final Envelope.Msg envelope = new Envelope.Msg(rt.copier().decode(m.payload()), sink);
+        if (sourceIngress(m.targetId(), envelope)) {
+          return true;
+        }
+        final NodeRid next = new NodeRid(Long.parseUnsignedLong(forward.nextNode(), 16));
+        rt.async(() -> {
+          final PeerConnection c = rt.mesh().connection(next, rt.mesh().endpointOf(rt.meshName().value(), next,
+              "Message Follow of actor '" + m.targetId() + "'"), Deadline.after(Duration.ofSeconds(5)));
+          rt.mesh().sendOn(c, ObjectKey.actor(m.targetId()), ApplicationMessage.TargetKind.ACTOR, m.targetId(),
+              m.objectGeneration(), forward.followed().hops(), envelope);
+          return null;
+        }).whenComplete((v, f) -> {
+          if (f != null && sink != null) {
+            sink.fail(Cell.typed(RouteMesh.unwrap(f), "Message Follow of actor '" + m.targetId() + "'"));
+          }
+        });
+        return true;
+      }
+    }
+  }
+
+  /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
+  FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
+    final ApplicationPayload payload = rt.copier().encodeForPeer("message", msg.payload(), Integer.MAX_VALUE / 2,
+        true);
+    long route = 0;
+    long deadline = 0;
+    if (msg.reply() != null) {
+      route = nextReplyRoute.incrementAndGet();
+      final long id = route;
+      replyRoutes.put(id, msg.reply());
+      msg.reply().future.whenComplete((v, f) -> replyRoutes.remove(id));
+      deadline = RouteMesh.unixMs(msg.reply().deadline);
+    }
+    final byte[] metadata = ByteBuffer.allocate(8).putLong(deadline).array();
+    return new FrozenRecord(new RecordSource.Node(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), ownerId(),
+        leaseGeneration()), metadata, new dev.spotkit.relocation.wire.OperationId(randomNonZero(),
+        randomNonZero()), OperationKind.ACTOR_REQUEST.wireValue(),
+        route, new RecordBody.SpotRequest(new TargetSpot(actor.id, actor.generation, Rids.of(rt.nodeRid()),
+        rt.store().lifecycleGeneration(), actor.storeRecord.authorityOwnerGeneration(), leaseGeneration()), payload));
+  }
+
+  static long deadlineOf(final FrozenRecord record) {
+    final byte[] metadata = record.metadata();
+    return metadata == null || metadata.length != 8 ? 0 : ByteBuffer.wrap(metadata).getLong();
+  }
+
+  private final AtomicLong localIds = new AtomicLong();
+
+  /** A Message standing for local work: a body no frozen record has (they start with their record kind, 6). */
+  Message localMessage() {
+    return Message.send(ByteBuffer.allocate(9).put((byte) LOCAL).putLong(localIds.incrementAndGet()).array());
+  }
+
+  /** Participant state framing: u8 1, OperationId (16 bytes, 0 when none), u8 hasState, then the state. */
+  static byte[] frameState(final OperationId operation, final byte[] state) {
+    final ByteBuffer b = ByteBuffer.allocate(18 + (state == null ? 0 : state.length));
+    b.put((byte) 1);
+    b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
+    b.put((byte) (state == null ? 0 : 1));
+    if (state != null) {
+      b.put(state);
+    }
+    return b.array();
+  }
+
+  static void log(final Action.Log l) {
+    if (l.level() == Action.Level.ERROR) {
+      NodeRuntime.LOG.error("relocation {}: {}", l.code(), l.detail());
+    } else {
+      NodeRuntime.LOG.warn("relocation {}: {}", l.code(), l.detail());
+    }
+  }
+
+  // ================================================================ mesh frames
+  /** Commands 28, 30, 31, 34, 40, 52 and 53 from a peer. Event loop. */
+  void onFrame(final PeerConnection from, final int command, final byte[] frame) {
+    if (command == dev.spotkit.core.wire.Commands.ACTOR_JOIN) {
+      JoinApprovals.onActorJoin(this, from, ActorJoin.decode(frame));
+      return;
+    }
+    final RelocationFrame decoded;
+    try {
+      if (command == RelocationFrame.State.COMMAND) {
+        final long connection = connectionId(from);
+        final TargetEvent.ChunkArrived chunk = new TargetEvent.ChunkArrived(connection,
+            RelocationCodec.decodeStateView(frame));
+        final String id = chunk.chunk().object().id();
+        post(() -> target(id).feed(chunk));
+        return;
+      }
+      decoded = RelocationCodec.decode(frame);
+    } catch (RelocationWireException e) {
+      NodeRuntime.LOG.warn("malformed relocation command {} from {}: {}; closing the connection", command,
+          from.peerRid(), e.getMessage());
+      from.close();
+      return;
+    }
+    final long connection = connectionId(from);
+    final String id = decoded.object().id();
+    switch (decoded) {
+      case RelocationFrame.Ready r -> onSourceReply(r);
+      case RelocationFrame.Failed f -> onSourceReply(f);
+      case RelocationFrame.Prepare p -> {
+        synchronized (divertLock) {
+          diverted.add(id);
+        }
+        post(() -> target(id).restoreRequested(from, connection, p));
+      }
+      case RelocationFrame.Data d -> post(() -> target(id).relay(connection, d));
+      case RelocationFrame.Cutover c -> post(() -> target(id).feed(new TargetEvent.CutoverArrived(c.identity(),
+          connection, c.boundaryRecordCount(), c.boundaryChecksumCrc32c())));
+      case RelocationFrame.State s -> throw new IllegalStateException("decoded above");
+    }
+  }
+
+  // ================================================================ target side
+
+  /** An approved preparation (MEM-25..MEM-28): the Spot, the approval's reply and the join's OperationId. */
+  record Prepared(SpotCell spot, Optional<Object> reply, long expiresAtNanos) {
+  }
+
+  /**
+   * Work for an actor whose target unit is live here (temporary queue; spec 001 section 4.3): through the target
+   * executor, in arrival order. Any thread.
+   *
+   * @return true when taken.
+   */
+  boolean targetIngress(final String actorId, final Envelope.Msg envelope) {
+    if (diverted.isEmpty()) {
+      return false;
+    }
+    synchronized (divertLock) {
+      if (!diverted.contains(actorId)) {
+        return false;
+      }
+      post(() -> target(actorId).direct(envelope));
+      return true;
+    }
+  }
+
+  private TargetObject target(final String actorId) {
+    return objects.computeIfAbsent(actorId, id -> new TargetObject(this, id));
+  }
+
+  private void clockAll() {
+    for (TargetObject t : List.copyOf(objects.values())) {
+      t.feed(new TargetEvent.ClockAdvanced(nowMs()));
+    }
+  }
+}

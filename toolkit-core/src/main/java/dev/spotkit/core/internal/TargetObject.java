@@ -1,0 +1,524 @@
+package dev.spotkit.core.internal;
+
+import dev.spotkit.relocation.wire.TargetFence;
+import dev.spotkit.core.wire.ReplyTail;
+import dev.spotkit.core.wire.ReplyCodec;
+import dev.spotkit.core.wire.FailureCode;
+import dev.spotkit.core.wire.TerminalResult;
+import dev.spotkit.core.wire.Reply;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.Deadline;
+import dev.spotkit.relocation.wire.RecordBody;
+import dev.spotkit.core.Actor;
+import dev.spotkit.core.ActorFactory;
+import dev.spotkit.core.ActorRelocationAdapter;
+import dev.spotkit.core.JoinResult;
+import dev.spotkit.core.OnTick;
+import dev.spotkit.core.OperationId;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.PlacementBatches;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.ApplicationMessage;
+import dev.spotkit.core.wire.Rids;
+import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.Frame;
+import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.RelocationSettings;
+import dev.spotkit.relocation.TargetEvent;
+import dev.spotkit.relocation.TargetUnits;
+import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.CoordinatorFence;
+import dev.spotkit.relocation.wire.EnvelopeEntries;
+import dev.spotkit.relocation.wire.FrozenRecord;
+import dev.spotkit.relocation.wire.RecordSource;
+import dev.spotkit.relocation.wire.RelocationCodec;
+import dev.spotkit.relocation.wire.RelocationEnvelope;
+import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
+import dev.spotkit.relocation.wire.RelocationFrame;
+import dev.spotkit.relocation.wire.RelocationIdentity;
+import dev.spotkit.relocation.wire.Role;
+import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreVersion;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The target side of one actor being relocated here (spec 001 sections 4.3-4.6): its {@link TargetUnits}, the
+ * staging cell, the spans' work and the CAS; driven by {@link Relocations} on its executor thread only.
+ */
+/** The target side of one actor: its TargetUnits, staging cell and work. Only the executor thread. */
+final class TargetObject {
+  /** Late frames of a finished unit (a late cutover, a retransmission) are still recognised this long: 5 s. */
+  private static final long FORGET_AFTER_MS = 5_000;
+  private final Relocations r;
+  private final NodeRuntime rt;
+  final String id;
+  final TargetUnits units = new TargetUnits(new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT, 0,
+      RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS, 50), Relocations.nowMs());
+  final Map<Message, Envelope.Msg> work = new IdentityHashMap<>();
+  final Map<Message, Envelope> savedEnvelopes = new IdentityHashMap<>();
+  ActorCell cell;
+  /** The cell opened by the last commit: work the unit still dispatches after the open goes here. */
+  ActorCell live;
+  RelocationFrame.Prepare prepare;
+  LocationRecords.Stored row;
+  String refused;
+  Relocations.Prepared approval;
+  AuthorityRecord committed;
+  StoreVersion committedVersion;
+  OperationId operationId;
+  List<Envelope> backlog = List.of();
+
+  TargetObject(final Relocations r, final String id) {
+    this.r = r;
+    this.rt = r.runtime();
+    this.id = id;
+  }
+
+  void feed(final TargetEvent event) {
+    final List<Action> actions = new ArrayList<>();
+    if (!(event instanceof TargetEvent.ClockAdvanced)) {
+      actions.addAll(units.handle(new TargetEvent.ClockAdvanced(Relocations.nowMs())));
+    }
+    actions.addAll(units.handle(event));
+    for (Action a : actions) {
+      perform(a);
+    }
+  }
+
+  void restoreRequested(final PeerConnection from, final long connection, final RelocationFrame.Prepare p) {
+    final dev.spotkit.relocation.TargetUnit current = units.unitOf(id);
+    if (current != null && !current.isTerminal() && current.stage() != dev.spotkit.relocation.Stage.TARGET_RESTORING
+        && !current.identity().equals(p.identity())) {
+      // Another identity while a preparation is past relay-ready: TargetUnits refuses it (BUSY); keep this state.
+      feed(new TargetEvent.RestoreRequested(p, id, connection, Relocations.nowMs(), new TargetEvent.CasPlan(
+          ObjectKey.actor(id).logicalKey().preimage(), "none", fence()), false));
+      return;
+    }
+    final TargetEvent.CasPlan plan;
+    if (prepare == null || !prepare.identity().equals(p.identity())) {
+      refused = null;
+      row = LocationRecords.read(rt.store().store(), ObjectKey.actor(id)).orElse(null);
+      approval = r.prepared.remove(id);
+      if (approval != null && System.nanoTime() - approval.expiresAtNanos() > 0) {
+        approval = null;
+      }
+      refused = check(p);
+      prepare = p;
+    }
+    plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
+        : row.version().value(), fence());
+    feed(new TargetEvent.RestoreRequested(p, id, connection,
+        Relocations.nowMs() + Relocations.RESTORE_VALIDITY.toMillis(), plan, false));
+  }
+
+  private String check(final RelocationFrame.Prepare p) {
+    if (row == null) {
+      return "actor '" + id + "' has no location record";
+    }
+    final AuthorityRecord a = row.authority();
+    final CoordinatorFence fence = p.identity().coordinatorFence();
+    if (!row.version().value().equals(fence.expectedAuthorityStoreVersion()) || !a.ownerId().equals(fence.ownerId())
+        || a.objectGeneration().value() != p.object().objectGeneration()
+        || a.authorityOwnerGeneration().value() != p.object().expectedAuthorityOwnerGeneration()) {
+      return "the owner or generation of actor '" + id + "' differs from the source's fence (stale)";
+    }
+    if (!rt.config().actorTypes().containsKey(a.allocation().stableType())) {
+      return "no factory for actor type '" + a.allocation().stableType() + "' here";
+    }
+    if (rt.isClosing()) {
+      return "this node is closing";
+    }
+    final TargetFence to = p.targetFence();
+    if (!to.nodeRid().equals(Rids.of(rt.nodeRid())) || !to.ownerId().equals(r.ownerId())
+        || to.ownerLeaseGeneration() != r.leaseGeneration()
+        || to.nodeGeneration() != rt.store().lifecycleGeneration()) {
+      return "the Restore names target run " + to + ", not this one";
+    }
+    if (approval == null && rt.entry() == null) {
+      return "no Entry Spot here";
+    }
+    return null;
+  }
+
+  private String fence() {
+    return r.ownerId() + "/" + r.leaseGeneration() + "/" + rt.nodeRid().hex();
+  }
+
+  void relay(final long connection, final RelocationFrame.Data d) {
+    final FrozenRecord record = d.record();
+    final byte[] body = record.encode();
+    final Message m = record.replyRouteId() == 0 ? Message.send(body)
+        : Message.request(record.replyRouteId(), record.replyRouteId(), Relocations.deadlineOf(record), body);
+    work.put(m, thaw(record));
+    feed(new TargetEvent.RelayArrived(d.identity(), connection, m));
+  }
+
+  void direct(final Envelope.Msg envelope) {
+    final Message m = r.localMessage();
+    work.put(m, envelope);
+    feed(new TargetEvent.DirectMessageArrived(id, m));
+  }
+
+  private void perform(final Action action) {
+    switch (action) {
+      case Action.RegisterTemporaryQueue r -> {
+        discardCell();
+        final AuthorityRecord a = row == null ? null : row.authority();
+        final NodeConfig.ActorType type = a == null ? null : rt.config().actorTypes().get(
+            a.allocation().stableType());
+        if (type != null) {
+          cell = new ActorCell(rt, id, type); // its mailbox stays closed: the real queue after the merge
+          cell.generation = a.objectGeneration().value();
+        }
+      }
+      case Action.RunRestore r -> restore(r.payload());
+      case Action.Send s -> {
+        final PeerConnection c = r.connections.get(s.connectionId());
+        if (c != null) {
+          c.send(RelocationCodec.encode(switch (s.frame()) {
+            case Frame.RelayReady ready -> new RelocationFrame.Ready(ready.identity(), prepare.targetFence(),
+                prepare.object(), Role.TARGET);
+            case Frame.Failed f -> new RelocationFrame.Failed(f.identity(), prepare.targetFence(),
+                prepare.object(), Role.TARGET, f.code().wireCode());
+            default -> throw new IllegalStateException("target frame " + s.frame());
+          }));
+        }
+      }
+      case Action.RunCas c -> cas(c);
+      case Action.ReReadStore r -> reRead(r);
+      case Action.MergeBacklog m -> {
+        final List<Envelope> list = new ArrayList<>();
+        for (Message x : m.savedWork()) {
+          list.add(savedEnvelopes.remove(x));
+        }
+        for (List<Message> span : List.of(m.preBoundary(), m.postBoundary())) {
+          for (Message x : span) {
+            list.add(work.remove(x));
+          }
+        }
+        backlog = list;
+      }
+      case Action.OpenDispatch o -> open();
+      case Action.DispatchLocal d -> {
+        final Envelope.Msg msg = work.remove(d.message());
+        final ActorCell to = cell != null ? cell : live;
+        if (msg != null && to != null) {
+          to.offerEnvelope(msg); // after the merge: behind the backlog (direct work, or late relay after fallback)
+        }
+      }
+      case Action.RemoveStaging rs -> {
+        NodeRuntime.LOG.warn("relocation target of actor '{}' removed: {}", id, rs.reason());
+        discardCell();
+        stopDiverting();
+        forgetLater();
+      }
+      case Action.FailMessage f -> {
+        Envelope e = work.remove(f.message());
+        if (e == null) {
+          e = savedEnvelopes.remove(f.message());
+        }
+        if (e instanceof Envelope.Msg msg && msg.reply() != null) {
+          msg.reply().fail(new SpotkitException.Unavailable("actor '" + id + "' is not available here: its"
+              + " relocation ended (" + f.errorKind() + ")"));
+        }
+      }
+      case Action.Log l -> Relocations.log(l);
+      case Action.SendToSessionOwner s -> {
+      }
+      default -> NodeRuntime.LOG.warn("target relocation action {} not expected", action);
+    }
+  }
+
+  private void discardCell() {
+    live = null;
+    if (cell != null) {
+      cell.timers.cancelAll();
+      cell.state = CellState.GONE;
+      cell = null;
+    }
+    work.clear();
+    savedEnvelopes.clear();
+    backlog = List.of();
+  }
+
+  /** Factory, configure, state, saved work and timers on the staging cell's gate; no handler runs. */
+  private void restore(final byte[] payload) {
+    final RelocationIdentity identity = prepare.identity();
+    final ActorCell staging = cell;
+    if (refused != null || staging == null) {
+      final String why = refused != null ? refused : "no staging actor";
+      r.post(() -> feed(new TargetEvent.RestoreFailed(identity, why)));
+      return;
+    }
+    staging.control(() -> {
+      TargetEvent answer;
+      try {
+        answer = new TargetEvent.RestoreFinished(identity, build(staging, payload));
+      } catch (RuntimeException e) {
+        NodeRuntime.LOG.warn("Restore of {} failed", staging.describe(), e);
+        answer = new TargetEvent.RestoreFailed(identity, String.valueOf(e));
+      }
+      final TargetEvent result = answer;
+      r.post(() -> feed(result));
+    });
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<Message> build(final ActorCell staging, final byte[] payload) {
+    final RelocationEnvelope env = RelocationEnvelopeCodec.decodeOwned(payload, 1, Integer.MAX_VALUE);
+    final ByteBuffer state = env.applicationStates().isEmpty() ? ByteBuffer.allocate(0)
+        : env.applicationStates().get(0).stateBuffer();
+    long high = 0;
+    long low = 0;
+    byte[] appState = null;
+    if (state.remaining() >= 18 && state.get() == 1) {
+      high = state.getLong();
+      low = state.getLong();
+      if (state.get() == 1) {
+        appState = new byte[state.remaining()];
+        state.get(appState);
+      }
+    }
+    operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
+    staging.context = rt.facades().actorContext(staging);
+    final Turn turn = Turn.enter(staging, false);
+    final Actor actor;
+    try {
+      actor = ((ActorFactory<Actor>) staging.type.factory()).create(staging.context);
+      if (actor == null) {
+        throw new SpotkitException.InternalFailure("the actor factory of type '" + staging.stableType
+            + "' returned null");
+      }
+      actor.configure(rt.facades().actorHandlers(staging.handlers));
+      staging.handlers.freeze();
+      if (staging.type.policy() == NodeConfig.Policy.PRESERVE && appState != null) {
+        ((ActorRelocationAdapter<Actor>) staging.type.adapter()).restore(actor, appState);
+      }
+    } finally {
+      turn.exit();
+    }
+    staging.actor = actor;
+    // Timers: the registrations travel, the callbacks come from this instance's configure (on.timer).
+    final long nowUnix = System.currentTimeMillis();
+    for (EnvelopeEntries.TimerRegistration t : env.timerRegistrations()) {
+      final OnTick tick = staging.handlers.timer(t.name());
+      if (tick == null) {
+        NodeRuntime.LOG.warn("timer '{}' of {} moved here but this instance declares no on.timer(\"{}\", ...);"
+            + " dropped", t.name(), staging.describe(), t.name());
+        continue;
+      }
+      staging.timers.every(t.name(), Duration.ofMillis(Math.max(1, t.periodMilliseconds())), tick,
+          Duration.ofMillis(Math.max(0, t.nextScheduledAtUnixMilliseconds() - nowUnix)),
+          t.lastCompletedDeliveryIndex());
+    }
+    // Saved work and pending ticks, merged by order: the dispatch-closed saved-work span (section 4.3).
+    final List<Message> saved = new ArrayList<>();
+    int w = 0;
+    int k = 0;
+    final List<EnvelopeEntries.SavedWork> records = env.savedWork();
+    final List<EnvelopeEntries.PendingTimerTick> ticks = env.pendingTimerTicks();
+    while (w < records.size() || k < ticks.size()) {
+      final Envelope e;
+      if (k >= ticks.size()
+          || w < records.size() && Long.compareUnsigned(records.get(w).order(), ticks.get(k).order()) < 0) {
+        e = thaw(records.get(w++).record());
+      } else {
+        final CellTimers.Entry timer = staging.timers.entry(ticks.get(k++).timerName());
+        if (timer == null) {
+          continue;
+        }
+        timer.queued.set(true);
+        e = new Envelope.Tick(timer);
+      }
+      final Message m = r.localMessage();
+      savedEnvelopes.put(m, e);
+      saved.add(m);
+    }
+    return saved;
+  }
+
+  private void cas(final Action.RunCas c) {
+    if (rt.isClosing()) { // a closing node takes no ownership: the unit re-reads, finds it refused and ends stale
+      feed(new TargetEvent.CasAnswered(c.identity(), c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+      return;
+    }
+    final PlacementBatches.Target self = rt.store().self();
+    final String membership = approval != null ? approval.spot().id : rt.entry().id;
+    final RelocationIdentity identity = c.identity();
+    rt.async(() -> rt.store().batches().relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
+        self, StoreBytes.utf8(membership))).whenComplete((outcome, failure) -> r.post(() -> {
+          if (failure != null) {
+            final Throwable f = RouteMesh.unwrap(failure);
+            feed(f instanceof SpotkitException.Unavailable
+                ? new TargetEvent.CasIndeterminate(identity, c.requestId())
+                : new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+            return;
+          }
+          if (outcome instanceof PlacementBatches.Outcome.Done done) {
+            committed = done.record().orElseThrow();
+            committedVersion = done.version().orElseThrow();
+            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.APPLIED));
+          } else {
+            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+          }
+        }));
+  }
+
+  private void reRead(final Action.ReReadStore action) {
+    final RelocationIdentity identity = prepare.identity();
+    if (rt.isClosing()) {
+      feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "closing", "closing"));
+      return;
+    }
+    rt.async(() -> LocationRecords.read(rt.store().store(), ObjectKey.actor(id))).whenComplete((read, failure) ->
+        r.post(() -> {
+          if (failure != null) {
+            feed(new TargetEvent.StoreReadFailed(identity, action.requestId()));
+            return;
+          }
+          if (read.isEmpty()) {
+            feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "", "none"));
+            return;
+          }
+          final AuthorityRecord a = read.get().authority();
+          final String owner = a.ownerId() + "/" + a.ownerLeaseGeneration().value() + "/"
+              + a.allocation().routingIdHex();
+          if (owner.equals(fence())) {
+            committed = a;
+            committedVersion = read.get().version();
+          }
+          feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), owner, read.get().version().value()));
+        }));
+  }
+
+  /** After the CAS: the real queue gets the backlog; OnJoinedActor, leave notice, completion, then dispatch. */
+  private void open() {
+    final ActorCell c = cell;
+    final SpotCell target = approval != null ? approval.spot() : rt.entry();
+    final String sourceSpot = row.authority().payload().asUtf8();
+    final PeerConnection back = connectionToSource();
+    c.storeRecord = LocationRecords.fromAuthority(c.key, committed);
+    c.storeVersion = committedVersion;
+    c.membership = target;
+    target.members.add(c);
+    final ActorCell old = rt.actors.put(id, c);
+    if (old != null && old != c) {
+      NodeRuntime.LOG.warn("{} replaced a stale cell of the same id", c.describe());
+    }
+    c.state = CellState.READY;
+    final List<Envelope> queue = backlog;
+    backlog = List.of();
+    final Relocations.Prepared joined = approval;
+    final OperationId op = operationId != null ? operationId : OperationId.random();
+    r.post(this::stopDiverting); // after every item posted before: later work goes straight to the mailbox
+    target.control(() -> {
+      if (joined != null) {
+        target.runCallback("onJoinedActor of " + target.describe(), false, () -> {
+          Joins.joined(target, c);
+          return null;
+        });
+        if (back != null) { // one-way OnLeaveActor of the source Spot
+          back.send(dev.spotkit.core.wire.ApplicationMessageCodec.encode(new ApplicationMessage(0,
+              ApplicationMessage.TargetKind.SPOT, sourceSpot, 0, null, 0, 0,
+              new ApplicationPayload(Relocations.LEAVE_PACKET,
+              Relocations.LEAVE_CONTENT, id.getBytes(StandardCharsets.UTF_8)))));
+        }
+      }
+      c.control(() -> {
+        if (target.spotWide) { // a SpotWide member runs on the Spot's gate (moved at this safe boundary)
+          c.mailbox.moveTo(target.gate);
+          c.onSpotGate = true;
+        }
+        c.control(() -> {
+          if (joined != null) {
+            final JoinResult accepted = new JoinResult.Accepted(op, c.ref(), target.ref(), joined.reply());
+            c.runCallback("onJoinCompleted of " + c.describe(), false, () -> {
+              c.actor.onJoinCompleted(accepted);
+              return null;
+            });
+          }
+          c.mailbox.openWithBacklog(queue);
+        });
+      });
+    });
+    live = c;
+    cell = null;
+    approval = null;
+    forgetLater();
+  }
+
+  private PeerConnection connectionToSource() {
+    final RecordSource.Node node = new RecordSource.Node(prepare.sourceNodeRid(), prepare.sourceNodeGeneration(),
+        "x", 1);
+    for (Map.Entry<PeerConnection, Long> e : r.connectionIds.entrySet()) {
+      if (Rids.of(e.getKey().peerRid()).equals(node.nodeRid()) && e.getKey().isOpen()) {
+        return e.getKey();
+      }
+    }
+    return null;
+  }
+
+  /** Drops this object's state some seconds after its unit ended, unless a newer relocation started meanwhile. */
+  private void forgetLater() {
+    rt.scheduler().schedule(() -> r.post(() -> {
+      final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
+      if (cell == null && (unit == null || unit.isTerminal()) && units.unitOf(id) == unit) {
+        r.objects.remove(id, this);
+      }
+    }), FORGET_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  private void stopDiverting() {
+    synchronized (r.divertLock) {
+      r.diverted.remove(id);
+    }
+  }
+
+  /** Local work from a frozen record: a request answers through its reply route (the source node). */
+  private Envelope.Msg thaw(final FrozenRecord record) {
+    final Object payload = rt.copier().decode(((RecordBody.SpotRequest) record.body()).payload());
+    if (record.replyRouteId() == 0) {
+      return new Envelope.Msg(payload, null);
+    }
+    final long deadline = Relocations.deadlineOf(record);
+    final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
+        : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
+        + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
+    final long route = record.replyRouteId();
+    final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;
+    sink.future.whenComplete((value, failure) -> {
+      Reply reply;
+      if (failure == null) {
+        try {
+          reply = new Reply(route, TerminalResult.OK, FailureCode.NONE, ReplyTail.Empty.INSTANCE,
+              rt.copier().encodeForPeer("reply", value, Integer.MAX_VALUE / 2, false));
+        } catch (SpotkitException e) {
+          reply = ReplyErrors.toReply(route, e);
+        }
+      } else {
+        reply = ReplyErrors.toReply(route, Cell.typed(RouteMesh.unwrap(failure), sink.description));
+      }
+      final byte[] frame = ReplyCodec.encode(reply);
+      if (node == null || node.equals(rt.nodeRid())) {
+        r.onReplyRoute(frame);
+        return;
+      }
+      final java.util.Optional<PeerConnection> open = rt.mesh().open(node);
+      if (open.isPresent() && open.get().send(frame)) {
+        return;
+      }
+      rt.async(() -> rt.mesh().connection(node, rt.mesh().endpointOf(rt.meshName().value(), node, "reply route"),
+          Deadline.after(Duration.ofSeconds(5))).send(frame));
+    });
+    return new Envelope.Msg(payload, sink);
+  }
+}
