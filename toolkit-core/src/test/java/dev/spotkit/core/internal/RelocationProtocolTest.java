@@ -42,11 +42,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Command 28 against a real node from a peer that speaks the wire by hand (spec 000 section 4.2 step 2): the
- * approval runs OnActorJoin on the target Spot and answers with the actorJoin tail, the Spot's reply and the
- * receive chunk limit; a refusal changes no store record.
+ * Commands 28, 40 and 52 against a real node from a peer that speaks the wire by hand (spec 000 section 4.2,
+ * spec 001 section 4.3): the approval runs OnActorJoin on the target Spot and answers with the actorJoin tail,
+ * the Spot's reply and the receive chunk limit; a newer Restore supersedes an unfinished one; a checksum
+ * mismatch ends with an explicit failure; none of these changes a store record.
  */
-class ActorJoinApprovalTest {
+class RelocationProtocolTest {
   static final String SECRET = "test-cluster-secret-0123456789";
   static final Duration WAIT = Duration.ofSeconds(10);
   static final List<String> ASKED = new CopyOnWriteArrayList<>();
@@ -91,7 +92,7 @@ class ActorJoinApprovalTest {
   void start() throws Exception {
     node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2).closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(dev.spotkit.core.internal.ActorJoinApprovalTest.Entry::new)
+        .objectServer(s -> s.entrySpot(RelocationProtocolTest.Entry::new)
             .actor("plain", ctx -> new Plain(), a -> a.recreateOnRelocation())
             .userSpot("door", Door::new, o -> o.recreateOnRelocation()))
         .start();
@@ -204,6 +205,37 @@ class ActorJoinApprovalTest {
       assertThat(f.identity()).isEqualTo(first); // the earlier preparation is aborted; the later attempt wins
       assertThat(f.failureCode()).isEqualTo(dev.spotkit.relocation.FailureCode.SUPERSEDED.wireCode());
     });
+    assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version()).isEqualTo(row.version());
+  }
+
+  @Test
+  @Spec("REL-10")
+  void aChecksumMismatchEndsWithAnExplicitDataLostFailureAndNoStoreChange() throws Exception {
+    final String actor = node.actors().getOrCreate("corrupt", "plain").await().id().value();
+    final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow();
+    final NodePeer peer = new NodeDirectory(store, WAIT).readMesh("mesh").get(0);
+    final dev.spotkit.relocation.wire.RelocationIdentity id = new dev.spotkit.relocation.wire.RelocationIdentity(
+        new dev.spotkit.relocation.wire.RelocationId(3, 3), 1, new dev.spotkit.relocation.wire.CoordinatorFence(
+            row.authority().ownerId(), row.authority().ownerLeaseGeneration().value(), Rids.of(fakeRid), 9,
+            row.version().value()));
+    final dev.spotkit.relocation.wire.ObjectIdentity object = new dev.spotkit.relocation.wire.ObjectIdentity.Actor(
+        actor, row.authority().objectGeneration().value(), row.authority().authorityOwnerGeneration().value());
+    final byte[] bytes = "ten bytes!".getBytes(StandardCharsets.UTF_8);
+    connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+        new dev.spotkit.relocation.wire.RelocationFrame.Prepare(id, new dev.spotkit.relocation.wire.TargetFence(
+            Rids.of(node.nodeRid()), peer.lifecycleGeneration(), peer.ownerId(), peer.leaseGeneration().value()),
+            dev.spotkit.relocation.wire.Role.SOURCE, object, Rids.of(fakeRid), 9, bytes.length, 1,
+            dev.spotkit.relocation.wire.ChunkPlan.crc32c(bytes) ^ 1, 1)));
+    connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+        new dev.spotkit.relocation.wire.RelocationFrame.State(id, dev.spotkit.relocation.wire.Role.SOURCE, object, 0,
+            bytes)));
+    final byte[] frame = received.poll(10, TimeUnit.SECONDS);
+    assertThat(frame).isNotNull();
+    assertThat(dev.spotkit.relocation.wire.RelocationCodec.decode(frame)).isInstanceOfSatisfying(
+        dev.spotkit.relocation.wire.RelocationFrame.Failed.class, f -> {
+          assertThat(f.identity()).isEqualTo(id);
+          assertThat(f.failureCode()).isEqualTo(dev.spotkit.relocation.wire.RelocationFrame.Failed.RELOCATION_DATA_LOST);
+        });
     assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version()).isEqualTo(row.version());
   }
 }
