@@ -2,7 +2,9 @@
 """Reads JMH JSON (results.json) and prints markdown: per benchmark and variant the median of the per-fork scores,
 JMH's score and error, and the ratios Spotkit/Pekko and Spotkit/raw computed from the fork medians.
 RelocationChunkBenchmark gets its own table: payloads/s turned into MiB/s of payload, and relocation/raw.
-LocationStoreBenchmark gets its own table: round trips/s, us/op and each store operation / baselineEvalsha."""
+LocationStoreBenchmark gets its own table: round trips/s, us/op and each store operation / baselineEvalsha.
+RelocationPauseBenchmark (SampleTime) gets its own table: p50/p99 of the join round trip over all forks and per fork,
+and crossNode/sameNode at p50 and p99."""
 import json
 import statistics
 import sys
@@ -11,6 +13,7 @@ SPOTKIT = ("spotkit", "spotkit-mailbox")
 RELOCATION = "RelocationChunk"
 STORE = "LocationStoreBenchmark"
 STORE_BASELINE = "baselineEvalsha"
+PAUSE = "RelocationPauseBenchmark"
 
 
 def key(r):
@@ -25,8 +28,12 @@ def main(path):
     rows = {}
     relocation = {}
     store = {}
+    pause = {}
     for r in json.load(open(path)):
         m = r["primaryMetric"]
+        if r["benchmark"].rsplit(".", 2)[-2] == PAUSE:
+            pause[(r["params"]["impl"], int(r["params"]["stateBytes"]))] = r
+            continue
         forks = [statistics.mean(f) for f in m["rawData"]]
         row = (statistics.median(forks), forks, m["score"], m["scoreError"], m["scoreUnit"])
         if r["benchmark"].rsplit(".", 2)[-2] == STORE:
@@ -35,6 +42,11 @@ def main(path):
             relocation[key(r)] = (int(r["params"]["payload"]),) + row
         else:
             rows[key(r)] = row
+    if pause:
+        print_pause(pause)
+        if not rows and not relocation and not store:
+            return
+        print()
     if not rows:
         if relocation:
             print_relocation(relocation)
@@ -93,6 +105,37 @@ def print_relocation(rows):
         raw = rows.get((b, "raw"))
         ratio = f"{med / raw[1]:.2f}x" if raw and impl != "raw" else ""
         print(f"| {b} | {impl} | {med:,.1f} | {med * mib:,.1f} | {per} | {ratio} |")
+
+
+def fork_percentiles(metric):
+    """(samples, p50, p99) of each fork from JMH's SampleTime histogram."""
+    out = []
+    for fork in metric["rawDataHistogram"]:
+        values = sorted(v for iteration in fork for v, c in iteration for _ in range(c))
+        pick = lambda q: values[min(len(values) - 1, int(q * len(values)))]
+        out.append((len(values), pick(0.5), pick(0.99)))
+    return out
+
+
+def print_pause(rows):
+    """p50/p99 in us of the JoinSpot round trip, all forks and per fork; crossNode/sameNode ratios."""
+    print("| impl | state bytes | samples | p50 (us) | p99 (us) | per fork p50 / p99 (us) |")
+    print("|---|---:|---:|---:|---:|---|")
+    for (impl, size), r in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        m = r["primaryMetric"]
+        forks = fork_percentiles(m)
+        per = " ; ".join(f"{p50:,.0f} / {p99:,.0f}" for _, p50, p99 in forks)
+        pct = m["scorePercentiles"]
+        print(f"| {impl} | {size:,} | {sum(n for n, _, _ in forks):,} | {pct['50.0']:,.1f} | {pct['99.0']:,.1f}"
+              f" | {per} |")
+    print()
+    print("| state bytes | crossNode / sameNode at p50 | at p99 |")
+    print("|---:|---:|---:|")
+    for size in sorted({size for _, size in rows}):
+        cross, same = rows.get(("crossNode", size)), rows.get(("sameNode", size))
+        if cross and same:
+            c, b = cross["primaryMetric"]["scorePercentiles"], same["primaryMetric"]["scorePercentiles"]
+            print(f"| {size:,} | {c['50.0'] / b['50.0']:,.0f}x | {c['99.0'] / b['99.0']:,.0f}x |")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@
 #   1. JMH: ping-pong, 1,000-actor ring, fan-in (1/2/4 producers) for raw / spotkit / spotkit-mailbox / pekko /
 #      pekko-tuned; relocation chunk throughput (RelocationChunkBenchmark: relocation vs raw mesh loopback, payloads
 #      of 64 KiB / 1 MiB / 16 MiB); the Redis Location Store (LocationStoreBenchmark: authority read, CAS write,
-#      creation vs raw Lettuce EVALSHA; needs redis-server on the PATH, each fork starts its own);
+#      creation vs raw Lettuce EVALSHA; needs redis-server on the PATH, each fork starts its own); the relocation
+#      pause (RelocationPauseBenchmark: JoinSpot round trip of one actor across two MeshNodes vs on one, SampleTime,
+#      plus a GAP line per fork; ~6 minutes);
 #   2. the blocking-handler probe (HdrHistogram);
 #   3. ratios.py: median of the 3 forks per variant, ratios Spotkit/Pekko and Spotkit/raw; for the relocation
-#      benchmark MiB/s of payload and relocation/raw.
+#      benchmark MiB/s of payload and relocation/raw; for the pause benchmark p50/p99 and crossNode/sameNode.
 # Needs a JDK 21+ (JAVA_HOME first, then the newest under /usr/lib/jvm) and, to build, Maven.
 # Usage: benchmarks/run.sh [extra JMH args, e.g. a benchmark regex]      (takes ~17 minutes on 2 cores, plus ~4 for
 #        RelocationChunkBenchmark; the default regex runs everything)

@@ -122,6 +122,21 @@ class CommandLineTest {
         + " --ports P1,P2,...");
   }
 
+  @Test
+  void chatDemoRelocationsNeedTwoNodesAndAreNotNegative() {
+    for (String[] args : List.of(new String[] {"--relocations", "-1"},
+        new String[] {"--relocations", "3", "--nodes", "1"})) {
+      final CommandLine top = new CommandLine(new SpotkitExamples());
+      final ByteArrayOutputStream err = new ByteArrayOutputStream();
+      top.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+      final List<String> line = new java.util.ArrayList<>(List.of("chat-demo"));
+      line.addAll(List.of(args));
+      assertThat(top.execute(line.toArray(String[]::new))).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("--relocations " + args[1]
+          + " must be 0, or at least 1 with 2 or more --nodes");
+    }
+  }
+
   /** Runs chat-server with options that fail before it serves; returns stderr after checking exit code 2. */
   private static String serverErrors(final String... args) {
     final ByteArrayOutputStream err = new ByteArrayOutputStream();

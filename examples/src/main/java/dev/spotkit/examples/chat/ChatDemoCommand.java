@@ -1,6 +1,11 @@
 package dev.spotkit.examples.chat;
 
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,6 +18,13 @@ import picocli.CommandLine.Spec;
  * {@code chat-demo}: starts a {@link ChatServer} of {@code --nodes} MeshNodes (default 3) in this process on
  * free loopback ports, runs the {@link BotSwarm} against all of them (bots round-robin over the nodes, so
  * rooms have members on several nodes), prints the bots' summary line and exits with their exit code.
+ *
+ * <p>With {@code --relocations K} (K at least 1, needs 2 or more nodes) a {@link Wanderer} client runs beside
+ * the bots and keeps switching rooms until its avatar completed K moves between nodes (live relocation); its
+ * own numbered lines count in the summary like a bot's ({@code sent}, {@code expected}, {@code delivered},
+ * {@code lost}, {@code duplicated}, {@code reordered}), and the line ends with {@code relocations=K}, the
+ * completed cross-node moves. The exit code is 0 only when nothing was lost, duplicated or reordered and all
+ * K moves completed.
  */
 @Command(name = "chat-demo", mixinStandardHelpOptions = true,
     description = "Chat server (3 nodes) and bots in one process; prints the bots' summary line.")
@@ -35,6 +47,10 @@ public final class ChatDemoCommand implements Callable<Integer> {
       description = "Bound on the bots' run (default: ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
+  @Option(names = "--relocations", defaultValue = "0",
+      description = "Cross-node moves of a wandering player while the bots chat (default: ${DEFAULT-VALUE}).")
+  int relocations;
+
   @Spec
   CommandSpec spec;
 
@@ -46,9 +62,45 @@ public final class ChatDemoCommand implements Callable<Integer> {
       throw new ParameterException(spec == null ? new CommandLine(this) : spec.commandLine(),
           "--nodes " + nodes + " must be between 1 and " + ChatServer.MAX_NODES);
     }
+    if (relocations < 0 || relocations > 0 && nodes < 2) {
+      throw new ParameterException(spec == null ? new CommandLine(this) : spec.commandLine(),
+          "--relocations " + relocations + " must be 0, or at least 1 with 2 or more --nodes");
+    }
     try (ChatServer server = ChatServer.start("127.0.0.1", 0, nodes)) {
-      return ChatBotsCommand.runAndPrint(
-          ChatBotsCommand.settings(spec, "127.0.0.1", server.ports(), clients, rooms, messages, timeoutSeconds));
+      final BotSwarm.Settings settings =
+          ChatBotsCommand.settings(spec, "127.0.0.1", server.ports(), clients, rooms, messages, timeoutSeconds);
+      if (relocations == 0) {
+        return ChatBotsCommand.runAndPrint(settings);
+      }
+      return runWithWanderer(settings, server.ports());
+    }
+  }
+
+  /** Bots and the wanderer at once; one summary line with both. */
+  private int runWithWanderer(final BotSwarm.Settings settings, final List<Integer> ports) throws Exception {
+    final long deadline = System.nanoTime() + settings.timeout().toNanos();
+    final List<String> wanderRooms = new ArrayList<>();
+    for (int r = 0; r < rooms; r++) {
+      wanderRooms.add("room" + r); // the bots' rooms, busy while it passes through
+    }
+    for (int r = 0; r < nodes; r++) {
+      wanderRooms.add("wander" + r); // and rooms of its own, so several nodes hold a room even with 1 bot room
+    }
+    final InetSocketAddress server = new InetSocketAddress("127.0.0.1", ports.get(ports.size() - 1));
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      final Future<Wanderer.Report> wandering =
+          threads.submit(() -> Wanderer.run(server, wanderRooms, relocations, deadline));
+      final BotReport bots = BotSwarm.run(settings);
+      final Wanderer.Report walk = wandering.get();
+      final String failure = bots.failure() != null ? bots.failure() : walk.failure();
+      final BotReport all = new BotReport(bots.clients(), bots.rooms(), bots.sent() + walk.said(),
+          bots.expected() + walk.said(), bots.delivered() + walk.echoed(), bots.duplicated() + walk.duplicated(),
+          bots.reordered() + walk.reordered(), bots.p50Millis(), bots.p99Millis(), failure);
+      if (failure != null) {
+        System.err.println("chat-demo: " + failure);
+      }
+      System.out.println(all.line() + " relocations=" + walk.relocations());
+      return all.passed() && walk.relocations() >= relocations ? 0 : 1;
     }
   }
 }

@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
  *   /leave                ok leave ROOM
  *   /rooms                rooms: ROOM(3) ROOM(1)  rooms with members, or "rooms: none"
  *   /who                  who ROOM: NICK NICK     members of your room
+ *   /where                where ROOM node=HEX     the node your room (and your avatar in it) runs on, or
+ *                                                 "where: in no room"
  *   any other text        [ROOM] NICK: TEXT       to every member of your room, you included, in the
  *                                                 order the room received the lines
  *   anything wrong        error: WHAT             e.g. "error: unknown command /foo; try /nick ...",
@@ -35,10 +37,12 @@ public final class ChatProtocol {
   public static final String OK_JOIN = "ok join ";
   /** Reply prefix to {@code /leave}. */
   public static final String OK_LEAVE = "ok leave ";
+  /** Reply prefix to {@code /where} in a room: {@code where ROOM node=HEX}. */
+  public static final String WHERE = "where ";
   /** Reply prefix of every error line. */
   public static final String ERROR = "error: ";
   /** The commands, for the help text of an unknown command. */
-  public static final String HELP = "/nick NAME, /join ROOM, /leave, /rooms, /who";
+  public static final String HELP = "/nick NAME, /join ROOM, /leave, /rooms, /who, /where";
   /** At most this many characters of client input are echoed back in an error line. */
   public static final int MAX_ECHO_CHARS = 40;
 

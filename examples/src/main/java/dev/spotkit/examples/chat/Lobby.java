@@ -6,8 +6,9 @@ import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.SpotkitException;
 
 /**
- * The Entry Spot: every player is a member here for its whole life (rooms keep their own members, see
- * {@link Room}). When a player's connection ends, the lobby tells the player ({@link Player.Disconnected}),
+ * The Entry Spot: every player is a member here for its whole life; an {@link Avatar} is a member here
+ * until it joins a room, and again after {@code /leave} (it comes back to the Lobby of the node it is on).
+ * When a player's connection ends, the lobby tells the player ({@link Player.Disconnected}),
  * which leaves its room and then destroys itself ({@link Departures}: retried or logged, never dropped
  * silently). A player that cannot be told is destroyed from here.
  */

@@ -3,32 +3,32 @@ package dev.spotkit.examples.chat;
 import dev.spotkit.core.Actor;
 import dev.spotkit.core.ActorContext;
 import dev.spotkit.core.ActorHandlers;
-import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.core.Target;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One connected chat user: an actor bound to its client session. Each line the client sends arrives as a
- * {@code String} message; each {@link Heard} line from its room is pushed back to the client. The player
- * stays a member of its node's {@link Lobby} (Entry Spot) for its whole life; its room may be on any node.
+ * One connected chat user: an actor bound to its client session, on the node the client connected to, where
+ * it stays (a session-bound actor does not move). Each line the client sends arrives as a {@code String}
+ * message; each {@link Heard} line is pushed back to the client. It is a member of its node's {@link Lobby}
+ * (Entry Spot) for its whole life.
  *
- * <p>Protocol: {@link ChatProtocol}. <b>Room-kept membership:</b> {@code /join} creates the room if needed
- * (GetOrCreate) and sends it a {@link Room.Join} request with this player's ref, and answers
- * {@code ok join ROOM} only once the room replied that the player is a member, so every later line of the
- * room reaches it. {@code /leave}, switching rooms and a closed connection send {@link Room.Leave}. This
- * replaces JoinSpot / JoinEntrySpot, which cannot reach a room on another node until relocation lands; then
- * cross-node JoinSpot will replace it again. Joins and leaves are requests awaited inside this player's turn
- * (blocking a virtual thread, nothing else), so they never overlap and the player's own lines keep their
- * order behind them.
+ * <p>Protocol: {@link ChatProtocol}. <b>Rooms through an avatar.</b> On the first {@code /join} the player
+ * creates its {@link Avatar} (GetOrCreate, id {@code "avatar-" + player id}); the avatar is what joins rooms
+ * with JoinSpot, and a room on another node pulls it there (live relocation) while this player and its session
+ * stay here. {@code /join} creates the room if needed (GetOrCreate), sends the avatar {@link Avatar.Enter},
+ * then asks it for its {@link Avatar.Status}, which it answers only after the join completed; the player says
+ * {@code ok join ROOM} once the avatar is a member, so every later line of the room reaches it. {@code /leave}
+ * and a closed connection send {@link Avatar.Exit}; lines, {@code /nick} and {@code /who} go through the
+ * avatar. These requests are awaited inside this player's turn (blocking a virtual thread, nothing else), so
+ * they never overlap and the player's own lines keep their order behind them. {@code /where} answers
+ * {@code where ROOM node=HEX}: the node the avatar (and so the room) runs on.
  *
- * <p>A room closes when its last member leaves, so a join can find its room gone (NotFound) or closing: the
- * player then creates the room again and retries, at most {@value #JOIN_ATTEMPTS} attempts in all, and reports
- * an error line if none worked. <b>Note:</b> until the core places creations across nodes, GetOrCreate of a
- * room that another node holds fails with AlreadyExists; the player then addresses the room by id, which the
- * mesh routes to its owner (and a room still being created there is NotFound for a moment: retried).
+ * <p>A room closes when its last member leaves, so a join can find its room gone (NotFound) or closing
+ * (rejected): the player then creates the room again and retries, at most {@value #JOIN_ATTEMPTS} attempts in
+ * all, and reports an error line if none worked.
  */
 public final class Player implements Actor {
 
@@ -42,7 +42,7 @@ public final class Player implements Actor {
   private static final Logger LOG = LoggerFactory.getLogger(Player.class);
 
   /**
-   * A line for the client, sent by a room.
+   * A line for the client, sent by a room (to the avatar, which passes it on).
    *
    * @param line the text to push.
    */
@@ -57,8 +57,10 @@ public final class Player implements Actor {
   private String nick;
   /** The name of the room this player is in, or null. */
   private String room;
-  /** That room's ref (it may live on another node), or null. */
-  private SpotRef roomRef;
+  /** The avatar's id, once created. */
+  private String avatar;
+  /** The avatar's ref from GetOrCreate (for the destroy), once created. */
+  private ActorRef avatarRef;
 
   /**
    * Built by the runtime when a client connects.
@@ -90,7 +92,8 @@ public final class Player implements Actor {
       case "/join" -> join(arg);
       case "/leave" -> leave();
       case "/rooms" -> rooms();
-      case "/who" -> toRoom(new Room.Who(ctx.self()), "who: you are in no room");
+      case "/who" -> toAvatar(new Avatar.Who(), "who: you are in no room");
+      case "/where" -> where();
       default -> push(ChatProtocol.ERROR + "unknown command " + ChatProtocol.echo(command) + "; try "
           + ChatProtocol.HELP);
     }
@@ -100,7 +103,7 @@ public final class Player implements Actor {
     if (room == null) {
       push(ChatProtocol.ERROR + "you are in no room; /join ROOM first");
     } else if (!text.isEmpty()) {
-      toRoom(new Room.Said(ctx.self(), nick, text), null);
+      toAvatar(new Avatar.Say(nick, text), null);
     }
   }
 
@@ -111,21 +114,21 @@ public final class Player implements Actor {
     }
     nick = name;
     if (room != null) {
-      toRoom(new Room.Renamed(ctx.self(), nick), null); // before any later /who
+      toAvatar(new Avatar.Rename(nick), null); // before any later /who
     }
     push(ChatProtocol.OK_NICK + nick);
   }
 
-  /** Sends to this player's room; outside a room pushes {@code whenNoRoom} (if not null). */
-  private void toRoom(final Object message, final String whenNoRoom) {
-    if (roomRef == null) {
+  /** Sends to this player's avatar while in a room; outside a room pushes {@code whenNoRoom} (if not null). */
+  private void toAvatar(final Object message, final String whenNoRoom) {
+    if (room == null) {
       if (whenNoRoom != null) {
         push(whenNoRoom);
       }
       return;
     }
     try {
-      ctx.toSpot(roomRef).send(message);
+      ctx.toActor(avatar).send(message);
     } catch (SpotkitException e) {
       push(ChatProtocol.ERROR + "room " + room + " did not take it: " + e.getMessage());
     }
@@ -140,63 +143,52 @@ public final class Player implements Actor {
       push(ChatProtocol.OK_JOIN + room);
       return;
     }
-    final SpotRef joined = enter(name);
-    if (joined == null) {
-      return; // the error line is out; still in the old room, if any
-    }
-    if (roomRef != null) {
-      leaveQuietly(ctx.toSpot(roomRef));
+    final String why = enter(name);
+    if (why != null) {
+      push(ChatProtocol.ERROR + "could not join " + name + ": " + why);
+      return; // still in the old room, if any
     }
     room = name;
-    roomRef = joined;
     push(ChatProtocol.OK_JOIN + room);
   }
 
   /**
-   * Becomes a member of room {@code name}, creating it when needed. Blocks this turn only.
+   * Makes the avatar a member of room {@code name} (it leaves its old room), creating both when needed. Blocks
+   * this turn only.
    *
-   * @return the room's ref, or null after pushing an error line.
+   * @return null when it is a member now, else why not.
    */
-  private SpotRef enter(final String name) {
-    final String id = Room.ID_PREFIX + name;
+  private String enter(final String name) {
     String why = "";
     for (int attempt = 1; attempt <= JOIN_ATTEMPTS; attempt++) {
       if (attempt > 1 && !pause(RETRY_STEP_MILLIS * (attempt - 1))) {
         break;
       }
-      Target target = null;
       try {
-        target = roomTarget(id);
-        final SpotRef joined = target.request(new Room.Join(ctx.self(), nick), Room.Joined.class)
-            .timeout(REQUEST_TIMEOUT).await().room();
-        if (joined != null) {
-          return joined;
+        ctx.spots().getOrCreate(Room.ID_PREFIX + name, "room").await(); // blocks this turn only
+        final Avatar.Place place = joinThroughAvatar(new Avatar.Enter(ctx.self().id().value(), name, nick));
+        if (name.equals(place.room())) {
+          return null;
         }
-        why = "the room is closing";
+        why = place.error() == null ? "not admitted" : place.error(); // closed or closing: create it again
       } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable e) {
         why = e.getMessage(); // closed after GetOrCreate found it, or not Ready yet on its node: try again
-      } catch (SpotkitException.DeadlineExceeded e) {
-        if (target != null) {
-          leaveQuietly(target); // the join may still arrive: take it back (same sender, so it comes after)
-        }
-        why = e.getMessage();
-        break;
       } catch (SpotkitException e) {
         why = e.getMessage();
         break;
       }
     }
-    push(ChatProtocol.ERROR + "could not join " + name + ": " + why);
-    return null;
+    return why;
   }
 
-  /** The room by ref from GetOrCreate; by id when another node holds it (see the class Javadoc). */
-  private Target roomTarget(final String id) {
-    try {
-      return ctx.toSpot(ctx.spots().getOrCreate(id, "room").await()); // blocks this turn only
-    } catch (SpotkitException.AlreadyExists heldElsewhere) {
-      return ctx.toSpot(id);
+  /** Sends {@code command} to the avatar (created on first use) and returns its status after it ran. */
+  private Avatar.Place joinThroughAvatar(final Object command) {
+    if (avatar == null) {
+      avatarRef = ctx.actors().getOrCreate(Avatar.ID_PREFIX + ctx.self().id().value(), Avatar.TYPE).await();
+      avatar = avatarRef.id().value();
     }
+    ctx.toActor(avatar).send(command);
+    return ctx.toActor(avatar).request(new Avatar.Status(), Avatar.Place.class).timeout(REQUEST_TIMEOUT).await();
   }
 
   private void leave() {
@@ -204,18 +196,31 @@ public final class Player implements Actor {
       push(ChatProtocol.ERROR + "you are in no room");
       return;
     }
-    leaveQuietly(ctx.toSpot(roomRef));
+    leaveQuietly();
     push(ChatProtocol.OK_LEAVE + room);
     room = null;
-    roomRef = null;
   }
 
-  /** Asks {@code target} to drop this player and waits for the answer; a room that is gone is fine. */
-  private void leaveQuietly(final Target target) {
+  /** The avatar goes back to its node's Lobby, leaving its room; a failure is logged. */
+  private void leaveQuietly() {
     try {
-      target.request(new Room.Leave(ctx.self()), Room.Left.class).timeout(REQUEST_TIMEOUT).await();
+      joinThroughAvatar(new Avatar.Exit());
     } catch (SpotkitException e) {
-      LOG.debug("{}: leave not confirmed: {}", nick, e.toString()); // gone already, or it drops us on its next line
+      LOG.debug("{}: leave not confirmed: {}", nick, e.toString());
+    }
+  }
+
+  private void where() {
+    if (room == null) {
+      push("where: in no room");
+      return;
+    }
+    try {
+      final Avatar.Place place = ctx.toActor(avatar).request(new Avatar.Status(), Avatar.Place.class)
+          .timeout(REQUEST_TIMEOUT).await();
+      push(ChatProtocol.WHERE + place.room() + " node=" + place.node());
+    } catch (SpotkitException e) {
+      push(ChatProtocol.ERROR + "could not ask the avatar: " + e.getMessage());
     }
   }
 
@@ -229,12 +234,14 @@ public final class Player implements Actor {
     }
   }
 
-  /** The connection closed: leave the room, then destroy this player (after this turn). */
+  /** The connection closed: the avatar leaves its room, then the avatar and this player are destroyed. */
   private void depart() {
-    if (roomRef != null) {
-      leaveQuietly(ctx.toSpot(roomRef));
+    if (room != null) {
+      leaveQuietly();
       room = null;
-      roomRef = null;
+    }
+    if (avatar != null) {
+      Departures.destroy(ctx.actors(), avatarRef, () -> { });
     }
     Departures.destroy(ctx.actors(), ctx.self(), () -> { });
   }

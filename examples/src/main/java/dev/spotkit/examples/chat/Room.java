@@ -3,42 +3,44 @@ package dev.spotkit.examples.chat;
 import dev.spotkit.core.ActorId;
 import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.ClosingContext;
+import dev.spotkit.core.JoinDecision;
+import dev.spotkit.core.Member;
 import dev.spotkit.core.SpotHandlers;
-import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
 import java.time.Duration;
-import java.util.Iterator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A chat room: a User Spot that keeps its members itself and relays every line said in it to all of them, the
- * sender included, in the order it receives the lines. Its id is {@code "room-" + name}, created on first
- * {@code /join} with GetOrCreate; it may live on any node of the mesh, and its members on any other.
+ * A chat room: a User Spot whose members are {@link Avatar}s that joined it with JoinSpot, and which relays
+ * every line said in it to all of them (the sender included) in the order it receives the lines. Its id is
+ * {@code "room-" + name}, created on first {@code /join} with GetOrCreate on the node the placement rules
+ * choose.
  *
- * <p><b>Room-kept membership.</b> A {@link Player} does not JoinSpot the room (a JoinSpot to a spot on another
- * node does not exist yet: it moves the actor, which needs relocation). It sends a {@link Join} request
- * carrying its own {@link ActorRef}; the room keeps members by ref and fans each line out with
- * {@code ctx.toActor(ref).send(...)}, which reaches a member on any node. A {@link Leave} request (on
- * {@code /leave}, on switching rooms, and from the player of a closed connection) removes it. Order: lines of
- * one sender arrive here in the order it sent them (the transport keeps order per node pair and per sender),
- * and this room sends them on to each member in that order. Cross-node JoinSpot will replace this once
- * relocation lands; the room then counts {@code ctx.members()} again.
+ * <p><b>Real membership.</b> A member is in {@code ctx.members()}: a {@link Player}'s avatar joins with
+ * {@code ctx.joinSpot("room-" + name, new Hello(nick))}; when the room is on another node that join moves the
+ * avatar here (live relocation), so a room and all its members run on one node and the fan-out of a line is
+ * local. The avatar passes each line on to its player, which stays on the node its client connected to (see
+ * {@link Avatar} for why). {@link #onActorJoin} admits unless the room is closing; {@link #onJoinedActor} and
+ * {@link #onLeaveActor} (an avatar joined another room or went back to its Lobby) keep the
+ * nicks and the {@link RoomDirectory} count. Order: lines of one avatar arrive in the order it sent them
+ * (through a move as well: messages sent to a moving avatar are relayed and follow it in order).
  *
- * <p>A room closes itself when its last member left. A join that was already on its way then finds it closed
- * (NotFound) or closing ({@link Joined} without a room); the player creates the room again and retries
- * ({@link Player}). A room nobody ever joined closes at its next {@link #REAP_PERIOD} tick. A member whose
- * actor is gone (a send to it fails with NotFound or StaleGeneration) is dropped too.
- *
- * <p>Every membership change is reported to the {@link RoomDirectory} for {@code /rooms}.
+ * <p>A room closes itself when its last member left and no join it admitted is still on its way (an admitted
+ * join commits only after the avatar moved here; closing in between would strand it). A join that arrives
+ * later finds the room closed (NotFound) or closing (rejected); the player creates the room again and retries
+ * ({@link Player}). A room nobody ever joined (or whose admitted joins never committed) closes at a later
+ * {@link #REAP_PERIOD} tick.
  *
  * <p>All callbacks and handlers run one at a time on the room's gate, so the fields need no locking.
  */
-public final class Room implements UserSpot<Player> {
+public final class Room implements UserSpot<Avatar> {
 
   /** Prefix of room spot ids. */
   public static final String ID_PREFIX = "room-";
@@ -52,37 +54,11 @@ public final class Room implements UserSpot<Player> {
   private static final Logger LOG = LoggerFactory.getLogger(Room.class);
 
   /**
-   * A player asks to become a member (request; the reply is {@link Joined}).
+   * The request of an avatar's JoinSpot.
    *
-   * @param from the player; lines are sent to this ref.
    * @param nick the nick the room shows.
    */
-  public record Join(ActorRef from, String nick) {
-  }
-
-  /**
-   * The answer to {@link Join}.
-   *
-   * @param room this room's ref when the player is a member now; null when the room is closing (create it
-   *     again and retry).
-   */
-  public record Joined(SpotRef room) {
-  }
-
-  /**
-   * A member leaves (request, or a one-way send from a player that is going away; the reply is {@link Left}).
-   *
-   * @param from the member.
-   */
-  public record Leave(ActorRef from) {
-  }
-
-  /**
-   * The answer to {@link Leave}.
-   *
-   * @param wasMember whether {@code from} was a member until now.
-   */
-  public record Left(boolean wasMember) {
+  public record Hello(String nick) {
   }
 
   /**
@@ -112,15 +88,16 @@ public final class Room implements UserSpot<Player> {
   public record Renamed(ActorRef from, String nick) {
   }
 
-  /** A member: where its lines go, and the nick the room shows. */
-  private record Occupant(ActorRef ref, String nick) {
-  }
-
   private final UserSpotContext ctx;
   private final String name;
-  /** Members in join order, by actor id. */
-  private final Map<ActorId, Occupant> members = new LinkedHashMap<>();
-  /** Set once {@code ctx.close()} was accepted: later joins are told to create the room again. */
+  /**
+   * The nick of each member, by actor id, in join order (the members themselves are {@code ctx.members()}),
+   * and of each actor admitted by {@link #onActorJoin} whose join has not committed yet.
+   */
+  private final Map<ActorId, String> nicks = new LinkedHashMap<>();
+  /** Admitted actors that were still no member at the last reap tick (dropped if still none at the next). */
+  private final Set<ActorId> stale = new HashSet<>();
+  /** Set once {@code ctx.close()} was accepted: later joins are rejected (the player creates the room again). */
   private boolean closing;
   /** The member count last reported to the directory. */
   private int published;
@@ -142,86 +119,69 @@ public final class Room implements UserSpot<Player> {
 
   @Override
   public void onInitialize() {
-    timers().every("reap-if-empty", REAP_PERIOD, this::closeIfEmpty);
+    timers().every("reap-if-empty", REAP_PERIOD, this::reap);
   }
 
   @Override
   public void configure(final SpotHandlers on) {
-    on.request(Join.class, this::join)
-      .request(Leave.class, this::leave)
-      .message(Said.class, this::said)
-      .message(Who.class, who -> tell(who.from(), new Player.Heard("who " + name + ": " + nicks())))
-      .message(Renamed.class, renamed -> members.computeIfPresent(renamed.from().id(),
-          (id, member) -> new Occupant(member.ref(), renamed.nick())));
+    on.message(Said.class, this::said)
+      .message(Who.class, who -> tell(who.from(), new Player.Heard("who " + name + ": "
+          + String.join(" ", nicks.values()))))
+      .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()));
   }
 
-  private Joined join(final Join join) {
+  @Override
+  public JoinDecision onActorJoin(final ActorId actor, final Object request) {
     if (closing) {
-      return new Joined(null);
+      return JoinDecision.reject();
     }
-    members.put(join.from().id(), new Occupant(join.from(), join.nick()));
-    publish();
-    return new Joined(ctx.self());
+    nicks.put(actor, request instanceof Hello hello ? hello.nick() : actor.value());
+    return JoinDecision.accept();
   }
 
-  private Left leave(final Leave leave) {
-    final boolean wasMember = members.remove(leave.from().id()) != null;
-    if (wasMember) {
-      publish();
-      closeIfEmpty();
-    }
-    return new Left(wasMember);
+  @Override
+  public void onJoinedActor(final ActorRef actor) {
+    publish();
+  }
+
+  @Override
+  public void onLeaveActor(final ActorRef actor) {
+    nicks.remove(actor.id());
+    publish();
+    closeIfEmpty();
   }
 
   private void said(final Said said) {
-    final Occupant speaker = members.get(said.from().id());
-    if (speaker == null) {
+    if (!nicks.containsKey(said.from().id())) {
       return; // not (or no longer) a member
     }
-    if (!speaker.nick().equals(said.nick())) {
-      members.put(said.from().id(), new Occupant(speaker.ref(), said.nick()));
-    }
+    nicks.put(said.from().id(), said.nick());
     final Player.Heard heard = new Player.Heard(ChatProtocol.roomLine(name, said.nick(), said.text()));
-    boolean dropped = false;
-    for (Iterator<Occupant> it = members.values().iterator(); it.hasNext();) {
-      if (!tell(it.next().ref(), heard)) {
-        it.remove();
-        dropped = true;
+    for (Member member : ctx.members()) {
+      try {
+        member.send(heard);
+      } catch (SpotkitException e) {
+        LOG.debug("room {}: could not send to {}: {}", name, member.ref().id().value(), e.toString());
       }
     }
-    if (dropped) {
-      publish();
-      closeIfEmpty();
-    }
   }
 
-  /** Sends to a member; false when that actor is gone for good. */
-  private boolean tell(final ActorRef member, final Object message) {
+  /** Sends to one actor (best effort). */
+  private void tell(final ActorRef member, final Object message) {
     try {
       ctx.toActor(member).send(message);
-      return true;
-    } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration gone) {
-      return false;
     } catch (SpotkitException e) {
       LOG.debug("room {}: could not send to {}: {}", name, member.id().value(), e.toString());
-      return true; // e.g. Unavailable while a node goes away: its Leave is on the way
     }
-  }
-
-  private String nicks() {
-    final StringBuilder line = new StringBuilder();
-    for (Occupant member : members.values()) {
-      line.append(line.isEmpty() ? "" : " ").append(member.nick());
-    }
-    return line.toString();
   }
 
   /** Reports the member count to the directory (one-way; best effort). */
   private void publish() {
-    if (members.size() == published) {
+    final int count = closing ? 0 : ctx.members().size();
+    if (count == published) {
       return;
     }
-    published = members.size();
+    published = count;
     try {
       ctx.toInstanceSpot(RoomDirectory.ID, RoomDirectory.TYPE)
           .send(new RoomDirectory.Count(ctx.self(), name, published));
@@ -230,16 +190,35 @@ public final class Room implements UserSpot<Player> {
     }
   }
 
-  /** Closes this room once no member is left. In a turn of this room. */
+  /** Forgets admitted actors whose join never committed (two ticks in a row), then closes if empty. */
+  private void reap() {
+    final Set<ActorId> members = new HashSet<>();
+    ctx.members().forEach(member -> members.add(member.ref().id()));
+    final Set<ActorId> pending = new HashSet<>(nicks.keySet());
+    pending.removeAll(members);
+    for (ActorId actor : pending) {
+      if (stale.contains(actor)) {
+        nicks.remove(actor);
+      }
+    }
+    stale.clear();
+    stale.addAll(pending);
+    closeIfEmpty();
+  }
+
+  /**
+   * Closes this room once no member is left and no admitted join is still on its way (an admitted join commits
+   * a little later, after the actor moved here). In a turn of this room.
+   */
   private void closeIfEmpty() {
-    if (!closing && members.isEmpty() && ctx.members().isEmpty()) {
+    if (!closing && ctx.members().isEmpty() && nicks.isEmpty()) {
       closing = ctx.close(); // true: OnClosing(ExplicitClose) runs after this turn, the room id can be created again
     }
   }
 
   @Override
   public void onClosing(final ClosingContext context) {
-    members.clear(); // node shutdown: take this room out of the directory
+    closing = true; // node shutdown or close: take this room out of the directory
     publish();
   }
 }

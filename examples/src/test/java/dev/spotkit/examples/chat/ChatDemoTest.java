@@ -50,4 +50,27 @@ class ChatDemoTest {
     assertThat(demo.nodes).isEqualTo(3);
     assertThat(demo.call()).isZero();
   }
+
+  @Test
+  void relocationsMovesAWandererBetweenNodesWhileTheBotsChatLosingNothing() throws Exception {
+    final ChatDemoCommand demo = new ChatDemoCommand();
+    demo.clients = 6;
+    demo.rooms = 3;
+    demo.messages = 20;
+    demo.timeoutSeconds = 30;
+    demo.relocations = 4;
+    final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    final java.io.PrintStream was = System.out;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    final int exit;
+    try {
+      exit = demo.call();
+    } finally {
+      System.setOut(was);
+    }
+    final String line = out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    assertThat(line).matches("chat-bots: clients=6 rooms=3 sent=\\d+ expected=\\d+ delivered=\\d+"
+        + " lost=0 duplicated=0 reordered=0 p50_ms=\\S+ p99_ms=\\S+ relocations=4");
+    assertThat(exit).isZero();
+  }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.CreateDecision;
 import dev.spotkit.core.MeshNode;
-import dev.spotkit.core.SpotHandlers;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
@@ -32,9 +31,9 @@ class JoinRetryTest {
 
   /**
    * Stands in for {@link Room} under the stable type "room". The first one asks for its own close while it is
-   * being created: the close is queued on its lane before its creator (the player) can send its join request.
+   * being created: the close is queued on its lane before the player's avatar can JoinSpot it.
    */
-  final class VanishingRoom implements UserSpot<Player> {
+  final class VanishingRoom implements UserSpot<Avatar> {
     private final UserSpotContext ctx;
 
     VanishingRoom(final UserSpotContext ctx) {
@@ -44,11 +43,6 @@ class JoinRetryTest {
     @Override
     public UserSpotContext context() {
       return ctx;
-    }
-
-    @Override
-    public void configure(final SpotHandlers on) {
-      on.request(Room.Join.class, join -> new Room.Joined(ctx.self()));
     }
 
     @Override
@@ -74,6 +68,7 @@ class JoinRetryTest {
         .objectServer(server -> server
             .entrySpot(Lobby::new)
             .actor("player", Player::new, actor -> actor.disableRelocation())
+            .actor(Avatar.TYPE, Avatar::new, actor -> actor.preserveStateWith(new Avatar.State()))
             .userSpot("room", VanishingRoom::new, spot -> spot.spotWide().disableRelocation()))
         .sessions(sessions -> sessions.listen(0).codec(LineCodec.utf8()).bindTo("player"))
         .start();
