@@ -276,10 +276,32 @@ final class Relocations {
               + " passed its deadline before the seal")));
       return;
     }
+    failLaterJoins(actor, join, spot.owner());
     final AuthorityRecord row = spot.stored().authority(); // the Spot's owner is the target host run
     start(actor, join, null, connection, spot.owner(), new TargetFence(Rids.of(spot.owner()),
         row.allocation().descriptorLifecycleGeneration(), row.ownerId(), row.ownerLeaseGeneration().value()),
         chunkLimit);
+  }
+
+  /**
+   * On the actor's gate, just before the seal of a cross-node join: the joins the same handler registered after
+   * {@code moving} cannot run on this node any more (the instance here ends at the boundary), so each gets its
+   * completion now, on this instance, as {@link JoinResult.Failed} with {@link SpotkitException.Unavailable} ("the
+   * Actor is moving", spec 000 section 4). Without this they were dropped and their completion never came.
+   */
+  private void failLaterJoins(final ActorCell actor, final PendingJoin moving, final NodeRid owner) {
+    for (PendingJoin later = actor.barrier.poll(); later != null; later = actor.barrier.poll()) {
+      final JoinResult failed = new JoinResult.Failed(later.operationId(), new SpotkitException.Unavailable(
+          actor.describe() + " is moving to node " + owner + " by its join to spot '" + moving.spotId()
+          + "', registered earlier in the same handler; the join to "
+          + (later.spotId() == null ? "the Entry Spot" : "spot '" + later.spotId() + "'") + " did not run"));
+      if (actor.actor != null) {
+        actor.runCallback("onJoinCompleted of " + actor.describe(), false, () -> {
+          actor.actor.onJoinCompleted(failed);
+          return null;
+        });
+      }
+    }
   }
 
   /**

@@ -1,0 +1,300 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.store.InMemoryLocationStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hostile cases of cross-node JoinSpot (spec 000 section 4.2, spec 001): several joins in one handler, adapters
+ * that throw in capture or restore, and a state far bigger than the in-flight budget. Invariants checked: one
+ * owner in the Location Store, every join completes with a result (no hang), nothing accepted is lost or
+ * reordered, and the source keeps serving when the move fails before relay-ready.
+ */
+class CrossNodeJoinBreakTest {
+  static final String SECRET = "test-cluster-secret-0123456789";
+
+  record Note(int n) {}
+
+  record Seen() {}
+
+  record Where() {}
+
+  record Beats() {}
+
+  record StartBeat() {}
+
+  record MoveTwice(String first, String second) {}
+
+  record Move(String spotId) {}
+
+  record Grow(int bytes) {}
+
+  static final Map<String, List<JoinResult>> RESULTS = new ConcurrentHashMap<>();
+  /** Node rids on which restore of the "brittle" type throws. */
+  static final java.util.Set<NodeRid> RESTORE_FAILS = ConcurrentHashMap.newKeySet();
+
+  /** An actor recording notes; its state is the notes plus an optional ballast of bytes. */
+  static class Walker implements Actor {
+    final List<Integer> notes = new CopyOnWriteArrayList<>();
+    final ActorContext ctx;
+    byte[] ballast = new byte[0];
+    int beats;
+
+    Walker(final ActorContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.message(Note.class, n -> notes.add(n.n()))
+          .message(StartBeat.class, s -> ctx.timers().every("beat", Duration.ofMillis(10), () -> beats++))
+          .message(Move.class, m -> ctx.joinSpot(m.spotId()).timeout(Duration.ofSeconds(10)).defer())
+          .message(MoveTwice.class, m -> {
+            ctx.joinSpot(m.first()).timeout(Duration.ofSeconds(10)).defer();
+            ctx.joinSpot(m.second()).timeout(Duration.ofSeconds(10)).defer();
+          })
+          .message(Grow.class, g -> ballast = new byte[g.bytes()])
+          .request(Seen.class, s -> List.copyOf(notes))
+          .request(Where.class, w -> ctx.self().nodeRid().hex())
+          .request(Beats.class, b -> beats)
+          .timer("beat", () -> beats++);
+    }
+
+    @Override
+    public void onJoinCompleted(final JoinResult result) {
+      RESULTS.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(result);
+    }
+  }
+
+  /** Notes and ballast as bytes. */
+  static class WalkerState implements ActorRelocationAdapter<Walker> {
+    @Override
+    public byte[] capture(final Walker actor) {
+      final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + 4 * actor.notes.size() + actor.ballast.length);
+      b.putInt(actor.notes.size());
+      actor.notes.forEach(b::putInt);
+      b.putInt(actor.ballast.length);
+      b.put(actor.ballast);
+      return b.array();
+    }
+
+    @Override
+    public void restore(final Walker actor, final byte[] state) {
+      final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(state);
+      final int n = b.getInt();
+      for (int i = 0; i < n; i++) {
+        actor.notes.add(b.getInt());
+      }
+      actor.ballast = new byte[b.getInt()];
+      b.get(actor.ballast);
+    }
+  }
+
+  /** Capture always throws. */
+  static final class CaptureThrows extends WalkerState {
+    @Override
+    public byte[] capture(final Walker actor) {
+      throw new IllegalStateException("capture refuses");
+    }
+  }
+
+  /** Restore throws on the nodes in {@link #RESTORE_FAILS}. */
+  static final class RestoreThrows extends WalkerState {
+    @Override
+    public void restore(final Walker actor, final byte[] state) {
+      if (RESTORE_FAILS.contains(actor.ctx.self().nodeRid())) {
+        throw new IllegalStateException("restore refuses");
+      }
+      super.restore(actor, state);
+    }
+  }
+
+  /** A room that admits everyone. */
+  static final class Room implements UserSpot<Actor> {
+    private final UserSpotContext ctx;
+
+    Room(final UserSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public UserSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public JoinDecision onActorJoin(final ActorId actor, final Object request) {
+      return JoinDecision.accept();
+    }
+  }
+
+  private final InMemoryLocationStore store = new InMemoryLocationStore();
+  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+
+  private MeshNode node() {
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+        .closeTimeout(Duration.ofSeconds(5))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .actor("walker", Walker::new, a -> a.preserveStateWith(new WalkerState()))
+            .actor("no-capture", Walker::new, a -> a.preserveStateWith(new CaptureThrows()))
+            .actor("brittle", Walker::new, a -> a.preserveStateWith(new RestoreThrows()))
+            .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+        .start();
+    nodes.add(node);
+    return node;
+  }
+
+  @AfterEach
+  void close() {
+    RESULTS.clear();
+    RESTORE_FAILS.clear();
+    nodes.forEach(MeshNode::close);
+  }
+
+  private static String actorOn(final MeshNode on, final String prefix, final String type) {
+    for (int i = 0; i < 64; i++) {
+      final String id = prefix + "-" + i;
+      if (on.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
+        return id;
+      }
+    }
+    throw new AssertionError("placement never chose " + on.nodeRid());
+  }
+
+  private static String spotOn(final MeshNode on, final String prefix) {
+    for (int i = 0; i < 64; i++) {
+      final String id = prefix + "-" + i;
+      if (on.spots().getOrCreate(id, "room").await().nodeRid().equals(on.nodeRid())) {
+        return id;
+      }
+    }
+    throw new AssertionError("placement never chose " + on.nodeRid());
+  }
+
+  private static String where(final MeshNode via, final String actor) {
+    return via.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(5)).await();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Integer> seen(final MeshNode via, final String actor) {
+    return via.toActor(actor).request(new Seen(), List.class).timeout(Duration.ofSeconds(5)).await();
+  }
+
+  private String ownerHex(final String actor) {
+    return LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().authority().allocation()
+        .routingIdHex();
+  }
+
+  private static List<Integer> upTo(final int n) {
+    return IntStream.range(0, n).boxed().toList();
+  }
+
+  @Test
+  void twoJoinsOfOneHandlerToSpotsOnTwoOtherNodesBothComplete() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final String actor = actorOn(a, "twice", "walker");
+    final String roomB = spotOn(b, "room-b");
+    final String roomC = spotOn(c, "room-c");
+    a.toActor(actor).send(new MoveTwice(roomB, roomC));
+    for (int i = 0; i < 200; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    // Spec 000 section 4: every join registered by defer() gets its completion; none is dropped silently.
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 2);
+    final List<JoinResult> results = RESULTS.get(actor);
+    assertThat(results).filteredOn(r -> r instanceof JoinResult.Accepted).hasSize(1);
+    assertThat(results).filteredOn(r -> r instanceof JoinResult.Failed).singleElement()
+        .isInstanceOfSatisfying(JoinResult.Failed.class, f ->
+            assertThat(f.error()).isInstanceOf(SpotkitException.Unavailable.class)); // "the Actor is moving"
+    final MeshNode owner = where(a, actor).equals(b.nodeRid().hex()) ? b : c;
+    assertThat(ownerHex(actor)).isEqualTo(owner.nodeRid().hex());
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(owner, actor).size() == 200);
+    assertThat(seen(owner, actor)).containsExactlyElementsOf(upTo(200));
+  }
+
+  @Test
+  void anAdapterThrowingInCaptureFailsTheJoinAndTheSourceKeepsServingWithItsTimers() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "nocap", "no-capture");
+    final String room = spotOn(b, "room");
+    a.toActor(actor).send(new StartBeat());
+    for (int i = 0; i < 300; i++) {
+      a.toActor(actor).send(new Note(i));
+      if (i == 100) {
+        a.toActor(actor).send(new Move(room));
+      }
+    }
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, f ->
+        assertThat(f.error()).isInstanceOf(SpotkitException.InternalFailure.class));
+    assertThat(where(b, actor)).isEqualTo(a.nodeRid().hex());
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor).size() == 300);
+    assertThat(seen(a, actor)).containsExactlyElementsOf(upTo(300));
+    final int beats = a.toActor(actor).request(new Beats(), Integer.class).await();
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        a.toActor(actor).request(new Beats(), Integer.class).await() > beats); // the timer came back
+  }
+
+  @Test
+  void anAdapterThrowingInRestoreFailsTheJoinAndTheSourceKeepsEverything() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "brittle", "brittle");
+    final String room = spotOn(b, "room");
+    RESTORE_FAILS.add(b.nodeRid());
+    for (int i = 0; i < 300; i++) {
+      a.toActor(actor).send(new Note(i));
+      if (i == 100) {
+        a.toActor(actor).send(new Move(room));
+      }
+    }
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, f ->
+        assertThat(f.error()).isInstanceOf(SpotkitException.InternalFailure.class));
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor).size() == 300);
+    assertThat(seen(a, actor)).containsExactlyElementsOf(upTo(300));
+    RESTORE_FAILS.clear();
+    a.toActor(actor).send(new Move(room)); // the target is clean again: a second attempt succeeds
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.get(actor).size() == 2);
+    assertThat(RESULTS.get(actor).get(1)).isInstanceOf(JoinResult.Accepted.class);
+    assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(300));
+  }
+
+  @Test
+  void aStateBiggerThanTheInFlightBudgetMovesWhileSendersKeepSending() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "heavy", "walker");
+    final String room = spotOn(b, "room");
+    a.toActor(actor).send(new Grow(20 << 20)); // 20 MiB, over the 16 MiB per-peer budget
+    for (int i = 0; i < 300; i++) {
+      a.toActor(actor).send(new Note(i));
+      if (i == 50) {
+        a.toActor(actor).send(new Move(room));
+      }
+    }
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Accepted.class);
+    assertThat(ownerHex(actor)).isEqualTo(b.nodeRid().hex());
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, actor).size() == 300);
+    assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(300));
+  }
+}
