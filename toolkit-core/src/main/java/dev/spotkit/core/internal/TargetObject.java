@@ -111,7 +111,7 @@ final class TargetObject {
       if (approval != null && System.nanoTime() - approval.expiresAtNanos() > 0) {
         approval = null;
       }
-      refused = check(p);
+      refused = check(from, p);
       prepare = p;
     }
     plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
@@ -120,11 +120,27 @@ final class TargetObject {
         Relocations.nowMs() + Relocations.RESTORE_VALIDITY.toMillis(), plan, false));
   }
 
-  private String check(final RelocationFrame.Prepare p) {
+  /**
+   * Why this node refuses the Restore {@code p} (an explicit command 53 after assembly), or null to go on. Besides
+   * the fences: the Restore must come from the actor's current owner node, over that node's own connection (spec
+   * 001 section 3: attribution by the relocation identity and the connection that carried it); a Restore of an
+   * actor this node already owns, or one sent by another peer with fences copied from the store, is refused, so a
+   * forged move cannot replace the live instance here or take over an actor from its owner.
+   */
+  private String check(final PeerConnection from, final RelocationFrame.Prepare p) {
     if (row == null) {
       return "actor '" + id + "' has no location record";
     }
     final AuthorityRecord a = row.authority();
+    final String ownerNode = a.allocation().routingIdHex();
+    if (ownerNode.equals(rt.nodeRid().hex())) {
+      return "actor '" + id + "' is already owned by this node";
+    }
+    final NodeRid source = Rids.toNodeRid(p.sourceNodeRid());
+    if (!source.hex().equals(ownerNode) || !source.equals(from.peerRid())) {
+      return "the Restore of actor '" + id + "' names source node " + source + " and came from node "
+          + from.peerRid() + ", but the actor is owned by node " + ownerNode;
+    }
     final CoordinatorFence fence = p.identity().coordinatorFence();
     if (!row.version().value().equals(fence.expectedAuthorityStoreVersion()) || !a.ownerId().equals(fence.ownerId())
         || a.objectGeneration().value() != p.object().objectGeneration()
