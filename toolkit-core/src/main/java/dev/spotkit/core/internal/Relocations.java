@@ -537,7 +537,7 @@ final class Relocations {
         final TargetEvent.ChunkArrived chunk = new TargetEvent.ChunkArrived(connection,
             RelocationCodec.decodeStateView(frame));
         final String id = chunk.chunk().object().id();
-        post(() -> target(id).feed(chunk));
+        post(() -> known(id, command, from).ifPresent(t -> t.feed(chunk)));
         return;
       }
       decoded = RelocationCodec.decode(frame);
@@ -558,9 +558,10 @@ final class Relocations {
         }
         post(() -> target(id).restoreRequested(from, connection, p));
       }
-      case RelocationFrame.Data d -> post(() -> target(id).relay(connection, d));
-      case RelocationFrame.Cutover c -> post(() -> target(id).feed(new TargetEvent.CutoverArrived(c.identity(),
-          connection, c.boundaryRecordCount(), c.boundaryChecksumCrc32c())));
+      case RelocationFrame.Data d -> post(() -> known(id, command, from).ifPresent(t -> t.relay(connection, d)));
+      case RelocationFrame.Cutover c -> post(() -> known(id, command, from).ifPresent(t -> t.feed(
+          new TargetEvent.CutoverArrived(c.identity(), connection, c.boundaryRecordCount(),
+          c.boundaryChecksumCrc32c()))));
       case RelocationFrame.State s -> throw new IllegalStateException("decoded above");
     }
   }
@@ -588,6 +589,20 @@ final class Relocations {
       post(() -> target(actorId).direct(envelope));
       return true;
     }
+  }
+
+  /**
+   * The target state of {@code actorId} for a command 52, 31 or 34, or empty when no Restore (command 40) made one
+   * here: such a frame is discarded with a log line and creates nothing (a peer's frames for objects never
+   * prepared here, or late ones after the state was dropped, must not build up state or a clock entry). Executor.
+   */
+  private Optional<TargetObject> known(final String actorId, final int command, final PeerConnection from) {
+    final TargetObject t = objects.get(actorId);
+    if (t == null) {
+      NodeRuntime.LOG.warn("relocation command {} from {} for actor '{}' with no Restore here discarded", command,
+          from.peerRid(), actorId);
+    }
+    return Optional.ofNullable(t);
   }
 
   private TargetObject target(final String actorId) {

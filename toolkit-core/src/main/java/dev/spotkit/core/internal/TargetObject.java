@@ -169,7 +169,16 @@ final class TargetObject {
     return r.ownerId() + "/" + r.leaseGeneration() + "/" + rt.nodeRid().hex();
   }
 
+  /**
+   * A relay record (command 31): thawed only for an identity a Restore made a unit for; another identity is
+   * discarded by {@link TargetUnits} without thawing (a thawed request would hold a reply sink nobody completes).
+   */
   void relay(final long connection, final RelocationFrame.Data d) {
+    if (units.unit(d.identity()) == null) {
+      NodeRuntime.LOG.warn("relay record for unknown relocation identity {} of actor '{}' discarded", d.identity(),
+          id);
+      return;
+    }
     final FrozenRecord record = d.record();
     final byte[] body = record.encode();
     final Message m = record.replyRouteId() == 0 ? Message.send(body)

@@ -179,4 +179,50 @@ class RelocationHostileFramesTest {
         assertThat(f.identity()).isEqualTo(id));
     assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version()).isEqualTo(row.version());
   }
+
+  /**
+   * Commands 52 and 34 for actors that no Restore prepared here (a peer's garbage, or frames far too late) are
+   * discarded: they create no target state (before the fix each made a target object, fed by the 20 ms clock
+   * forever). The frames are followed by a Restore with a bad checksum whose command 53 shows the node handled
+   * everything sent before it; the connection stays usable.
+   */
+  @Test
+  void framesForActorsNeverPreparedHereCreateNoTargetState() throws Exception {
+    final LocationRecords.Stored anyRow = LocationRecords.read(store, ObjectKey.actor(
+        node.actors().getOrCreate("other", "plain").await().id().value())).orElseThrow();
+    final NodePeer peer = new NodeDirectory(store, WAIT).readMesh("mesh").get(0);
+    for (int i = 0; i < 50; i++) {
+      final dev.spotkit.relocation.wire.RelocationIdentity id = new dev.spotkit.relocation.wire.RelocationIdentity(
+          new dev.spotkit.relocation.wire.RelocationId(100 + i, 1), 1, new dev.spotkit.relocation.wire.CoordinatorFence(
+              anyRow.authority().ownerId(), 1, Rids.of(fakeRid), 9, "v"));
+      final dev.spotkit.relocation.wire.ObjectIdentity ghost = new dev.spotkit.relocation.wire.ObjectIdentity.Actor(
+          "ghost-" + i, 1, 1);
+      connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+          new dev.spotkit.relocation.wire.RelocationFrame.Cutover(id, dev.spotkit.relocation.wire.Role.SOURCE, ghost,
+              0, dev.spotkit.relocation.RelayChecksum.ofRecords(List.of()))));
+      connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+          new dev.spotkit.relocation.wire.RelocationFrame.State(id, dev.spotkit.relocation.wire.Role.SOURCE, ghost, 0,
+              new byte[] {1, 2, 3})));
+    }
+    final dev.spotkit.relocation.wire.RelocationIdentity barrier = new dev.spotkit.relocation.wire.RelocationIdentity(
+        new dev.spotkit.relocation.wire.RelocationId(9, 9), 1, new dev.spotkit.relocation.wire.CoordinatorFence(
+            anyRow.authority().ownerId(), anyRow.authority().ownerLeaseGeneration().value(), Rids.of(fakeRid), 9,
+            anyRow.version().value()));
+    final dev.spotkit.relocation.wire.ObjectIdentity object = new dev.spotkit.relocation.wire.ObjectIdentity.Actor(
+        "other", anyRow.authority().objectGeneration().value(), anyRow.authority().authorityOwnerGeneration().value());
+    connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+        new dev.spotkit.relocation.wire.RelocationFrame.Prepare(barrier, new dev.spotkit.relocation.wire.TargetFence(
+            Rids.of(node.nodeRid()), peer.lifecycleGeneration(), peer.ownerId(), peer.leaseGeneration().value()),
+            dev.spotkit.relocation.wire.Role.SOURCE, object, Rids.of(fakeRid), 9, 3, 1, 0, 1)));
+    connection.send(dev.spotkit.relocation.wire.RelocationCodec.encode(
+        new dev.spotkit.relocation.wire.RelocationFrame.State(barrier, dev.spotkit.relocation.wire.Role.SOURCE, object,
+            0, new byte[] {1, 2, 3})));
+    assertThat(next()).isInstanceOfSatisfying(dev.spotkit.relocation.wire.RelocationFrame.Failed.class, f ->
+        assertThat(f.identity()).isEqualTo(barrier));
+    final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
+    field.setAccessible(true);
+    final Relocations relocations = ((NodeRuntime) field.get(node)).relocations();
+    assertThat(relocations.objects.keySet()).noneMatch(k -> k.startsWith("ghost-"));
+    assertThat(connection.isOpen()).isTrue();
+  }
 }
