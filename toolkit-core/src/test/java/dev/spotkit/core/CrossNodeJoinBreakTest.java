@@ -44,6 +44,10 @@ class CrossNodeJoinBreakTest {
   static final Map<String, List<JoinResult>> RESULTS = new ConcurrentHashMap<>();
   /** Node rids on which restore of the "brittle" type throws. */
   static final java.util.Set<NodeRid> RESTORE_FAILS = ConcurrentHashMap.newKeySet();
+  /** Node rids on which the factory of "walker" blocks until {@link #release} (a target stuck in Restore). */
+  static final java.util.Set<NodeRid> BLOCKING = ConcurrentHashMap.newKeySet();
+  static volatile java.util.concurrent.CountDownLatch restoring = new java.util.concurrent.CountDownLatch(1);
+  static volatile java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 
   /** An actor recording notes; its state is the notes plus an optional ballast of bytes. */
   static class Walker implements Actor {
@@ -54,6 +58,14 @@ class CrossNodeJoinBreakTest {
 
     Walker(final ActorContext ctx) {
       this.ctx = ctx;
+      if (BLOCKING.contains(ctx.self().nodeRid())) {
+        restoring.countDown();
+        try {
+          release.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
 
     @Override
@@ -159,6 +171,8 @@ class CrossNodeJoinBreakTest {
 
   @AfterEach
   void close() {
+    release.countDown();
+    BLOCKING.clear();
     RESULTS.clear();
     RESTORE_FAILS.clear();
     nodes.forEach(MeshNode::close);
@@ -296,5 +310,35 @@ class CrossNodeJoinBreakTest {
     assertThat(ownerHex(actor)).isEqualTo(b.nodeRid().hex());
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, actor).size() == 300);
     assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(300));
+  }
+
+  @Test
+  void aTargetSpotClosedWhileTheRestoreRunsFailsTheJoinAndTheActorStays() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "homeless", "walker");
+    final String room = spotOn(b, "room");
+    final SpotRef roomRef = b.spots().find(room).orElseThrow();
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    BLOCKING.add(b.nodeRid());
+    for (int i = 0; i < 100; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    a.toActor(actor).send(new Move(room));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    for (int i = 100; i < 200; i++) {
+      a.toActor(actor).send(new Note(i)); // the ingress hold
+    }
+    assertThat(b.spots().close(roomRef).timeout(Duration.ofSeconds(5)).await()).isTrue(); // no members yet
+    release.countDown();
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    // Failed before relay-ready (command 53 has no code for "spot gone": the restore failure's InternalFailure).
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, f ->
+        assertThat(f.error()).isInstanceOfAny(SpotkitException.NotFound.class, SpotkitException.Unavailable.class,
+            SpotkitException.InternalFailure.class));
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor).size() == 200);
+    assertThat(seen(a, actor)).containsExactlyElementsOf(upTo(200));
   }
 }

@@ -293,8 +293,23 @@ final class TargetObject {
         answer = new TargetEvent.RestoreFailed(identity, String.valueOf(e));
       }
       final TargetEvent result = answer;
-      r.post(() -> feed(result));
+      r.post(() -> feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result));
     });
+  }
+
+  /**
+   * Before the relay-ready reply: the User Spot that approved the join must still be Ready here (it may have been
+   * closed while the Restore ran: an approval is not a membership, so it does not hold the close back). Otherwise
+   * the Restore fails explicitly (command 53) and the source keeps serving, instead of committing the actor into
+   * a released Spot (spec 000 section 4: the requested User Spot can't be found). Executor.
+   */
+  private TargetEvent spotStillReady(final RelocationIdentity identity, final TargetEvent finished) {
+    final SpotCell spot = approval == null ? null : approval.spot();
+    if (spot == null || spot.state == CellState.READY && rt.spots.get(spot.id) == spot) {
+      return finished;
+    }
+    return new TargetEvent.RestoreFailed(identity, "join target spot '" + spot.id + "' was closed on node "
+        + rt.nodeRid() + " while the Restore ran");
   }
 
   @SuppressWarnings("unchecked")
