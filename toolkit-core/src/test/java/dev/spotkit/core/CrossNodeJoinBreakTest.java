@@ -156,7 +156,11 @@ class CrossNodeJoinBreakTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+    return node(store);
+  }
+
+  private MeshNode node(final dev.spotkit.store.LocationStore locationStore) {
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locationStore).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
@@ -340,5 +344,102 @@ class CrossNodeJoinBreakTest {
     assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor).size() == 200);
     assertThat(seen(a, actor)).containsExactlyElementsOf(upTo(200));
+  }
+
+  @Test
+  void anActorDestroyedWhileItsRestoreRunsIsNotBroughtBackOnTheTarget() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "doomed", "walker");
+    final ActorRef ref = a.actors().find(actor).orElseThrow();
+    final String room = spotOn(b, "room");
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    BLOCKING.add(b.nodeRid());
+    a.toActor(actor).send(new Move(room));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    final Call<Boolean> destroyed = a.actors().destroy(ref).timeout(Duration.ofSeconds(10));
+    release.countDown();
+    final java.util.concurrent.CompletableFuture<Boolean> outcome = destroyed.toFuture();
+    Awaitility.await().atMost(15, TimeUnit.SECONDS).until(outcome::isDone);
+    final boolean gone = !outcome.isCompletedExceptionally() && outcome.join();
+    Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> {
+      final boolean rowGone = LocationRecords.read(store, ObjectKey.actor(actor)).isEmpty();
+      return gone == rowGone;
+    });
+    if (gone) { // destroyed: no node runs it and no row names an owner
+      assertThat(LocationRecords.read(store, ObjectKey.actor(actor))).isEmpty();
+      for (MeshNode n : List.of(a, b)) {
+        assertThat(n.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(5))
+            .toFuture()).failsWithin(Duration.ofSeconds(6));
+      }
+    } else { // refused: exactly one owner, and it answers
+      assertThat(where(a, actor)).isEqualTo(ownerHex(actor));
+      assertThat(where(b, actor)).isEqualTo(ownerHex(actor));
+    }
+  }
+
+  /** A view of the shared store that holds back a write of one key until released (a slow target CAS). */
+  static final class HeldStore implements dev.spotkit.store.LocationStore {
+    final dev.spotkit.store.LocationStore inner;
+    volatile String heldKey;
+    final java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+    final java.util.concurrent.CompletableFuture<Void> open = new java.util.concurrent.CompletableFuture<>();
+
+    HeldStore(final dev.spotkit.store.LocationStore inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<dev.spotkit.store.ReadResult> read(final String key) {
+      return inner.read(key);
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<dev.spotkit.store.WriteResult> write(
+        final dev.spotkit.store.WriteBatch batch) {
+      final String key = heldKey;
+      if (key != null && batch.mutations().stream().anyMatch(m -> m.key().equals(key))) {
+        reached.countDown();
+        return open.thenCompose(v -> inner.write(batch));
+      }
+      return inner.write(batch);
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<dev.spotkit.store.ScanResult> scan(
+        final dev.spotkit.store.ScanRequest request) {
+      return inner.scan(request);
+    }
+  }
+
+  /**
+   * The target node closes after relay-ready, while its CAS is on the way to the store (the source already cut
+   * over). Spec 001 section 10 ("Target CAS fails ... after the ready-to-receive-relay reply": owner last confirmed
+   * by the Store, source dispatch isn't reopened): the row keeps naming the source, no node runs the actor, and a
+   * caller gets a typed error at once rather than a hang.
+   */
+  @Test
+  void aTargetClosingWhileItsCasIsInFlightLeavesTheStoreOwnerAndTypedErrors() throws Exception {
+    final MeshNode a = node();
+    final HeldStore held = new HeldStore(store);
+    final MeshNode b = node(held);
+    final String actor = actorOn(a, "orphan", "walker");
+    final String room = spotOn(b, "room");
+    final String versionBefore = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version().value();
+    held.heldKey = ObjectKey.actor(actor).logicalKey().preimage();
+    a.toActor(actor).send(new Move(room));
+    assertThat(held.reached.await(10, TimeUnit.SECONDS)).isTrue(); // the target's CAS is in flight
+    final Thread closer = Thread.ofVirtual().start(b::close);
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(b::isClosed);
+    held.open.complete(null);
+    closer.join(15_000);
+    assertThat(closer.isAlive()).isFalse();
+    final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow();
+    assertThat(row.authority().allocation().routingIdHex()).isEqualTo(a.nodeRid().hex());
+    assertThat(row.version().value()).isEqualTo(versionBefore);
+    assertThat(a.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(5)).toFuture())
+        .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .withCauseInstanceOf(SpotkitException.class);
   }
 }
