@@ -442,4 +442,101 @@ class CrossNodeJoinBreakTest {
         .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(SpotkitException.class);
   }
+
+  @Test
+  void actorsSwappingNodesBothWaysAtOnceLoseAndReorderNothing() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String roomA = spotOn(a, "swap-a");
+    final String roomB = spotOn(b, "swap-b");
+    final List<String> fromA = new java.util.ArrayList<>();
+    final List<String> fromB = new java.util.ArrayList<>();
+    for (int i = 0; i < 200 && (fromA.size() < 20 || fromB.size() < 20); i++) {
+      final ActorRef ref = a.actors().getOrCreate("swap-" + i, "walker").await();
+      (ref.nodeRid().equals(a.nodeRid()) ? fromA : fromB).add(ref.id().value());
+    }
+    final int notes = 100;
+    for (int k = 0; k < notes; k++) {
+      for (String id : fromA) {
+        a.toActor(id).send(new Note(k));
+        if (k == notes / 2) {
+          a.toActor(id).send(new Move(roomB));
+        }
+      }
+      for (String id : fromB) {
+        b.toActor(id).send(new Note(k));
+        if (k == notes / 2) {
+          b.toActor(id).send(new Move(roomA));
+        }
+      }
+    }
+    final List<String> all = new java.util.ArrayList<>(fromA);
+    all.addAll(fromB);
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> all.stream().allMatch(RESULTS::containsKey));
+    for (String id : all) {
+      final MeshNode now = fromA.contains(id) ? b : a;
+      assertThat(RESULTS.get(id)).as(id).singleElement().isInstanceOf(JoinResult.Accepted.class);
+      assertThat(ownerHex(id)).as(id).isEqualTo(now.nodeRid().hex());
+      Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(now, id).size() == notes);
+      assertThat(seen(now, id)).as(id).containsExactlyElementsOf(upTo(notes));
+    }
+  }
+
+  @Test
+  void aJoinRequestedJustAfterAHostRelocationSealedEndsWithAResultAndOneOwner() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final String actor = actorOn(a, "host-first", "walker");
+    final String room = spotOn(b, "room");
+    for (int i = 0; i < 100; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    final java.util.concurrent.CompletableFuture<HostRelocationResult> relocation = a.relocate(c.nodeRid());
+    a.toActor(actor).send(new Move(room));
+    for (int i = 100; i < 200; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    relocation.join();
+    Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    final String owner = ownerHex(actor);
+    final MeshNode now = owner.equals(b.nodeRid().hex()) ? b : owner.equals(c.nodeRid().hex()) ? c : a;
+    assertThat(now.nodeRid().hex()).isEqualTo(owner);
+    assertThat(where(a, actor)).isEqualTo(owner);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(now, actor).size() == 200);
+    assertThat(seen(now, actor)).containsExactlyElementsOf(upTo(200));
+  }
+
+  /**
+   * Message Follow must not loop. The actor moves b -> a (b keeps a follow route to a for 30 s), then a -> b,
+   * whose CAS fails after relay-ready (the row changed under it), so no node runs the actor and a follows to b.
+   * A request to it must end Unavailable (spec 002 section 7.3: at most 8 hops, a cycle ends Unavailable), not
+   * bounce between a and b until its deadline.
+   */
+  @Test
+  void messageFollowBetweenTwoStaleRoutesEndsUnavailableInsteadOfLooping() throws Exception {
+    final MeshNode a = node();
+    final HeldStore held = new HeldStore(store);
+    final MeshNode b = node(held);
+    final String actor = actorOn(b, "pingpong", "walker");
+    final String roomA = spotOn(a, "room-a");
+    final String roomB = spotOn(b, "room-b");
+    b.toActor(actor).send(new Move(roomA));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Accepted.class);
+    final String key = ObjectKey.actor(actor).logicalKey().preimage();
+    held.heldKey = key;
+    a.toActor(actor).send(new Move(roomB));
+    assertThat(held.reached.await(10, TimeUnit.SECONDS)).isTrue(); // b's CAS is in flight, a cut over
+    final dev.spotkit.store.ReadResult.Found row = (dev.spotkit.store.ReadResult.Found) store.read(key)
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+    store.write(dev.spotkit.store.WriteBatch.unconditional(dev.spotkit.store.Mutation.Put.of(key, row.value())))
+        .toCompletableFuture().get(5, TimeUnit.SECONDS); // same record, new version: b's CAS now fails
+    held.open.complete(null);
+    final long start = System.nanoTime();
+    assertThat(a.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(4)).toFuture())
+        .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .withCauseInstanceOf(SpotkitException.Unavailable.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+  }
 }

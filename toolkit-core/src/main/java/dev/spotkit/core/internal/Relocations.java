@@ -345,12 +345,23 @@ final class Relocations {
    * @return true when taken.
    */
   boolean sourceIngress(final String actorId, final Envelope.Msg envelope) {
+    return sourceIngress(actorId, envelope, 1);
+  }
+
+  /**
+   * As {@link #sourceIngress(String, Envelope.Msg)}, for a message that already followed {@code hops - 1} hops:
+   * if the source unit follows it on, it leaves with this hop count (spec 002 section 7.3: at most 8 hops), so a
+   * message bouncing between stale follow routes ends Unavailable instead of looping until its deadline.
+   *
+   * @param hops the hop count the message carries when it leaves this node, 1..8.
+   */
+  boolean sourceIngress(final String actorId, final Envelope.Msg envelope, final int hops) {
     final RelocationSource source = sources.get(actorId);
     if (source == null) {
       return false;
     }
     synchronized (source.actor.ingressLock) {
-      source.ingress(envelope);
+      source.ingress(envelope, hops);
     }
     return true;
   }
@@ -450,7 +461,7 @@ final class Relocations {
       }
       case MessageFollowTable.Forward forward -> {
         final Envelope.Msg envelope = new Envelope.Msg(rt.copier().decode(m.payload()), sink);
-        if (sourceIngress(m.targetId(), envelope)) {
+        if (sourceIngress(m.targetId(), envelope, forward.followed().hops())) {
           return true;
         }
         final NodeRid next = new NodeRid(Long.parseUnsignedLong(forward.nextNode(), 16));
