@@ -539,4 +539,37 @@ class CrossNodeJoinBreakTest {
         .withCauseInstanceOf(SpotkitException.Unavailable.class);
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
   }
+
+  /**
+   * The source node closes while the target's Restore runs (spec 001 section 10, source shutdown races
+   * relocation): the close ends in its bound, and the actor ends with no row naming the closed node: either the
+   * target committed and runs it with the moved notes, or the row is gone.
+   */
+  @Test
+  void aSourceClosingMidRestoreLeavesNoRowNamingTheClosedNode() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "leaving", "walker");
+    final String room = spotOn(b, "room");
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    BLOCKING.add(b.nodeRid());
+    for (int i = 0; i < 50; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    a.toActor(actor).send(new Move(room));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    final Thread closer = Thread.ofVirtual().start(a::close);
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(a::isClosed);
+    release.countDown();
+    closer.join(15_000);
+    assertThat(closer.isAlive()).isFalse();
+    Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> LocationRecords.read(store, ObjectKey.actor(actor))
+        .map(r -> !r.authority().allocation().routingIdHex().equals(a.nodeRid().hex())).orElse(true));
+    if (LocationRecords.read(store, ObjectKey.actor(actor)).isPresent()) {
+      assertThat(ownerHex(actor)).isEqualTo(b.nodeRid().hex());
+      Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(b, actor).size() == 50);
+      assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(50));
+    }
+  }
 }
