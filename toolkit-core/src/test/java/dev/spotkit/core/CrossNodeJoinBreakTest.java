@@ -572,4 +572,60 @@ class CrossNodeJoinBreakTest {
       assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(50));
     }
   }
+
+  /** Closes every mesh connection {@code node}'s relocation driver knows (a transport failure, not a close). */
+  @SuppressWarnings("unchecked")
+  private static int dropRelocationConnections(final MeshNode node) throws Exception {
+    final java.lang.reflect.Field rtField = MeshNode.class.getDeclaredField("rt");
+    rtField.setAccessible(true);
+    final Object rt = rtField.get(node);
+    final java.lang.reflect.Method relocations = rt.getClass().getDeclaredMethod("relocations");
+    relocations.setAccessible(true);
+    final Object r = relocations.invoke(rt);
+    final java.lang.reflect.Field connections = r.getClass().getDeclaredField("connections");
+    connections.setAccessible(true);
+    final Map<Long, dev.spotkit.core.mesh.PeerConnection> map =
+        (Map<Long, dev.spotkit.core.mesh.PeerConnection>) connections.get(r);
+    final List<dev.spotkit.core.mesh.PeerConnection> all = List.copyOf(map.values());
+    all.forEach(dev.spotkit.core.mesh.PeerConnection::close);
+    return all.size();
+  }
+
+  /**
+   * The connection between source and target breaks after the chunks, while the target's Restore runs (before
+   * relay-ready). The source redials; the move ends with one result, one owner that runs the actor, and every
+   * note in order, including those held during the break.
+   */
+  @Test
+  void aConnectionBreakingBeforeRelayReadyEndsWithOneOwnerAndNothingLost() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "cut", "walker");
+    final String room = spotOn(b, "room");
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    BLOCKING.add(b.nodeRid());
+    for (int i = 0; i < 50; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    a.toActor(actor).send(new Move(room));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    for (int i = 50; i < 100; i++) {
+      a.toActor(actor).send(new Note(i)); // the ingress hold
+    }
+    assertThat(dropRelocationConnections(a)).isPositive();
+    for (int i = 100; i < 150; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    release.countDown();
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).hasSize(1);
+    final String owner = ownerHex(actor);
+    final MeshNode now = owner.equals(a.nodeRid().hex()) ? a : b;
+    assertThat(owner).isEqualTo(now.nodeRid().hex());
+    assertThat(where(a, actor)).isEqualTo(owner);
+    assertThat(where(b, actor)).isEqualTo(owner);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(now, actor).size() >= 150);
+    assertThat(seen(now, actor)).containsExactlyElementsOf(upTo(150));
+  }
 }
