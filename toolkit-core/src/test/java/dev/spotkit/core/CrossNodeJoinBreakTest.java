@@ -42,6 +42,8 @@ class CrossNodeJoinBreakTest {
   record Grow(int bytes) {}
 
   static final Map<String, List<JoinResult>> RESULTS = new ConcurrentHashMap<>();
+  /** Timer callbacks run, by node rid (which node's instance ran them). */
+  static final Map<NodeRid, java.util.concurrent.atomic.AtomicInteger> TICKS = new ConcurrentHashMap<>();
   /** Node rids on which restore of the "brittle" type throws. */
   static final java.util.Set<NodeRid> RESTORE_FAILS = ConcurrentHashMap.newKeySet();
   /** Node rids on which the factory of "walker" blocks until {@link #release} (a target stuck in Restore). */
@@ -81,7 +83,11 @@ class CrossNodeJoinBreakTest {
           .request(Seen.class, s -> List.copyOf(notes))
           .request(Where.class, w -> ctx.self().nodeRid().hex())
           .request(Beats.class, b -> beats)
-          .timer("beat", () -> beats++);
+          .timer("beat", () -> {
+            beats++;
+            TICKS.computeIfAbsent(ctx.self().nodeRid(), k -> new java.util.concurrent.atomic.AtomicInteger())
+                .incrementAndGet();
+          });
     }
 
     @Override
@@ -178,6 +184,7 @@ class CrossNodeJoinBreakTest {
     release.countDown();
     BLOCKING.clear();
     RESULTS.clear();
+    TICKS.clear();
     RESTORE_FAILS.clear();
     nodes.forEach(MeshNode::close);
   }
@@ -627,5 +634,35 @@ class CrossNodeJoinBreakTest {
     assertThat(where(b, actor)).isEqualTo(owner);
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(now, actor).size() >= 150);
     assertThat(seen(now, actor)).containsExactlyElementsOf(upTo(150));
+  }
+
+  /**
+   * A Restore that blocks past the Restore validity (10 s): the move fails, the source keeps serving with its
+   * timer, and the late-finishing staging instance on the target never runs a handler or timer (no second
+   * instance).
+   */
+  @Test
+  void aRestoreBlockingPastItsValidityLeavesNoStagingInstanceRunningOnTheTarget() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "slow", "walker");
+    final String room = spotOn(b, "room");
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    BLOCKING.add(b.nodeRid());
+    a.toActor(actor).send(new StartBeat());
+    a.toActor(actor).send(new Move(room));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Failed.class);
+    BLOCKING.clear();
+    release.countDown(); // the staging factory returns now, long after its unit ended
+    final int beats = a.toActor(actor).request(new Beats(), Integer.class).await();
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        a.toActor(actor).request(new Beats(), Integer.class).await() >= beats + 30); // >= 300 ms of 10 ms ticks
+    assertThat(TICKS.getOrDefault(b.nodeRid(), new java.util.concurrent.atomic.AtomicInteger()).get())
+        .as("timer callbacks run by a staging instance on the target").isZero();
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
+    assertThat(where(b, actor)).isEqualTo(a.nodeRid().hex());
   }
 }
