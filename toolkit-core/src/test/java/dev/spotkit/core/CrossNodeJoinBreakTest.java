@@ -120,6 +120,20 @@ class CrossNodeJoinBreakTest {
     }
   }
 
+  /** Capture throws while {@link #CAPTURE_FAILS} is set. */
+  static final class FlakyCapture extends WalkerState {
+    @Override
+    public byte[] capture(final Walker actor) {
+      if (CAPTURE_FAILS.get()) {
+        throw new IllegalStateException("capture refuses this time");
+      }
+      return super.capture(actor);
+    }
+  }
+
+  static final java.util.concurrent.atomic.AtomicBoolean CAPTURE_FAILS =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   /** Capture always throws. */
   static final class CaptureThrows extends WalkerState {
     @Override
@@ -173,6 +187,7 @@ class CrossNodeJoinBreakTest {
             .actor("walker", Walker::new, a -> a.preserveStateWith(new WalkerState()))
             .actor("no-capture", Walker::new, a -> a.preserveStateWith(new CaptureThrows()))
             .actor("brittle", Walker::new, a -> a.preserveStateWith(new RestoreThrows()))
+            .actor("flaky", Walker::new, a -> a.preserveStateWith(new FlakyCapture()))
             .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
         .start();
     nodes.add(node);
@@ -185,6 +200,7 @@ class CrossNodeJoinBreakTest {
     BLOCKING.clear();
     RESULTS.clear();
     TICKS.clear();
+    CAPTURE_FAILS.set(false);
     RESTORE_FAILS.clear();
     nodes.forEach(MeshNode::close);
   }
@@ -664,5 +680,31 @@ class CrossNodeJoinBreakTest {
         .as("timer callbacks run by a staging instance on the target").isZero();
     assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
     assertThat(where(b, actor)).isEqualTo(a.nodeRid().hex());
+  }
+
+  /**
+   * A join approved by the target Spot whose move then failed at the source (capture threw) leaves a prepared
+   * approval on the target for 30 s (MEM-27). A host relocation of the same actor to that node within that time
+   * is not a join: the actor must land in the target's Entry Spot with no join completion, not in the Spot of the
+   * failed join with a second completion (Accepted after Failed) for the same OperationId.
+   */
+  @Test
+  void aHostRelocationDoesNotConsumeTheApprovalOfAnEarlierFailedJoin() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "flaky", "flaky");
+    final String room = spotOn(b, "room");
+    CAPTURE_FAILS.set(true);
+    a.toActor(actor).send(new Move(room));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Failed.class);
+    CAPTURE_FAILS.set(false);
+    final HostRelocationResult result = a.relocate(b.nodeRid()).join();
+    assertThat(result.relocated()).extracting(r -> r.id().value()).contains(actor);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> ownerHex(actor).equals(b.nodeRid().hex()));
+    assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().authority().payload().asUtf8())
+        .isEqualTo(b.entrySpot().id().value());
+    assertThat(where(b, actor)).isEqualTo(b.nodeRid().hex());
+    assertThat(RESULTS.get(actor)).hasSize(1); // a host relocation runs no join completion
   }
 }

@@ -298,12 +298,23 @@ final class TargetObject {
   }
 
   /**
-   * Before the relay-ready reply: the User Spot that approved the join must still be Ready here (it may have been
+   * Before the relay-ready reply: a host relocation (no join OperationId in the payload) never uses a join's
+   * approval left from an earlier failed move of the actor; and the User Spot that approved the join must still
+   * be Ready here (it may have been
    * closed while the Restore ran: an approval is not a membership, so it does not hold the close back). Otherwise
    * the Restore fails explicitly (command 53) and the source keeps serving, instead of committing the actor into
    * a released Spot (spec 000 section 4: the requested User Spot can't be found). Executor.
    */
   private TargetEvent spotStillReady(final RelocationIdentity identity, final TargetEvent finished) {
+    if (operationId == null && approval != null) {
+      // A host relocation (its payload carries no join OperationId) found the approval of an earlier join of the
+      // same actor, one that failed at its source before its Restore (MEM-27 keeps it 30 s). It is not this
+      // move's: the actor goes to the Entry Spot with no join completion, and the approval is dropped.
+      approval = null;
+      if (rt.entry() == null) {
+        return new TargetEvent.RestoreFailed(identity, "no Entry Spot on node " + rt.nodeRid());
+      }
+    }
     final SpotCell spot = approval == null ? null : approval.spot();
     if (spot == null || spot.state == CellState.READY && rt.spots.get(spot.id) == spot) {
       return finished;
