@@ -41,6 +41,8 @@ class CrossNodeJoinBreakTest {
 
   record Grow(int bytes) {}
 
+  record MoveWithin(String spotId, long millis) {}
+
   static final Map<String, List<JoinResult>> RESULTS = new ConcurrentHashMap<>();
   /** Timer callbacks run, by node rid (which node's instance ran them). */
   static final Map<NodeRid, java.util.concurrent.atomic.AtomicInteger> TICKS = new ConcurrentHashMap<>();
@@ -80,6 +82,7 @@ class CrossNodeJoinBreakTest {
             ctx.joinSpot(m.second()).timeout(Duration.ofSeconds(10)).defer();
           })
           .message(Grow.class, g -> ballast = new byte[g.bytes()])
+          .message(MoveWithin.class, m -> ctx.joinSpot(m.spotId()).timeout(Duration.ofMillis(m.millis())).defer())
           .request(Seen.class, s -> List.copyOf(notes))
           .request(Where.class, w -> ctx.self().nodeRid().hex())
           .request(Beats.class, b -> beats)
@@ -706,5 +709,43 @@ class CrossNodeJoinBreakTest {
         .isEqualTo(b.entrySpot().id().value());
     assertThat(where(b, actor)).isEqualTo(b.nodeRid().hex());
     assertThat(RESULTS.get(actor)).hasSize(1); // a host relocation runs no join completion
+  }
+
+  /**
+   * The join's timeout covers the whole join plus the relocation (spec 000 section 4): a Restore on the target
+   * that is still running when the join's deadline passes must not commit afterwards; the join ends Failed with
+   * DeadlineExceeded and the actor stays where it was with nothing lost.
+   */
+  @Test
+  @org.junit.jupiter.api.Disabled("Known defect, not fixed yet: the join's deadline never reaches the target (command"
+      + " 28 and command 40 carry none; the target uses its fixed 10 s Restore validity), so a Restore still running"
+      + " at the join's deadline commits afterwards and the join ends Accepted. Fix: carry the join's absolute"
+      + " deadline to the target (approval or relocation payload) and bound the Restore validity by it.")
+  void aJoinWhoseDeadlinePassesDuringTheRestoreIsNotCommittedAfterIt() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, "late", "walker");
+    final String room = spotOn(b, "room");
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    BLOCKING.add(b.nodeRid());
+    for (int i = 0; i < 20; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    final long sent = System.nanoTime();
+    a.toActor(actor).send(new MoveWithin(room, 1_000));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    for (int i = 20; i < 40; i++) {
+      a.toActor(actor).send(new Note(i));
+    }
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50))
+        .until(() -> System.nanoTime() - sent > TimeUnit.MILLISECONDS.toNanos(1_500)); // the join's deadline passed
+    release.countDown();
+    Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, f ->
+        assertThat(f.error()).isInstanceOf(SpotkitException.DeadlineExceeded.class));
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor).size() == 40);
+    assertThat(seen(a, actor)).containsExactlyElementsOf(upTo(40));
   }
 }
