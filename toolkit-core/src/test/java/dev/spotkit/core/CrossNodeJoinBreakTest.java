@@ -717,10 +717,6 @@ class CrossNodeJoinBreakTest {
    * DeadlineExceeded and the actor stays where it was with nothing lost.
    */
   @Test
-  @org.junit.jupiter.api.Disabled("Known defect, not fixed yet: the join's deadline never reaches the target (command"
-      + " 28 and command 40 carry none; the target uses its fixed 10 s Restore validity), so a Restore still running"
-      + " at the join's deadline commits afterwards and the join ends Accepted. Fix: carry the join's absolute"
-      + " deadline to the target (approval or relocation payload) and bound the Restore validity by it.")
   void aJoinWhoseDeadlinePassesDuringTheRestoreIsNotCommittedAfterIt() throws Exception {
     final MeshNode a = node();
     final MeshNode b = node();

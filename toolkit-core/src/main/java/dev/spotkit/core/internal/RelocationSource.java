@@ -351,7 +351,7 @@ final class RelocationSource {
               + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))).toList();
       final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
           1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
-          join == null ? null : join.operationId(),
+          join == null ? null : join.operationId(), join == null ? 0 : RouteMesh.unixMs(join.deadline()),
           state))), saved, registrations, ticks));
       post(new SourceEvent.PayloadCaptured(stream));
     } catch (RuntimeException e) {
@@ -415,7 +415,11 @@ final class RelocationSource {
     final String what = "relocation of " + actor.describe() + " to node " + owner + " failed before relay-ready ("
         + failureCode + "); the actor stays on this node";
     // The Failed kinds of spec 000 section 4.
-    final SpotkitException error = captureFailure != null ? captureFailure : switch (failureCode) {
+    // A join whose deadline passed meanwhile ends DeadlineExceeded whatever the target reported (the target fails
+    // a Restore that finished after the join's deadline, spec 000 section 4).
+    final SpotkitException error = captureFailure != null ? captureFailure
+        : join != null && join.deadline().isExpired() ? new SpotkitException.DeadlineExceeded(what + "; the join's"
+            + " deadline passed") : switch (failureCode) {
       case CHECKSUM_MISMATCH -> new SpotkitException.DataLost(what);
       case RESTORE_FAILED, MANIFEST_CONFLICT -> new SpotkitException.InternalFailure(what);
       case DEADLINE -> new SpotkitException.DeadlineExceeded(what);

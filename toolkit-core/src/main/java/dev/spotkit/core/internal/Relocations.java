@@ -516,9 +516,20 @@ final class Relocations {
 
   /** Participant state framing: u8 1, OperationId (16 bytes, 0 when none), u8 hasState, then the state. */
   static byte[] frameState(final OperationId operation, final byte[] state) {
-    final ByteBuffer b = ByteBuffer.allocate(18 + (state == null ? 0 : state.length));
-    b.put((byte) 1);
+    return frameState(operation, 0, state);
+  }
+
+  /**
+   * Participant state framing with the join's deadline: u8 2, OperationId (16 bytes, 0 when none), i64 the join's
+   * absolute deadline in Unix ms (0 when none: a host relocation), u8 hasState, then the state. The target fails a
+   * Restore that finishes after that deadline before its relay-ready reply, so a join is never committed after
+   * its timeout (spec 000 section 4: the timeout covers the join plus any needed relocation).
+   */
+  static byte[] frameState(final OperationId operation, final long joinDeadlineUnixMs, final byte[] state) {
+    final ByteBuffer b = ByteBuffer.allocate(26 + (state == null ? 0 : state.length));
+    b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
+    b.putLong(joinDeadlineUnixMs);
     b.put((byte) (state == null ? 0 : 1));
     if (state != null) {
       b.put(state);

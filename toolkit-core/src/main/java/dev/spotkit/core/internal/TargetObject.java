@@ -75,6 +75,8 @@ final class TargetObject {
   AuthorityRecord committed;
   StoreVersion committedVersion;
   OperationId operationId;
+  /** The join's absolute deadline from the payload, Unix ms; 0 for none (a host relocation). */
+  long joinDeadlineUnixMs;
   List<Envelope> backlog = List.of();
 
   TargetObject(final Relocations r, final String id) {
@@ -298,8 +300,9 @@ final class TargetObject {
   }
 
   /**
-   * Before the relay-ready reply: a host relocation (no join OperationId in the payload) never uses a join's
-   * approval left from an earlier failed move of the actor; and the User Spot that approved the join must still
+   * Before the relay-ready reply: a Restore finished after the join's deadline (carried in the payload) fails, so a
+   * join is never committed after its timeout; a host relocation (no join OperationId in the payload) never uses a
+   * join's approval left from an earlier failed move of the actor; and the User Spot that approved the join must still
    * be Ready here (it may have been
    * closed while the Restore ran: an approval is not a membership, so it does not hold the close back). Otherwise
    * the Restore fails explicitly (command 53) and the source keeps serving, instead of committing the actor into
@@ -314,6 +317,10 @@ final class TargetObject {
       if (rt.entry() == null) {
         return new TargetEvent.RestoreFailed(identity, "no Entry Spot on node " + rt.nodeRid());
       }
+    }
+    if (joinDeadlineUnixMs != 0 && System.currentTimeMillis() > joinDeadlineUnixMs) {
+      return new TargetEvent.RestoreFailed(identity, "the join's deadline passed while the Restore ran on node "
+          + rt.nodeRid());
     }
     final SpotCell spot = approval == null ? null : approval.spot();
     if (spot == null || spot.state == CellState.READY && rt.spots.get(spot.id) == spot) {
@@ -331,15 +338,19 @@ final class TargetObject {
     long high = 0;
     long low = 0;
     byte[] appState = null;
-    if (state.remaining() >= 18 && state.get() == 1) {
+    long deadline = 0;
+    final int framing = state.remaining() >= 18 ? state.get() : 0;
+    if (framing == 1 || framing == 2 && state.remaining() >= 25) {
       high = state.getLong();
       low = state.getLong();
+      deadline = framing == 2 ? state.getLong() : 0;
       if (state.get() == 1) {
         appState = new byte[state.remaining()];
         state.get(appState);
       }
     }
     operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
+    joinDeadlineUnixMs = deadline;
     staging.context = rt.facades().actorContext(staging);
     final Turn turn = Turn.enter(staging, false);
     final Actor actor;
