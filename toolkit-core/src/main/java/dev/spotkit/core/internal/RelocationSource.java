@@ -65,6 +65,8 @@ final class RelocationSource {
   /** Local work behind each Message this driver made (identity: the unit keeps the instances). */
   private final Map<Message, Envelope.Msg> local = new IdentityHashMap<>();
   private final Map<Message, FrozenRecord> records = new IdentityHashMap<>();
+  /** Hop counts above 1 of followed messages, by envelope identity, until they leave (Frame.Follow). */
+  private final Map<Envelope.Msg, Integer> followHops = new IdentityHashMap<>();
   /** Captured, in queue order: the source restores exactly these on an explicit failure. */
   private List<Envelope> captured = List.of();
   private List<CellTimers.Entry> capturedTimers = List.of();
@@ -90,6 +92,17 @@ final class RelocationSource {
 
   /** Work offered to the actor after the seal: the ingress hold, or Message Follow. */
   void ingress(final Envelope envelope) {
+    ingress(envelope, 1);
+  }
+
+  /**
+   * As {@link #ingress(Envelope)}, with the hop count a followed message leaves with (1 for local work; more for
+   * a message that reached this node by Message Follow, spec 002 section 7.3).
+   */
+  void ingress(final Envelope envelope, final int hops) {
+    if (hops > 1 && envelope instanceof Envelope.Msg msg) {
+      followHops.put(msg, hops);
+    }
     switch (envelope) {
       case Envelope.Msg msg -> post(new SourceEvent.MessageArrived(message(msg)));
       case Envelope.Marker marker -> marker.task().run();
@@ -153,6 +166,7 @@ final class RelocationSource {
       case Action.Send s -> send(s.frame());
       case Action.DispatchLocal d -> {
         final Envelope.Msg msg = local.remove(d.message());
+        followHops.remove(msg);
         if (msg != null) {
           actor.mailbox.offer(msg); // before the seal (budget wait): behind the barrier, captured later
         }
@@ -165,6 +179,7 @@ final class RelocationSource {
       }
       case Action.FailMessage f -> {
         final Envelope.Msg msg = local.remove(f.message());
+        followHops.remove(msg);
         if (msg != null && msg.reply() != null) {
           msg.reply().fail(new SpotkitException.Unavailable("actor '" + actor.id + "' moved and Message Follow"
               + " ended: " + f.errorKind()));
@@ -198,6 +213,8 @@ final class RelocationSource {
           Role.SOURCE, object, cutover.recordCount(), cutover.crc32c())));
       case Frame.Follow f -> {
         final Envelope.Msg msg = local.remove(f.message());
+        final Integer followed = msg == null ? null : followHops.remove(msg);
+        final int hops = followed == null ? 1 : followed;
         if (msg != null && !c.isOpen()) {
           // The ordered connection is gone: route by the Location Store (the new owner), order no longer kept.
           rt.async(() -> {
@@ -210,7 +227,8 @@ final class RelocationSource {
           });
         } else if (msg != null) {
           try {
-            rt.mesh().sendOn(c, actor.key, ApplicationMessage.TargetKind.ACTOR, actor.id, actor.generation, 1, msg);
+            rt.mesh().sendOn(c, actor.key, ApplicationMessage.TargetKind.ACTOR, actor.id, actor.generation, hops,
+                msg);
           } catch (SpotkitException e) {
             if (msg.reply() != null) {
               msg.reply().fail(e);
@@ -333,7 +351,7 @@ final class RelocationSource {
               + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))).toList();
       final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
           1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
-          join == null ? null : join.operationId(),
+          join == null ? null : join.operationId(), join == null ? 0 : RouteMesh.unixMs(join.deadline()),
           state))), saved, registrations, ticks));
       post(new SourceEvent.PayloadCaptured(stream));
     } catch (RuntimeException e) {
@@ -372,6 +390,7 @@ final class RelocationSource {
     }
     for (Message m : held) {
       final Envelope.Msg msg = local.remove(m);
+      followHops.remove(msg);
       final FrozenRecord record = records.remove(m);
       if (record != null && record.replyRouteId() != 0) {
         r.replyRoutes.remove(record.replyRouteId());
@@ -396,7 +415,11 @@ final class RelocationSource {
     final String what = "relocation of " + actor.describe() + " to node " + owner + " failed before relay-ready ("
         + failureCode + "); the actor stays on this node";
     // The Failed kinds of spec 000 section 4.
-    final SpotkitException error = captureFailure != null ? captureFailure : switch (failureCode) {
+    // A join whose deadline passed meanwhile ends DeadlineExceeded whatever the target reported (the target fails
+    // a Restore that finished after the join's deadline, spec 000 section 4).
+    final SpotkitException error = captureFailure != null ? captureFailure
+        : join != null && join.deadline().isExpired() ? new SpotkitException.DeadlineExceeded(what + "; the join's"
+            + " deadline passed") : switch (failureCode) {
       case CHECKSUM_MISMATCH -> new SpotkitException.DataLost(what);
       case RESTORE_FAILED, MANIFEST_CONFLICT -> new SpotkitException.InternalFailure(what);
       case DEADLINE -> new SpotkitException.DeadlineExceeded(what);

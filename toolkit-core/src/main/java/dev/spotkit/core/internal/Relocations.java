@@ -276,10 +276,32 @@ final class Relocations {
               + " passed its deadline before the seal")));
       return;
     }
+    failLaterJoins(actor, join, spot.owner());
     final AuthorityRecord row = spot.stored().authority(); // the Spot's owner is the target host run
     start(actor, join, null, connection, spot.owner(), new TargetFence(Rids.of(spot.owner()),
         row.allocation().descriptorLifecycleGeneration(), row.ownerId(), row.ownerLeaseGeneration().value()),
         chunkLimit);
+  }
+
+  /**
+   * On the actor's gate, just before the seal of a cross-node join: the joins the same handler registered after
+   * {@code moving} cannot run on this node any more (the instance here ends at the boundary), so each gets its
+   * completion now, on this instance, as {@link JoinResult.Failed} with {@link SpotkitException.Unavailable} ("the
+   * Actor is moving", spec 000 section 4). Without this they were dropped and their completion never came.
+   */
+  private void failLaterJoins(final ActorCell actor, final PendingJoin moving, final NodeRid owner) {
+    for (PendingJoin later = actor.barrier.poll(); later != null; later = actor.barrier.poll()) {
+      final JoinResult failed = new JoinResult.Failed(later.operationId(), new SpotkitException.Unavailable(
+          actor.describe() + " is moving to node " + owner + " by its join to spot '" + moving.spotId()
+          + "', registered earlier in the same handler; the join to "
+          + (later.spotId() == null ? "the Entry Spot" : "spot '" + later.spotId() + "'") + " did not run"));
+      if (actor.actor != null) {
+        actor.runCallback("onJoinCompleted of " + actor.describe(), false, () -> {
+          actor.actor.onJoinCompleted(failed);
+          return null;
+        });
+      }
+    }
   }
 
   /**
@@ -323,12 +345,23 @@ final class Relocations {
    * @return true when taken.
    */
   boolean sourceIngress(final String actorId, final Envelope.Msg envelope) {
+    return sourceIngress(actorId, envelope, 1);
+  }
+
+  /**
+   * As {@link #sourceIngress(String, Envelope.Msg)}, for a message that already followed {@code hops - 1} hops:
+   * if the source unit follows it on, it leaves with this hop count (spec 002 section 7.3: at most 8 hops), so a
+   * message bouncing between stale follow routes ends Unavailable instead of looping until its deadline.
+   *
+   * @param hops the hop count the message carries when it leaves this node, 1..8.
+   */
+  boolean sourceIngress(final String actorId, final Envelope.Msg envelope, final int hops) {
     final RelocationSource source = sources.get(actorId);
     if (source == null) {
       return false;
     }
     synchronized (source.actor.ingressLock) {
-      source.ingress(envelope);
+      source.ingress(envelope, hops);
     }
     return true;
   }
@@ -428,7 +461,7 @@ final class Relocations {
       }
       case MessageFollowTable.Forward forward -> {
         final Envelope.Msg envelope = new Envelope.Msg(rt.copier().decode(m.payload()), sink);
-        if (sourceIngress(m.targetId(), envelope)) {
+        if (sourceIngress(m.targetId(), envelope, forward.followed().hops())) {
           return true;
         }
         final NodeRid next = new NodeRid(Long.parseUnsignedLong(forward.nextNode(), 16));
@@ -483,9 +516,20 @@ final class Relocations {
 
   /** Participant state framing: u8 1, OperationId (16 bytes, 0 when none), u8 hasState, then the state. */
   static byte[] frameState(final OperationId operation, final byte[] state) {
-    final ByteBuffer b = ByteBuffer.allocate(18 + (state == null ? 0 : state.length));
-    b.put((byte) 1);
+    return frameState(operation, 0, state);
+  }
+
+  /**
+   * Participant state framing with the join's deadline: u8 2, OperationId (16 bytes, 0 when none), i64 the join's
+   * absolute deadline in Unix ms (0 when none: a host relocation), u8 hasState, then the state. The target fails a
+   * Restore that finishes after that deadline before its relay-ready reply, so a join is never committed after
+   * its timeout (spec 000 section 4: the timeout covers the join plus any needed relocation).
+   */
+  static byte[] frameState(final OperationId operation, final long joinDeadlineUnixMs, final byte[] state) {
+    final ByteBuffer b = ByteBuffer.allocate(26 + (state == null ? 0 : state.length));
+    b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
+    b.putLong(joinDeadlineUnixMs);
     b.put((byte) (state == null ? 0 : 1));
     if (state != null) {
       b.put(state);
@@ -515,7 +559,7 @@ final class Relocations {
         final TargetEvent.ChunkArrived chunk = new TargetEvent.ChunkArrived(connection,
             RelocationCodec.decodeStateView(frame));
         final String id = chunk.chunk().object().id();
-        post(() -> target(id).feed(chunk));
+        post(() -> known(id, command, from).ifPresent(t -> t.feed(chunk)));
         return;
       }
       decoded = RelocationCodec.decode(frame);
@@ -536,9 +580,10 @@ final class Relocations {
         }
         post(() -> target(id).restoreRequested(from, connection, p));
       }
-      case RelocationFrame.Data d -> post(() -> target(id).relay(connection, d));
-      case RelocationFrame.Cutover c -> post(() -> target(id).feed(new TargetEvent.CutoverArrived(c.identity(),
-          connection, c.boundaryRecordCount(), c.boundaryChecksumCrc32c())));
+      case RelocationFrame.Data d -> post(() -> known(id, command, from).ifPresent(t -> t.relay(connection, d)));
+      case RelocationFrame.Cutover c -> post(() -> known(id, command, from).ifPresent(t -> t.feed(
+          new TargetEvent.CutoverArrived(c.identity(), connection, c.boundaryRecordCount(),
+          c.boundaryChecksumCrc32c()))));
       case RelocationFrame.State s -> throw new IllegalStateException("decoded above");
     }
   }
@@ -566,6 +611,20 @@ final class Relocations {
       post(() -> target(actorId).direct(envelope));
       return true;
     }
+  }
+
+  /**
+   * The target state of {@code actorId} for a command 52, 31 or 34, or empty when no Restore (command 40) made one
+   * here: such a frame is discarded with a log line and creates nothing (a peer's frames for objects never
+   * prepared here, or late ones after the state was dropped, must not build up state or a clock entry). Executor.
+   */
+  private Optional<TargetObject> known(final String actorId, final int command, final PeerConnection from) {
+    final TargetObject t = objects.get(actorId);
+    if (t == null) {
+      NodeRuntime.LOG.warn("relocation command {} from {} for actor '{}' with no Restore here discarded", command,
+          from.peerRid(), actorId);
+    }
+    return Optional.ofNullable(t);
   }
 
   private TargetObject target(final String actorId) {

@@ -75,6 +75,8 @@ final class TargetObject {
   AuthorityRecord committed;
   StoreVersion committedVersion;
   OperationId operationId;
+  /** The join's absolute deadline from the payload, Unix ms; 0 for none (a host relocation). */
+  long joinDeadlineUnixMs;
   List<Envelope> backlog = List.of();
 
   TargetObject(final Relocations r, final String id) {
@@ -111,7 +113,7 @@ final class TargetObject {
       if (approval != null && System.nanoTime() - approval.expiresAtNanos() > 0) {
         approval = null;
       }
-      refused = check(p);
+      refused = check(from, p);
       prepare = p;
     }
     plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
@@ -120,11 +122,27 @@ final class TargetObject {
         Relocations.nowMs() + Relocations.RESTORE_VALIDITY.toMillis(), plan, false));
   }
 
-  private String check(final RelocationFrame.Prepare p) {
+  /**
+   * Why this node refuses the Restore {@code p} (an explicit command 53 after assembly), or null to go on. Besides
+   * the fences: the Restore must come from the actor's current owner node, over that node's own connection (spec
+   * 001 section 3: attribution by the relocation identity and the connection that carried it); a Restore of an
+   * actor this node already owns, or one sent by another peer with fences copied from the store, is refused, so a
+   * forged move cannot replace the live instance here or take over an actor from its owner.
+   */
+  private String check(final PeerConnection from, final RelocationFrame.Prepare p) {
     if (row == null) {
       return "actor '" + id + "' has no location record";
     }
     final AuthorityRecord a = row.authority();
+    final String ownerNode = a.allocation().routingIdHex();
+    if (ownerNode.equals(rt.nodeRid().hex())) {
+      return "actor '" + id + "' is already owned by this node";
+    }
+    final NodeRid source = Rids.toNodeRid(p.sourceNodeRid());
+    if (!source.hex().equals(ownerNode) || !source.equals(from.peerRid())) {
+      return "the Restore of actor '" + id + "' names source node " + source + " and came from node "
+          + from.peerRid() + ", but the actor is owned by node " + ownerNode;
+    }
     final CoordinatorFence fence = p.identity().coordinatorFence();
     if (!row.version().value().equals(fence.expectedAuthorityStoreVersion()) || !a.ownerId().equals(fence.ownerId())
         || a.objectGeneration().value() != p.object().objectGeneration()
@@ -153,7 +171,16 @@ final class TargetObject {
     return r.ownerId() + "/" + r.leaseGeneration() + "/" + rt.nodeRid().hex();
   }
 
+  /**
+   * A relay record (command 31): thawed only for an identity a Restore made a unit for; another identity is
+   * discarded by {@link TargetUnits} without thawing (a thawed request would hold a reply sink nobody completes).
+   */
   void relay(final long connection, final RelocationFrame.Data d) {
+    if (units.unit(d.identity()) == null) {
+      NodeRuntime.LOG.warn("relay record for unknown relocation identity {} of actor '{}' discarded", d.identity(),
+          id);
+      return;
+    }
     final FrozenRecord record = d.record();
     final byte[] body = record.encode();
     final Message m = record.replyRouteId() == 0 ? Message.send(body)
@@ -268,8 +295,39 @@ final class TargetObject {
         answer = new TargetEvent.RestoreFailed(identity, String.valueOf(e));
       }
       final TargetEvent result = answer;
-      r.post(() -> feed(result));
+      r.post(() -> feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result));
     });
+  }
+
+  /**
+   * Before the relay-ready reply: a Restore finished after the join's deadline (carried in the payload) fails, so a
+   * join is never committed after its timeout; a host relocation (no join OperationId in the payload) never uses a
+   * join's approval left from an earlier failed move of the actor; and the User Spot that approved the join must still
+   * be Ready here (it may have been
+   * closed while the Restore ran: an approval is not a membership, so it does not hold the close back). Otherwise
+   * the Restore fails explicitly (command 53) and the source keeps serving, instead of committing the actor into
+   * a released Spot (spec 000 section 4: the requested User Spot can't be found). Executor.
+   */
+  private TargetEvent spotStillReady(final RelocationIdentity identity, final TargetEvent finished) {
+    if (operationId == null && approval != null) {
+      // A host relocation (its payload carries no join OperationId) found the approval of an earlier join of the
+      // same actor, one that failed at its source before its Restore (MEM-27 keeps it 30 s). It is not this
+      // move's: the actor goes to the Entry Spot with no join completion, and the approval is dropped.
+      approval = null;
+      if (rt.entry() == null) {
+        return new TargetEvent.RestoreFailed(identity, "no Entry Spot on node " + rt.nodeRid());
+      }
+    }
+    if (joinDeadlineUnixMs != 0 && System.currentTimeMillis() > joinDeadlineUnixMs) {
+      return new TargetEvent.RestoreFailed(identity, "the join's deadline passed while the Restore ran on node "
+          + rt.nodeRid());
+    }
+    final SpotCell spot = approval == null ? null : approval.spot();
+    if (spot == null || spot.state == CellState.READY && rt.spots.get(spot.id) == spot) {
+      return finished;
+    }
+    return new TargetEvent.RestoreFailed(identity, "join target spot '" + spot.id + "' was closed on node "
+        + rt.nodeRid() + " while the Restore ran");
   }
 
   @SuppressWarnings("unchecked")
@@ -280,15 +338,19 @@ final class TargetObject {
     long high = 0;
     long low = 0;
     byte[] appState = null;
-    if (state.remaining() >= 18 && state.get() == 1) {
+    long deadline = 0;
+    final int framing = state.remaining() >= 18 ? state.get() : 0;
+    if (framing == 1 || framing == 2 && state.remaining() >= 25) {
       high = state.getLong();
       low = state.getLong();
+      deadline = framing == 2 ? state.getLong() : 0;
       if (state.get() == 1) {
         appState = new byte[state.remaining()];
         state.get(appState);
       }
     }
     operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
+    joinDeadlineUnixMs = deadline;
     staging.context = rt.facades().actorContext(staging);
     final Turn turn = Turn.enter(staging, false);
     final Actor actor;

@@ -26,12 +26,14 @@ import java.util.zip.CRC32C;
  * <ul>
  *   <li>Each chunk is copied into storage of the assembly at once, before {@link #onChunk} returns, so the receive
  *       buffer (the frame array a {@link StateView} reads) can be released or reused. No reference to it is kept.</li>
- *   <li>One copy per chunk in the usual order: the assembly keeps one stream buffer of exactly payloadTotalLength
- *       bytes (allocated when ordinal 0 arrives; payloadTotalLength was checked against the receiver's limit by
- *       {@link #start}), and a chunk whose ordinal is the next one missing is copied straight into it at the end
- *       of the bytes placed so far. A chunk that arrives before its predecessors (the spec allows any split, so its
- *       offset is unknown until they arrive) is copied into a buffer of its own and moved into the stream buffer
- *       once they did. The CRC-32C is computed incrementally over the stream buffer in ordinal order.</li>
+ *   <li>One copy per chunk in the usual order (plus amortised growth): the assembly keeps one stream buffer that
+ *       grows with the bytes placed (64 KiB first, at least doubling, never past payloadTotalLength, which was
+ *       checked against the receiver's limit by {@link #start}), so a manifest announcing a huge total makes the
+ *       receiver hold only the bytes actually sent. A chunk whose ordinal is the next one missing is copied
+ *       straight into it at the end of the bytes placed so far. A chunk that arrives before its predecessors
+ *       (the spec allows any split, so its offset is unknown until they arrive) is copied into a buffer of its
+ *       own and moved into the stream buffer once they did. The CRC-32C is computed incrementally over the
+ *       stream buffer in ordinal order.</li>
  *   <li>No payload is given until every ordinal 0..chunkCount-1 is present and the bytes total
  *       payloadTotalLength and their CRC-32C equals payloadChecksumCrc32c. {@link ChunkOutcome.Complete} hands
  *       over the stream buffer itself (the assembly drops its reference).</li>
@@ -43,6 +45,8 @@ import java.util.zip.CRC32C;
  * </ul>
  */
 public final class ChunkAssembler {
+  /** First size of the stream buffer: 64 KiB, or the total when smaller; it grows with the bytes placed. */
+  private static final int INITIAL_STREAM_BYTES = 64 * 1024;
 
   private static final String NAME = "assembly";
 
@@ -51,7 +55,7 @@ public final class ChunkAssembler {
   /** Chunks that arrived before a predecessor, each in its own copy, until they can be placed. */
   private final TreeMap<Long, byte[]> early = new TreeMap<>();
   private final CRC32C crc = new CRC32C();
-  /** The stream buffer, payloadTotalLength bytes; null before ordinal 0 and after completion or failure. */
+  /** The stream buffer (grows with the bytes placed, at most payloadTotalLength); null before ordinal 0 and after. */
   private byte[] stream;
   /** Bytes placed in {@link #stream}, i.e. the start of the next ordinal's chunk. */
   private int placed;
@@ -277,8 +281,13 @@ public final class ChunkAssembler {
 
   /** Copies the next ordinal's chunk to the end of the stream buffer and adds it to the CRC-32C. */
   private void place(final byte[] data, final int from, final int length) {
-    if (stream == null) {
-      stream = new byte[(int) manifest.payloadTotalLength()]; // checked against the receiver's limit in start
+    final long total = manifest.payloadTotalLength(); // checked against the receiver's limit in start
+    if (stream == null || placed + length > stream.length) {
+      // Grown with the bytes received (at least doubling, at most the total), never sized from the manifest alone:
+      // a manifest announcing a huge total makes the receiver hold only what the peer actually sent.
+      final long wanted = Math.min(total, Math.max(Math.max(INITIAL_STREAM_BYTES, placed + (long) length),
+          stream == null ? 0 : 2L * stream.length));
+      stream = stream == null ? new byte[(int) wanted] : Arrays.copyOf(stream, (int) wanted);
     }
     if (placedChunks == offsets.length) {
       offsets = Arrays.copyOf(offsets, offsets.length * 2);

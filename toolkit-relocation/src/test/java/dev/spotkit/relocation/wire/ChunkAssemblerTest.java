@@ -430,4 +430,22 @@ class ChunkAssemblerTest {
   Arbitrary<RelocationEnvelope> envelopes() {
     return WireArbitraries.envelope();
   }
+
+  /**
+   * A hostile manifest announcing 256 MiB, followed by one 16-byte chunk: the assembly's memory follows the
+   * bytes received, not the announced total (a peer must send the bytes to make the receiver hold them).
+   */
+  @Test
+  void aHugeAnnouncedTotalAllocatesOnlyWhatArrives() {
+    final com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    final long total = 256L << 20;
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, total, 2, 0), CONNECTION,
+        Integer.MAX_VALUE - 8);
+    final RelocationFrame.State first = new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[16]);
+    final long before = threads.getCurrentThreadAllocatedBytes();
+    assertThat(assembler.onChunk(first, CONNECTION)).isInstanceOf(ChunkOutcome.Accepted.class);
+    final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(allocated).as("bytes allocated for one 16-byte chunk").isLessThan(4L << 20);
+  }
 }
