@@ -280,14 +280,27 @@ final class TargetObject {
     long high = 0;
     long low = 0;
     byte[] appState = null;
-    if (state.remaining() >= 18 && state.get() == 1) {
+    Relocations.Binding binding = null;
+    final int version = state.remaining() >= 18 ? state.get() : 0;
+    if (version == 1 || version == 2) { // Relocations.frameState
       high = state.getLong();
       low = state.getLong();
-      if (state.get() == 1) {
+      final boolean hasState = state.get() == 1;
+      if (version == 2) {
+        if (state.remaining() < Relocations.BINDING_BYTES) {
+          throw new SpotkitException.DataLost("the session binding of actor '" + id + "' is truncated");
+        }
+        binding = new Relocations.Binding(state.getLong(), new NodeRid(state.getLong()), state.getLong(),
+            state.get() == 1);
+      }
+      if (hasState) {
         appState = new byte[state.remaining()];
         state.get(appState);
       }
     }
+    // A session-bound actor: its session stays on its node; pushes go there, frames come from there.
+    staging.binding = binding == null ? null : new BoundSession(rt, binding.sessionId(), binding.node(),
+        binding.nextPushSequence(), binding.closed());
     operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
     staging.context = rt.facades().actorContext(staging);
     final Turn turn = Turn.enter(staging, false);
@@ -485,7 +498,8 @@ final class TargetObject {
 
   /** Local work from a frozen record: a request answers through its reply route (the source node). */
   private Envelope.Msg thaw(final FrozenRecord record) {
-    final Object payload = rt.copier().decode(((RecordBody.SpotRequest) record.body()).payload());
+    final Object payload = rt.copier().decode(SessionBinder.unmark(((RecordBody.SpotRequest) record.body())
+        .payload()));
     if (record.replyRouteId() == 0) {
       return new Envelope.Msg(payload, null);
     }
@@ -493,6 +507,7 @@ final class TargetObject {
     final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
         : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
         + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
+    sink.sessionWork = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
     final long route = record.replyRouteId();
     final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;
     sink.future.whenComplete((value, failure) -> {

@@ -49,6 +49,12 @@ public final class Commands {
   public static final int APPLICATION_MESSAGE = 60;
   /** 61: destroy an Actor on its owner node. Spotkit-defined (see {@link ActorDestroy}). */
   public static final int ACTOR_DESTROY = 61;
+  /**
+   * 62: a push (or close) from a relocated session-bound Actor to the node that holds its client session.
+   * Spotkit-defined: spec 003's commands 42/43/44 move the session route itself, which this release does not do
+   * (see {@link SessionPush}).
+   */
+  public static final int SESSION_PUSH = 62;
 
   private Commands() {
   }
