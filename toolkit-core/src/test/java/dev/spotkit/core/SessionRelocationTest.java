@@ -235,4 +235,31 @@ class SessionRelocationTest {
     assertThat(disconnects).containsExactly(far + " on " + b.nodeRid());
     assertThat(handled).extracting(Handled::node).containsExactly(b.nodeRid());
   }
+
+  @Test
+  void aHostRelocationMovesASessionBoundActorWhileItsClientKeepsSending() throws Exception {
+    final MeshNode a = node(true);
+    final MeshNode b = node(false);
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(20_000);
+      final OutputStream out = socket.getOutputStream();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      write(out, "0");
+      assertThat(readUntil(in, "echo 0")).containsExactly("echo 0");
+      final java.util.concurrent.CompletableFuture<HostRelocationResult> moved = a.relocate(b.nodeRid());
+      for (int i = 1; i < 200; i++) {
+        write(out, Integer.toString(i)); // during and after the move
+      }
+      assertThat(moved.get(20, java.util.concurrent.TimeUnit.SECONDS).fullyRelocated()).isTrue();
+      write(out, "200");
+      assertThat(readUntil(in, "echo 200")).containsExactlyElementsOf(IntStream.rangeClosed(1, 200)
+          .mapToObj(i -> "echo " + i).toList());
+    }
+    assertThat(handled).extracting(Handled::line)
+        .containsExactlyElementsOf(IntStream.rangeClosed(0, 200).mapToObj(Integer::toString).toList());
+    assertThat(handled.get(0).node()).isEqualTo(a.nodeRid());
+    assertThat(handled.get(200).node()).isEqualTo(b.nodeRid());
+  }
 }
