@@ -3,8 +3,8 @@ package dev.spotkit.core.wire;
 /**
  * Command numbers of framework frames (FACTS.md "Wire"; DESIGN.md "Nodes, transport and sessions"). This
  * package encodes and decodes {@link #REPLY}, {@link #USER_SPOT_CREATE}, {@link #USER_SPOT_CLOSE},
- * {@link #ACTOR_CREATE}, {@link #APPLICATION_MESSAGE} and {@link #ACTOR_DESTROY}; the other numbers are listed so
- * that a dispatcher can name what it sees.
+ * {@link #ACTOR_CREATE}, {@link #APPLICATION_MESSAGE}, {@link #ACTOR_DESTROY} and {@link #SESSION_PUSH}; the other
+ * numbers are listed so that a dispatcher can name what it sees.
  */
 public final class Commands {
 
