@@ -198,7 +198,11 @@ final class SessionBinder implements SessionHandler {
             return;
           }
         }
-        route(item);
+        try {
+          route(item);
+        } catch (RuntimeException e) { // never leave the queue stuck: the item is lost, the session closes
+          lost(item == CLOSE_ITEM ? CLOSED : FRAME, e.toString());
+        }
       }
     }
 
