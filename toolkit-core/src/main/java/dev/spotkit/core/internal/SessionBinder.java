@@ -265,11 +265,14 @@ final class SessionBinder implements SessionHandler {
           return;
         }
         final ActorCell here = rt.actors.get(actor.id);
-        if (here == null) {
-          throw new dev.spotkit.core.SpotkitException.NotFound("actor '" + actor.id + "' left this node");
+        if (here != null) {
+          Messaging.offer(here, msg);
+          return;
         }
-        Messaging.offer(here, msg);
-        return;
+        if (moves.sourceIngress(actor.id, msg)) {
+          return; // it left since: the same source unit whose ingress hold took the earlier frames, so in order
+        }
+        throw new dev.spotkit.core.SpotkitException.NotFound("actor '" + actor.id + "' left this node");
       }
       if (to instanceof RelocationSource && moves.sourceIngress(actor.id, msg)) {
         return;
