@@ -265,4 +265,25 @@ class SessionRelocationTest {
     assertThat(handled.get(0).node()).isEqualTo(a.nodeRid());
     assertThat(handled.get(200).node()).isEqualTo(b.nodeRid());
   }
+
+  @Test
+  void aDisconnectWhileTheActorIsMovingRunsOnceOnTheSpotItEndsUpIn() throws Exception {
+    final MeshNode a = node(true);
+    final MeshNode b = node(false);
+    final String far = spotOn(b, "far");
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      final OutputStream out = socket.getOutputStream();
+      write(out, "x");
+      await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 1);
+      write(out, "join " + far);
+      write(out, "y"); // then the client goes away at once, while the join runs
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> !disconnects.isEmpty());
+    assertThat(b.toSpot(far).request(new Ping(), String.class).await()).isEqualTo("pong");
+    assertThat(disconnects).containsExactly(far + " on " + b.nodeRid());
+    assertThat(joins).containsExactly("Accepted " + far);
+    assertThat(handled).extracting(Handled::line).containsExactly("x", "y");
+    assertThat(handled.get(1).node()).isEqualTo(b.nodeRid());
+  }
 }

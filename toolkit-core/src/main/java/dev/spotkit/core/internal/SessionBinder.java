@@ -158,8 +158,10 @@ final class SessionBinder implements SessionHandler {
         if (!(outcome instanceof CreateOutcome.Created<?>)) {
           return;
         }
-        synchronized (actor.ingressLock) { // serialized with a seal: a moving actor gets the routed disconnect
-          if (!routed && actor.relocating == null) {
+        // Serialized with a seal: an actor that is moving, or may move at the end of a running join barrier, gets
+        // the routed disconnect, which travels with its queue and runs on the spot it ends up in.
+        synchronized (actor.ingressLock) {
+          if (!routed && actor.relocating == null && !actor.barrierActive) {
             queueDisconnect(actor);
             return;
           }
@@ -243,6 +245,9 @@ final class SessionBinder implements SessionHandler {
     private Object destination() {
       final NodeRuntime rt = actor.runtime();
       final Relocations moves = rt.relocations();
+      if (moves == null || rt.mesh() == null) {
+        return LOCAL; // a node without a mesh: the actor never leaves it
+      }
       if (moves.diverted.contains(actor.id) || rt.actors.get(actor.id) != null) {
         return LOCAL; // Ready here, relocating away from here (ingress hold), or arriving here (temporary queue)
       }
@@ -261,15 +266,23 @@ final class SessionBinder implements SessionHandler {
       final NodeRuntime rt = actor.runtime();
       final Relocations moves = rt.relocations();
       if (to == LOCAL) {
-        if (moves.targetIngress(actor.id, msg)) {
+        if (moves != null && moves.targetIngress(actor.id, msg)) {
           return;
         }
         final ActorCell here = rt.actors.get(actor.id);
         if (here != null) {
-          Messaging.offer(here, msg);
+          try {
+            Messaging.offer(here, msg);
+          } catch (dev.spotkit.core.SpotkitException.CapacityExceeded full) {
+            if (msg.reply().sessionWork != CLOSED) {
+              throw full;
+            }
+            queueDisconnect(here); // a full bounded mailbox: the local disconnect path retries, then the lane
+            msg.reply().complete(Boolean.TRUE);
+          }
           return;
         }
-        if (moves.sourceIngress(actor.id, msg)) {
+        if (moves != null && moves.sourceIngress(actor.id, msg)) {
           return; // it left since: the same source unit whose ingress hold took the earlier frames, so in order
         }
         throw new dev.spotkit.core.SpotkitException.NotFound("actor '" + actor.id + "' left this node");
