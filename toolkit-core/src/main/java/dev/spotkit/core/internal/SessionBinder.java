@@ -51,7 +51,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The actor's node answers it once the handler ran. Order: frames go out one destination at a time (this node,
  * a relocation's source unit here, or the owner node from the route cache) and a new destination is used only
  * after every frame sent to the previous one was handled, so the actor sees the client's frames in order, each
- * once, across any number of moves. The disconnect goes the same way behind the last frame ({@link #CLOSED}).
+ * once, across any number of moves. The disconnect goes the same way behind the last frame ({@link #CLOSED}),
+ * also when it comes during a join barrier (the join may move the actor): it then runs on the actor's gate on
+ * whichever node the actor ended up, on the spot it belongs to there. A routed disconnect that meets a full
+ * bounded mailbox on this node falls back to the local path above (retries, then the lifecycle lane).
  * Pushes from the moved actor come back as command 62 ({@link dev.spotkit.core.wire.SessionPush}) and are written
  * in the binding's push sequence order (see {@link BoundSession}).
  *
