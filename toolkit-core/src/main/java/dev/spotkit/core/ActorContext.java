@@ -106,6 +106,17 @@ public sealed interface ActorContext permits ActorContextImpl {
   /**
    * The client session bound to this actor, if it was created for a connection. Any thread.
    *
+   * <p>The session stays on the node that accepted the connection when the actor relocates (a cross-node
+   * JoinSpot or JoinEntrySpot, or {@code MeshNode.relocate}). On another node the returned Session sends each
+   * push to the session's node (Spotkit-defined mesh command 62); the client receives pushes in push order
+   * across every node the actor passed through. A pushed message then crosses nodes like any message: one
+   * that cannot (not a record, enum, String or boxed primitive of plain values) is refused by
+   * {@link Session#push(Object)} with {@link SpotkitException.InvalidOperation}, and one over the mesh frame
+   * limit with {@link SpotkitException.CapacityExceeded}; nothing is sent then. The client's frames keep
+   * reaching the actor in order, each once, and the session's disconnect reaches it once, wherever it is.
+   * On another node {@link Session#remoteAddress()} is an unresolved {@code spotkit-node-<rid hex>:0} and the
+   * inbound counters there stay 0 (the session's node keeps the flow control).
+   *
    * @return the session until it disconnects; empty afterwards or when none is bound. Push with
    *     {@link Session#push(Object)}.
    */

@@ -195,9 +195,10 @@ public final class MeshNode implements AutoCloseable {
    * membership callback runs (no OnJoinedActor, OnLeaveActor or completion callback) and chunks are 32 KiB (no
    * approval round trip). The actors are those of the Entry Spot at this call. An actor running a join is
    * moved once that join ended (MEM-16), unless the join took it elsewhere. An actor registered with
-   * DisableRelocation, one bound to a session, or one whose move fails before the target's relay-ready reply
-   * stays here and keeps serving; the result names it. Actors of User Spots do not move. Returns at once; the work
-   * runs on the node's threads.
+   * DisableRelocation, or one whose move fails before the target's relay-ready reply stays here and keeps serving;
+   * the result names it. An actor bound to a client session moves too while the session stays on this node: its
+   * frames follow it and its pushes come back here (see {@link ActorContext#session()}). Actors of User Spots do
+   * not move. Returns at once; the work runs on the node's threads.
    *
    * @param target the NodeRid of another Serving node of this mesh with the actors' types registered.
    * @return completes with the result once every actor moved or stayed; fails with

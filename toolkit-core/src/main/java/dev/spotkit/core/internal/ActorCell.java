@@ -39,8 +39,10 @@ public final class ActorCell extends Cell {
   Runnable afterBarrier;
   /** True while the mailbox sits on a SpotWide spot's gate. Owned by the join chain. */
   boolean onSpotGate;
-  /** The bound client session, if any. */
+  /** The bound client session, if any (the actor created for a connection, on the session's node). */
   volatile SessionBinder.Link session;
+  /** The bound client session of an actor that relocated (restored from the payload), else null. */
+  volatile BoundSession binding;
 
   ActorCell(final NodeRuntime rt, final String id, final NodeConfig.ActorType type) {
     super(rt, id, ObjectKey.actor(id), type.stableType(), "actor");
@@ -75,6 +77,10 @@ public final class ActorCell extends Cell {
    * @return the session or empty.
    */
   public Optional<Session> session() {
+    final BoundSession bound = binding;
+    if (bound != null) {
+      return bound.isOpen() ? Optional.of(bound) : Optional.empty();
+    }
     final SessionBinder.Link link = session;
     return link == null || link.isClosed() ? Optional.empty() : Optional.of(link.session());
   }

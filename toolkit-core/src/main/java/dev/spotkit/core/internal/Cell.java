@@ -96,7 +96,13 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
 
   final void onEnvelope(final Envelope envelope) {
     switch (envelope) {
-      case Envelope.Msg msg -> runMessage(msg.payload(), msg.reply());
+      case Envelope.Msg msg -> {
+        if (msg.reply() != null && msg.reply().sessionWork != 0) {
+          runSessionWork(msg);
+        } else {
+          runMessage(msg.payload(), msg.reply());
+        }
+      }
       case Envelope.Frame frame -> {
         try {
           runMessage(frame.payload(), null);
@@ -106,6 +112,22 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       }
       case Envelope.Tick tick -> runTick(tick.timer());
       case Envelope.Marker marker -> marker.task().run();
+    }
+  }
+
+  /**
+   * A routed frame of a session-bound actor that moved (handled like a frame: a one-way message of the frame's
+   * payload) or its session's disconnect; the sink is answered once it ran, which is the session node's signal.
+   */
+  private void runSessionWork(final Envelope.Msg msg) {
+    try {
+      if (msg.reply().sessionWork == SessionBinder.FRAME) {
+        runMessage(msg.payload(), null);
+      } else if (this instanceof ActorCell actor) {
+        SessionBinder.closedHere(actor);
+      }
+    } finally {
+      msg.reply().complete(Boolean.TRUE);
     }
   }
 

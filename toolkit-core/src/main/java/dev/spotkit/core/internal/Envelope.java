@@ -15,7 +15,9 @@ sealed interface Envelope {
   /**
    * A frame of the actor's bound client session: handled like a one-way message whose payload is the frame
    * (the actor receives the plain frame, e.g. a String); once its handler ran (or it was found unhandled),
-   * the session's inbound count drops by one (inbound backpressure, see {@code SessionBinder}).
+   * the session's inbound count drops by one (inbound backpressure, see {@code SessionBinder}). A frame found
+   * in the queue or the ingress hold when the actor is captured for a relocation becomes a routed message (a
+   * {@link Msg} whose sink acknowledges the frame once handled, wherever that is).
    *
    * @param payload the decoded frame.
    * @param link the binding whose count it holds.

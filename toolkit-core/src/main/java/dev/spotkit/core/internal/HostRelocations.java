@@ -103,11 +103,9 @@ public final class HostRelocations {
       };
       return;
     }
-    if (actor.state != CellState.READY || actor.relocating != null || actor.membership != rt.entry()
-        || actor.session != null && !actor.session.isClosed()) {
+    if (actor.state != CellState.READY || actor.relocating != null || actor.membership != rt.entry()) {
       moved.completeExceptionally(new SpotkitException.Unavailable(actor.describe() + " is not an Entry Spot"
-          + " actor of this node any more, or cannot move now (moved or joined a User Spot, bound to a session,"
-          + " closing)"));
+          + " actor of this node any more, or cannot move now (moved or joined a User Spot, closing)"));
       return;
     }
     actor.mailbox.close(); // the turn boundary: no handler runs until the move ends or the source is restored

@@ -75,6 +75,7 @@ public final class NodeRuntime {
   private final ConcurrentHashMap<CompletableFuture<?>, Boolean> pending = new ConcurrentHashMap<>();
   private volatile SpotCell entry;
   private volatile SessionServer sessionServer;
+  private volatile SessionBinder sessionBinder;
   /** This host run's owner lease (null without a store): OwnerId, LeaseGeneration, admission deadline. */
   private final OwnerLease ownerLease;
   private final ScheduledFuture<?> renewing;
@@ -193,8 +194,9 @@ public final class NodeRuntime {
         .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
         .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build();
     try {
-      sessionServer = SessionServer.start(serverConfig,
-          new SessionBinder(this, config.actorTypes().get(spec.actorType())));
+      final SessionBinder binder = new SessionBinder(this, config.actorTypes().get(spec.actorType()));
+      sessionBinder = binder;
+      sessionServer = SessionServer.start(serverConfig, binder);
     } catch (IOException e) {
       throw new SpotkitException.Unavailable("session listener could not start: " + e.getMessage(), e);
     }
@@ -343,6 +345,11 @@ public final class NodeRuntime {
   }
 
   /** The relocation driver, or null for a node without a mesh. */
+  /** The session binder, or null without sessions. */
+  SessionBinder sessionBinder() {
+    return sessionBinder;
+  }
+
   Relocations relocations() {
     return relocations;
   }
@@ -376,6 +383,14 @@ public final class NodeRuntime {
             dev.spotkit.core.wire.Commands.RELOCATION_DATA, dev.spotkit.core.wire.Commands.RELOCATION_CUTOVER,
             dev.spotkit.core.wire.Commands.RELOCATION_PREPARE, dev.spotkit.core.wire.Commands.RELOCATION_STATE,
             dev.spotkit.core.wire.Commands.RELOCATION_FAILED -> relocations.onFrame(from, command, frame);
+        case dev.spotkit.core.wire.Commands.SESSION_PUSH -> {
+          final SessionBinder binder = sessionBinder;
+          if (binder != null) {
+            binder.onPush(dev.spotkit.core.wire.SessionPush.decode(frame));
+          } else {
+            LOG.debug("session push from {} but this node has no sessions; dropped", from.peerRid());
+          }
+        }
         default -> LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command,
             from.peerRid());
       }

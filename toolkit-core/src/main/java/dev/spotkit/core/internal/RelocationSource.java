@@ -109,7 +109,8 @@ final class RelocationSource {
       case Envelope.Tick tick -> {
         // A tick racing the capture: the timer's registration moved; its next tick comes on the target.
       }
-      case Envelope.Frame frame -> frame.link().frameHandled();
+      // A client frame of the bound session: held, relayed or followed like any message (SessionBinder).
+      case Envelope.Frame frame -> post(new SourceEvent.MessageArrived(message(frame.link().routedFrame(frame))));
     }
   }
 
@@ -317,7 +318,13 @@ final class RelocationSource {
 
   private void captureSealed() {
     try {
-      final List<Envelope> drained = actor.mailbox.drainUnrun();
+      final Relocations.Binding binding = Relocations.bindingOf(actor);
+      final List<Envelope> drained = new ArrayList<>(actor.mailbox.drainUnrun());
+      for (int i = 0; i < drained.size(); i++) { // frames of the bound session move as routed messages
+        if (drained.get(i) instanceof Envelope.Frame frame) {
+          drained.set(i, frame.link().routedFrame(frame));
+        }
+      }
       final List<CellTimers.Entry> timers = actor.timers.entries();
       actor.timers.cancelAll();
       captured = drained;
@@ -352,7 +359,7 @@ final class RelocationSource {
       final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
           1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
           join == null ? null : join.operationId(), join == null ? 0 : RouteMesh.unixMs(join.deadline()),
-          state))), saved, registrations, ticks));
+          state, binding))), saved, registrations, ticks));
       post(new SourceEvent.PayloadCaptured(stream));
     } catch (RuntimeException e) {
       NodeRuntime.LOG.warn("capture of {} failed; the source keeps serving", actor.describe(), e);

@@ -190,12 +190,7 @@ final class Relocations {
    * the join chain; the result comes back through {@link Joins#finish} unless the actor moved.
    */
   void join(final ActorCell actor, final PendingJoin join) {
-    final RouteMesh mesh = rt.mesh();
-    if (actor.session != null && !actor.session.isClosed()) {
-      rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), new SpotkitException.Unavailable(
-          actor.describe() + " is bound to a session; a session-bound actor does not relocate in this release")));
-      return;
-    }
+    final RouteMesh mesh = rt.mesh(); // a session-bound actor moves too: its session stays (SessionBinder)
     rt.async(() -> {
       approve(actor, join, mesh);
       return null;
@@ -483,8 +478,8 @@ final class Relocations {
 
   /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
   FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
-    final ApplicationPayload payload = rt.copier().encodeForPeer("message", msg.payload(), Integer.MAX_VALUE / 2,
-        true);
+    final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", msg.payload(),
+        Integer.MAX_VALUE / 2, true), msg.reply()); // a routed frame keeps its mark in the record
     long route = 0;
     long deadline = 0;
     if (msg.reply() != null) {
@@ -514,27 +509,76 @@ final class Relocations {
     return Message.send(ByteBuffer.allocate(9).put((byte) LOCAL).putLong(localIds.incrementAndGet()).array());
   }
 
-  /** Participant state framing: u8 1, OperationId (16 bytes, 0 when none), u8 hasState, then the state. */
+  /**
+   * The client session binding of a session-bound actor, carried in its relocation payload.
+   *
+   * @param sessionId the session's id on its node, greater than zero.
+   * @param node the node that holds the session (it never moves in this release).
+   * @param nextPushSequence the next push sequence number of the binding, 0 and up.
+   * @param closed true when the session's disconnect already reached the actor.
+   */
+  record Binding(long sessionId, NodeRid node, long nextPushSequence, boolean closed) {
+  }
+
+  /** Bytes of a binding in the participant state framing: sessionId, node rid, next push sequence, closed. */
+  static final int BINDING_BYTES = 25;
+  /** Participant state framing flag: the application state follows. */
+  static final int FRAMING_HAS_STATE = 1;
+  /** Participant state framing flag: a session binding follows the flags. */
+  static final int FRAMING_HAS_BINDING = 2;
+
+  /** Participant state framing without a deadline or a session binding (tests and hand-written peers). */
   static byte[] frameState(final OperationId operation, final byte[] state) {
-    return frameState(operation, 0, state);
+    return frameState(operation, 0, state, null);
   }
 
   /**
-   * Participant state framing with the join's deadline: u8 2, OperationId (16 bytes, 0 when none), i64 the join's
-   * absolute deadline in Unix ms (0 when none: a host relocation), u8 hasState, then the state. The target fails a
-   * Restore that finishes after that deadline before its relay-ready reply, so a join is never committed after
-   * its timeout (spec 000 section 4: the timeout covers the join plus any needed relocation).
+   * Participant state framing (Spotkit-defined: spec 001 section 4.2 fixes the envelope's fields, and an
+   * application state entry's bytes are opaque to it, so the golden vectors are unchanged). Version 2, written:
+   * u8 2, OperationId (16 bytes, 0 when none), i64 the join's absolute deadline in Unix ms (0 when none: a host
+   * relocation), u8 flags ({@link #FRAMING_HAS_STATE}, {@link #FRAMING_HAS_BINDING}), then the session binding
+   * when flagged (u64 sessionId, u64 session node rid, u64 next push sequence, u8 closed), then the state.
+   * Version 1, still read: u8 1, OperationId, u8 hasState, then the state. The target fails a Restore that
+   * finishes after the deadline before its relay-ready reply, so a join is never committed after its timeout
+   * (spec 000 section 4: the timeout covers the join plus any needed relocation); the binding travels here
+   * because the envelope stream's fields and order are fixed by the spec and its vectors.
+   *
+   * @param operation the join's OperationId, or null (host relocation).
+   * @param joinDeadlineUnixMs the join's absolute deadline in Unix ms, or 0.
+   * @param state the adapter's captured state, or null (RecreateOnRelocation).
+   * @param binding the session binding of a session-bound actor, or null.
+   * @return the framed bytes: 26 + (25 with a binding) + state length.
    */
-  static byte[] frameState(final OperationId operation, final long joinDeadlineUnixMs, final byte[] state) {
-    final ByteBuffer b = ByteBuffer.allocate(26 + (state == null ? 0 : state.length));
+  static byte[] frameState(final OperationId operation, final long joinDeadlineUnixMs, final byte[] state,
+      final Binding binding) {
+    final ByteBuffer b = ByteBuffer.allocate(26 + (binding == null ? 0 : BINDING_BYTES)
+        + (state == null ? 0 : state.length));
     b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
     b.putLong(joinDeadlineUnixMs);
-    b.put((byte) (state == null ? 0 : 1));
+    b.put((byte) ((state == null ? 0 : FRAMING_HAS_STATE) | (binding == null ? 0 : FRAMING_HAS_BINDING)));
+    if (binding != null) {
+      b.putLong(binding.sessionId()).putLong(binding.node().value()).putLong(binding.nextPushSequence())
+          .put((byte) (binding.closed() ? 1 : 0));
+    }
     if (state != null) {
       b.put(state);
     }
     return b.array();
+  }
+
+  /** The session binding of an actor about to be captured (on its gate, sealed), or null when it has none. */
+  static Binding bindingOf(final ActorCell actor) {
+    final BoundSession bound = actor.binding;
+    if (bound != null) {
+      return bound.binding();
+    }
+    final SessionBinder.Link link = actor.session;
+    if (link == null) {
+      return null;
+    }
+    link.routed = true; // from now on its frames travel as routed messages
+    return new Binding(link.session().id(), actor.runtime().nodeRid(), 0, link.isClosed());
   }
 
   static void log(final Action.Log l) {

@@ -89,6 +89,11 @@ final class RouteMesh implements MeshListener {
     }
   }
 
+  /** Largest encoded message payload a frame carries, in bytes (the frame limit less 1 KiB of headers). */
+  int maxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
   /** The advertised endpoint, "host:port". */
   String endpoint() {
     final InetSocketAddress address = transport.localAddress();
@@ -156,9 +161,9 @@ final class RouteMesh implements MeshListener {
 
   private void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope) {
-    final ApplicationPayload payload = rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes,
-        true);
     final ReplySink sink = envelope.reply();
+    final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(),
+        maxPayloadBytes, true), sink);
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
           stableType, 0, hops, payload)))) {
@@ -425,7 +430,7 @@ final class RouteMesh implements MeshListener {
   }
 
   private void onApplicationMessage(final PeerConnection from, final byte[] frame) {
-    final ApplicationMessage m;
+    ApplicationMessage m;
     try {
       m = ApplicationMessageCodec.decode(frame);
     } catch (WireFormatException e) {
@@ -441,6 +446,14 @@ final class RouteMesh implements MeshListener {
       return;
     }
     final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
+    final int work = SessionBinder.workOf(m.payload());
+    if (work != 0) { // a routed frame or disconnect of a moved session-bound actor
+      if (sink != null) {
+        sink.sessionWork = work;
+      }
+      m = new ApplicationMessage(m.correlation(), m.targetKind(), m.targetId(), m.objectGeneration(),
+          m.stableType(), m.deadlineUnixMs(), m.hops(), SessionBinder.unmark(m.payload()));
+    }
     try {
       if (m.targetKind() == ApplicationMessage.TargetKind.ACTOR && !rt.hasReadyActor(m.targetId())
           && rt.relocations().followInbound(m, sink)) {

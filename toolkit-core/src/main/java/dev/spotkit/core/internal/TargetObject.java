@@ -339,16 +339,28 @@ final class TargetObject {
     long low = 0;
     byte[] appState = null;
     long deadline = 0;
-    final int framing = state.remaining() >= 18 ? state.get() : 0;
-    if (framing == 1 || framing == 2 && state.remaining() >= 25) {
+    Relocations.Binding binding = null;
+    final int version = state.remaining() >= 18 ? state.get() : 0;
+    if (version == 1 || version == 2 && state.remaining() >= 25) { // Relocations.frameState
       high = state.getLong();
       low = state.getLong();
-      deadline = framing == 2 ? state.getLong() : 0;
-      if (state.get() == 1) {
+      deadline = version == 2 ? state.getLong() : 0;
+      final int flags = state.get();
+      if ((flags & Relocations.FRAMING_HAS_BINDING) != 0 && version == 2) {
+        if (state.remaining() < Relocations.BINDING_BYTES) {
+          throw new SpotkitException.DataLost("the session binding of actor '" + id + "' is truncated");
+        }
+        binding = new Relocations.Binding(state.getLong(), new NodeRid(state.getLong()), state.getLong(),
+            state.get() == 1);
+      }
+      if ((flags & Relocations.FRAMING_HAS_STATE) != 0) {
         appState = new byte[state.remaining()];
         state.get(appState);
       }
     }
+    // A session-bound actor: its session stays on its node; pushes go there, frames come from there.
+    staging.binding = binding == null ? null : new BoundSession(rt, binding.sessionId(), binding.node(),
+        binding.nextPushSequence(), binding.closed());
     operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
     joinDeadlineUnixMs = deadline;
     staging.context = rt.facades().actorContext(staging);
@@ -547,7 +559,8 @@ final class TargetObject {
 
   /** Local work from a frozen record: a request answers through its reply route (the source node). */
   private Envelope.Msg thaw(final FrozenRecord record) {
-    final Object payload = rt.copier().decode(((RecordBody.SpotRequest) record.body()).payload());
+    final Object payload = rt.copier().decode(SessionBinder.unmark(((RecordBody.SpotRequest) record.body())
+        .payload()));
     if (record.replyRouteId() == 0) {
       return new Envelope.Msg(payload, null);
     }
@@ -555,6 +568,7 @@ final class TargetObject {
     final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
         : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
         + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
+    sink.sessionWork = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
     final long route = record.replyRouteId();
     final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;
     sink.future.whenComplete((value, failure) -> {

@@ -3,8 +3,8 @@ package dev.spotkit.core.wire;
 /**
  * Command numbers of framework frames (FACTS.md "Wire"; DESIGN.md "Nodes, transport and sessions"). This
  * package encodes and decodes {@link #REPLY}, {@link #USER_SPOT_CREATE}, {@link #USER_SPOT_CLOSE},
- * {@link #ACTOR_CREATE}, {@link #APPLICATION_MESSAGE} and {@link #ACTOR_DESTROY}; the other numbers are listed so
- * that a dispatcher can name what it sees.
+ * {@link #ACTOR_CREATE}, {@link #APPLICATION_MESSAGE}, {@link #ACTOR_DESTROY} and {@link #SESSION_PUSH}; the other
+ * numbers are listed so that a dispatcher can name what it sees.
  */
 public final class Commands {
 
@@ -49,6 +49,12 @@ public final class Commands {
   public static final int APPLICATION_MESSAGE = 60;
   /** 61: destroy an Actor on its owner node. Spotkit-defined (see {@link ActorDestroy}). */
   public static final int ACTOR_DESTROY = 61;
+  /**
+   * 62: a push (or close) from a relocated session-bound Actor to the node that holds its client session.
+   * Spotkit-defined: spec 003's commands 42/43/44 move the session route itself, which this release does not do
+   * (see {@link SessionPush}).
+   */
+  public static final int SESSION_PUSH = 62;
 
   private Commands() {
   }
