@@ -210,6 +210,25 @@ public final class MeshNode implements AutoCloseable {
     return dev.spotkit.core.internal.HostRelocations.relocate(rt, target);
   }
 
+  /**
+   * The node's end (spec 002 section 5). Completes normally once {@link #close()} finished. Completes
+   * exceptionally with {@link SpotkitException.Unavailable} when the node stopped itself because its owner
+   * lease was lost for good (the Location Store no longer holds it: restarted empty, or unreachable longer than
+   * the lease TTL). A lost lease is never revived, so by default such a node fail-stops: it logs one ERROR
+   * line, runs its close path (sessions closed, objects released, nothing written to the store under the dead
+   * lease) and completes this future; the application should then exit or build a new MeshNode (a supervisor
+   * restarting the process is the simple choice). Any thread.
+   *
+   * <pre>{@code
+   * node.terminated().whenComplete((ok, failure) -> { if (failure != null) System.exit(3); });
+   * }</pre>
+   *
+   * @return a future completed after the close finished; completing it yourself changes nothing.
+   */
+  public java.util.concurrent.CompletableFuture<Void> terminated() {
+    return rt.terminated();
+  }
+
   /** @return true once {@link #close()} started. */
   public boolean isClosed() {
     return rt.isClosing();

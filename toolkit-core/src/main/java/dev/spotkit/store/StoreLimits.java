@@ -119,15 +119,42 @@ public final class StoreLimits {
   public static String printable(final String key) {
     final StringBuilder out = new StringBuilder();
     for (int i = 0; i < key.length() && out.length() < 80; i++) {
-      final char c = key.charAt(i);
-      if (c == 0) {
-        out.append("\\0");
-      } else if (c < 0x20 || c == 0x7f) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
+      appendPrintable(out, key.charAt(i));
     }
     return out.length() >= 80 ? out + "..." : out.toString();
+  }
+
+  /**
+   * Text made printable for logs and exception messages, whole: control bytes such as the 0x00 separators of
+   * logical keys as {@code \0}, others as {@code \\uXXXX}, so log files stay text (grep does not call them
+   * binary). Used for every store key or store-call description that reaches a log line or a message.
+   *
+   * @param text a key, or a message containing keys.
+   * @return the printable form, same length or longer.
+   */
+  public static String escape(final String text) {
+    boolean clean = true;
+    for (int i = 0; i < text.length() && clean; i++) {
+      final char c = text.charAt(i);
+      clean = c >= 0x20 && c != 0x7f;
+    }
+    if (clean) {
+      return text;
+    }
+    final StringBuilder out = new StringBuilder(text.length() + 8);
+    for (int i = 0; i < text.length(); i++) {
+      appendPrintable(out, text.charAt(i));
+    }
+    return out.toString();
+  }
+
+  private static void appendPrintable(final StringBuilder out, final char c) {
+    if (c == 0) {
+      out.append("\\0");
+    } else if (c < 0x20 || c == 0x7f) {
+      out.append(String.format("\\u%04x", (int) c));
+    } else {
+      out.append(c);
+    }
   }
 }

@@ -171,7 +171,7 @@ class RedisFaultTest {
 
   @Test
   @Spec("LOC-04")
-  void aClientPauseLongerThanTheRenewTimeoutLapsesTheLeaseStopsAdmissionAndWritesNothingWithIt() throws Exception {
+  void aClientPauseLongerThanTheLeaseTtlStopsAdmissionWritesNothingWithItAndTheNodeStopsItself() throws Exception {
     try (RedisLocationStore nodeStore = RedisLocationStore.connect(REDIS.uri(), "pause");
         RedisLocationStore observer = RedisLocationStore.connect(REDIS.uri(), "pause");
         MeshNode node = node(nodeStore, false, "pause")) {
@@ -192,9 +192,14 @@ class RedisFaultTest {
           .pollInterval(Duration.ofMillis(50)).until(() -> leases(observer).isEmpty());
       assertThat(LocationRecords.read(observer, ObjectKey.actor("d"))).as("nothing created with the lapsed lease")
           .isEmpty();
+      // the lease is lost for good: the node stops itself (fail-stop) and says so through terminated()
+      assertThatThrownBy(() -> node.terminated().get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(SpotkitException.Unavailable.class).hasMessageContaining("lost for good");
+      assertThat(node.isClosed()).isTrue();
       assertThatThrownBy(() -> node.actors().getOrCreate("d", "poked").await())
-          .isInstanceOf(SpotkitException.Unavailable.class);
-      assertThatThrownBy(() -> node.toActor("c").send(new Poke())).isInstanceOf(SpotkitException.Unavailable.class);
+          .isInstanceOf(SpotkitException.ShuttingDown.class);
+      assertThatThrownBy(() -> node.toActor("c").send(new Poke())).isInstanceOf(SpotkitException.class);
+      assertThat(LocationRecords.read(observer, ObjectKey.actor("d"))).isEmpty();
     }
   }
 

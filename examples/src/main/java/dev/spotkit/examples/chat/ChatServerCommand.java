@@ -32,7 +32,9 @@ import picocli.CommandLine.Option;
  *
  * <p>A port out of range, one that cannot be bound (in use, no permission), a store that cannot be reached, a
  * missing secret or a bad option combination prints one {@code chat-server: ...} line on stderr and exits with
- * code 2 (a usage error), without a stack trace.
+ * code 2 (a usage error), without a stack trace. A node that stops itself while running (its owner lease was
+ * lost for good, e.g. Redis restarted empty or paused longer than the lease TTL; see MeshNode#terminated)
+ * prints one {@code chat-server: ...} line and exits with code 75, so a supervisor restarts the process.
  */
 @Command(name = "chat-server", mixinStandardHelpOptions = true,
     description = "Chat rooms over a line protocol; try: nc 127.0.0.1 <port>, then /nick ann, /join lobby, hello.")
@@ -92,14 +94,36 @@ public final class ChatServerCommand implements Callable<Integer> {
       return CommandLine.ExitCode.USAGE;
     }
     final CountDownLatch stopped = new CountDownLatch(1);
+    final java.util.concurrent.atomic.AtomicReference<Throwable> failStop = new java.util.concurrent.atomic
+        .AtomicReference<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
       stopped.countDown();
     }, "chat-server-shutdown"));
+    for (dev.spotkit.core.MeshNode node : server.nodes()) { // a node that stopped itself stops the process
+      node.terminated().whenComplete((ok, failure) -> {
+        if (failure != null && failStop.compareAndSet(null, failure)) {
+          stopped.countDown();
+        }
+      });
+    }
     printPorts(server);
     stopped.await();
+    final Throwable failure = failStop.get();
+    if (failure != null) {
+      err.println("chat-server: " + failure.getMessage() + "; exiting with status " + EXIT_NODE_STOPPED
+          + " so a supervisor restarts it");
+      server.close();
+      return EXIT_NODE_STOPPED;
+    }
     return CommandLine.ExitCode.OK;
   }
+
+  /**
+   * Exit status when a node stopped itself (its owner lease was lost for good, e.g. Redis restarted empty):
+   * 75 (EX_TEMPFAIL), so a supervisor restarts the process.
+   */
+  static final int EXIT_NODE_STOPPED = 75;
 
   private void printPorts(final ChatServer server) {
     final List<Integer> ports = server.ports();

@@ -93,6 +93,10 @@ public final class NodeRuntime {
   private volatile RouteMesh mesh;
   private volatile Relocations relocations;
   private volatile Descriptors descriptors;
+  /** Completes when the node closed: normally after close(), exceptionally after a fail-stop. */
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  /** Set once when the owner lease was lost for good and the node stops itself; null otherwise. */
+  private volatile SpotkitException failStop;
 
   private NodeRuntime(final NodeConfig config, final Facades facades) {
     this.config = config;
@@ -106,6 +110,7 @@ public final class NodeRuntime {
       // LOC-03: the settings were checked when built; acquire issues the LeaseGeneration (blocks on the store)
       this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
       this.ownerLease.acquire();
+      this.ownerLease.onLost(this::ownerLeaseLost);
       this.store = new StoreOps(config.store(), ownerLease, config.meshName().value(), nodeRid.hex());
     } else {
       this.ownerLease = null;
@@ -220,6 +225,39 @@ public final class NodeRuntime {
     closeSteps();
   }
 
+  /**
+   * The node's end: completes normally once a {@link #close()} finished, exceptionally with
+   * {@link SpotkitException.Unavailable} once a fail-stop (owner lease lost for good) finished its close.
+   *
+   * @return the future (a copy: completing it changes nothing).
+   */
+  public CompletableFuture<Void> terminated() {
+    return terminated.copy();
+  }
+
+  /**
+   * The owner lease is gone for good (the store restarted empty, or no renewal applied within the TTL): like a
+   * split-brain resolver downing its own side, the node stops itself (spec 002 section 5). One ERROR line; the
+   * close path runs on its own thread (sessions closed, nothing written with the dead lease: admission refuses
+   * every store write), and {@link #terminated()} completes exceptionally.
+   */
+  private void ownerLeaseLost() {
+    if (state.get() != RUNNING) {
+      return;
+    }
+    final SpotkitException why = new SpotkitException.Unavailable("node " + config.meshName() + "/"
+        + nodeRid.hex() + " stopped itself: its owner lease " + ownerLease.record().ownerId() + " was lost for good"
+        + " (the Location Store no longer holds it: restarted empty, or no renewal applied within the lease TTL)");
+    failStop = why;
+    LOG.error("{}; closing this node (fail-stop)", why.getMessage());
+    Thread.ofPlatform().daemon().name("spotkit-fail-stop-" + nodeRid.hex()).start(this::close);
+  }
+
+  /** True once the owner lease was lost for good and the node is stopping itself. */
+  boolean failStopping() {
+    return failStop != null;
+  }
+
   private void awaitClosed() {
     if (Turn.current() != null) {
       return;
@@ -237,7 +275,7 @@ public final class NodeRuntime {
   private void closeSteps() {
     final Deadline deadline = Deadline.after(config.closeTimeout());
     try {
-      final Descriptors published = descriptors;
+      final Descriptors published = failStop == null ? descriptors : null; // a dead lease writes nothing
       if (published != null) {
         published.publishQuietly(dev.spotkit.core.location.NodeState.DRAINING);
       }
@@ -271,6 +309,12 @@ public final class NodeRuntime {
       closeOwnedStores();
       state.set(CLOSED);
       closed.countDown();
+      final SpotkitException stopped = failStop;
+      if (stopped != null) {
+        terminated.completeExceptionally(stopped);
+      } else {
+        terminated.complete(null);
+      }
     }
   }
 

@@ -66,6 +66,8 @@ import java.util.function.Supplier;
 final class RemoteCreations {
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
   private static final int MAX_ROUNDS = 10_000;
+  /** At most this long (and at most half the call's time left) to connect to a picked target before placing again. */
+  private static final Duration CONNECT_BUDGET = Duration.ofSeconds(2);
   /** How long a read of the mesh's descriptors is reused by placement. */
   private static final long PEERS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   private static final String INLINE = "inline-v1:";
@@ -136,7 +138,11 @@ final class RemoteCreations {
               PlacementBatches.Target.of(target), StoreBytes.empty(), pending(spec, operation)));
       switch (reservation) {
         case PlacementBatches.Reservation.Reserved reserved -> {
-          return requestCreation(spec, target, reserved, operation, deadline);
+          final CreateOutcome<R> outcome = requestCreation(spec, target, reserved, operation, deadline);
+          if (outcome != null) {
+            return outcome;
+          }
+          excluded.add(target.hostRun()); // unreachable: its reservation is aborted; place again without it
         }
         case PlacementBatches.Reservation.Existing existing -> {
           // read it again at the top of the loop
@@ -234,6 +240,7 @@ final class RemoteCreations {
     return HexFormat.of().toHexDigits(operation.high()) + HexFormat.of().toHexDigits(operation.low());
   }
 
+  /** The outcome, or null when the target could not be reached (its reservation aborted: place again). */
   private <R> CreateOutcome<R> requestCreation(final Spec<R> spec, final NodePeer target,
       final PlacementBatches.Reservation.Reserved reserved, final OperationId operation, final Deadline deadline) {
     final AuthorityRecord row = reserved.record();
@@ -246,8 +253,24 @@ final class RemoteCreations {
     final long deadlineUnixMs = RouteMesh.unixMs(deadline);
     final boolean actor = spec.kind() == PlacementKind.ACTOR;
     final NodeRid owner = new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16));
+    final PeerConnection connection;
     try {
-      final Reply reply = rt.mesh().call(owner, target.meshName(), correlation -> actor
+      connection = rt.mesh().connectionTo(owner, target.meshName(), Deadline.after(Duration.ofMillis(Math.max(1,
+          Math.min(CONNECT_BUDGET.toMillis(), deadline.remaining().toMillis() / 2)))), what(spec));
+    } catch (SpotkitException.Unavailable e) {
+      // nothing was sent: the target never saw the reservation, so it is aborted now (spec 002 sections 4 and
+      // 7: placement needs a reachable target) and the caller places again without that node
+      NodeRuntime.LOG.warn("{}: placed on node {}, which cannot be reached ({}); aborting its reservation and"
+          + " placing again without it", what(spec), target.routingIdHex(), e.getMessage());
+      final PlacementBatches.Outcome aborted = rt.store().batches().abort(spec.key(), reserved.version(),
+          List.of());
+      if (!(aborted instanceof PlacementBatches.Outcome.Done)) {
+        NodeRuntime.LOG.warn("{}: abort of the unreachable node's reservation found {}", what(spec), aborted);
+      }
+      return null;
+    }
+    try {
+      final Reply reply = rt.mesh().call(connection, correlation -> actor
           ? CreationCodec.encode(new ActorCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
               spec.key().id(), spec.stableType(), fence, deadlineUnixMs))
           : CreationCodec.encode(new UserSpotCreate(correlation, OperationIds.wire(operation), self, selfGeneration,

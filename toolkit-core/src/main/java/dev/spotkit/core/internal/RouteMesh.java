@@ -322,6 +322,18 @@ final class RouteMesh implements MeshListener {
     return transport.connection(peer).filter(PeerConnection::isOpen);
   }
 
+  /**
+   * The open connection to a node named by its MeshNode descriptor, dialing it when there is none; nothing is
+   * sent on it yet, so a failure here means the node never saw a request.
+   *
+   * @throws SpotkitException.Unavailable when the node has no descriptor, cannot be reached, or its handshake
+   *     fails (e.g. another cluster secret) by {@code deadline}.
+   */
+  PeerConnection connectionTo(final NodeRid owner, final String meshName, final Deadline deadline,
+      final String what) {
+    return connection(owner, endpointOf(meshName, owner, what), deadline);
+  }
+
   /** The open connection to a peer, dialing it when there is none. */
   PeerConnection connection(final NodeRid peer, final InetSocketAddress endpoint, final Deadline deadline) {
     final PeerConnection open = transport.connection(peer).filter(PeerConnection::isOpen).orElse(null);
@@ -360,7 +372,17 @@ final class RouteMesh implements MeshListener {
   CompletableFuture<Reply> call(final NodeRid owner, final String meshName,
       final java.util.function.LongFunction<byte[]> encoder, final OperationKind kind, final Deadline deadline,
       final String what) {
-    final PeerConnection connection = connection(owner, endpointOf(meshName, owner, what), deadline);
+    return call(connection(owner, endpointOf(meshName, owner, what), deadline), encoder, kind, deadline, what);
+  }
+
+  /**
+   * A framework request on an open connection ({@link #connectionTo}), answered by one command 20 reply.
+   *
+   * @return the OK reply; fails with the typed error the owner answered, DeadlineExceeded, or Unavailable.
+   */
+  CompletableFuture<Reply> call(final PeerConnection connection,
+      final java.util.function.LongFunction<byte[]> encoder, final OperationKind kind, final Deadline deadline,
+      final String what) {
     return connection.request(encoder, deadline).thenApply(frame -> {
       final Reply reply = ReplyCodec.decode(frame, kind);
       if (reply.terminalResult() != TerminalResult.OK) {

@@ -219,6 +219,11 @@ final class StoreOps {
     if (cell.storeRecord == null) {
       return;
     }
+    if (ownerLease.isLost()) { // fail-stop: nothing is written under a dead lease; its rows are recovered
+      NodeRuntime.LOG.debug("owner lease lost: the location record of {} is left for recovery", cell.describe());
+      cell.storeRecord = null;
+      return;
+    }
     if (cell.storeRecord.state() == RecordState.CREATING) {
       abort(cell, cell.terminal.ended());
       return;

@@ -59,6 +59,6 @@ public record LogicalKey(String preimage) {
 
   @Override
   public String toString() {
-    return preimage.replace("\0", "\\0");
+    return dev.spotkit.store.StoreLimits.escape(preimage);
   }
 }

@@ -89,6 +89,8 @@ public final class OwnerLease {
   private long lastSentNanos;
   private long nextAttempt;
   private Attempt inFlight;
+  /** Run once when the lease is found lost for good; set before renewals start. */
+  private volatile Runnable lostHook;
 
   /**
    * A lease not yet acquired.
@@ -197,6 +199,27 @@ public final class OwnerLease {
     final CompletionStage<Boolean> run = versionKnown() ? write(attempt) : reread(attempt, true);
     run.whenComplete((ok, failure) -> finish(attempt, failure == null && ok));
     return attempt.result();
+  }
+
+  /**
+   * Registers what to run, once, when a store answer shows this lease is gone for good (the record is missing
+   * or names another run: the store was restarted empty, or no renewal applied within the TTL). A lost lease is
+   * never revived by a later renewal; the node holding it must stop (spec 002 section 5). Runs on the thread of
+   * the store answer; it must not block for long.
+   *
+   * @param hook the action, e.g. a fail-stop of the node; null removes it.
+   */
+  public void onLost(final Runnable hook) {
+    this.lostHook = hook;
+  }
+
+  /**
+   * Whether the lease was found lost for good (see {@link #onLost}).
+   *
+   * @return true once lost; never false again.
+   */
+  public synchronized boolean isLost() {
+    return state == State.LOST;
   }
 
   /**
@@ -313,6 +336,10 @@ public final class OwnerLease {
     } else if (!stopped) {
       stopped = true;
       admissionStops++;
+      if (state == State.LOST && lostHook != null) { // the hook's owner says it in one line of its own
+        LOG.debug("owner lease {} stops admitting new work: the lease was lost", printableKey());
+        return admitting;
+      }
       LOG.warn("owner lease {} stops admitting new work: {} (deadline at monotonic {} ns, now {} ns)",
           printableKey(), state == State.LOST ? "the lease was lost" : "local admission deadline passed",
           deadlineNanos, now);
@@ -386,8 +413,16 @@ public final class OwnerLease {
         fastHeld = false;
         versionKnown = false;
         check(nanoTime.getAsLong());
-        return false;
       }
+      final Runnable hook = lostHook; // outside the monitor: the hook may take its time
+      if (hook != null) {
+        try {
+          hook.run();
+        } catch (RuntimeException e) {
+          LOG.error("owner lease {}: the lease-lost hook threw", printableKey(), e);
+        }
+      }
+      return false;
     }).thenCompose(ok -> ok && thenWrite ? write(attempt) : CompletableFuture.completedFuture(ok));
   }
 

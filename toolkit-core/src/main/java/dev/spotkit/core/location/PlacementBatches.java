@@ -386,7 +386,7 @@ public final class PlacementBatches {
           record.authorityOwnerGeneration(), record.ownerId(), record.ownerLeaseGeneration(),
           new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(), a.meshName(),
               a.routingIdHex(), a.descriptorLifecycleGeneration(), a.capacity()), null), true,
-          NodeCapacityRecord::commit);
+          NodeCapacityRecord::commit, false);
     });
   }
 
@@ -400,12 +400,13 @@ public final class PlacementBatches {
    * @param extra further mutations of the same batch.
    * @return Done, Missing or Changed.
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
-   * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer reserved slots.
+   * @throws SpotkitException.InternalFailure when the capacity record holds fewer reserved slots. A missing
+   *     capacity record (the target node is gone and removed it) means nothing to give back: the row is deleted.
    */
   public Outcome abort(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
     return change(key, "abort", extra, (record, version) ->
         !version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED ? null
-            : new Plan(null, false, NodeCapacityRecord::release));
+            : new Plan(null, false, NodeCapacityRecord::release, true));
   }
 
   /**
@@ -441,12 +442,13 @@ public final class PlacementBatches {
    * @param extra further mutations of the same batch.
    * @return Done, Missing, Changed or LeaseInvalid.
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
-   * @throws SpotkitException.InternalFailure when the capacity record is missing or holds fewer active slots.
+   * @throws SpotkitException.InternalFailure when the capacity record holds fewer active slots. A missing
+   *     capacity record (the node is gone and removed it) means nothing to give back: the row is deleted.
    */
   public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final List<Mutation> extra) {
     return change(key, "delete", extra, (record, version) ->
         !record.objectGeneration().equals(generation) || record.allocation().state() != AuthorityRecord.State.ACTIVE
-            ? null : new Plan(null, true, NodeCapacityRecord::retire));
+            ? null : new Plan(null, true, NodeCapacityRecord::retire, true));
   }
 
   /**
@@ -528,8 +530,11 @@ public final class PlacementBatches {
     throw exhausted(what);
   }
 
-  /** The row after the change (null: delete it), whether to pin the owner lease, and the usage change. */
-  private record Plan(AuthorityRecord after, boolean checkLease, UsageChange usage) {
+  /**
+   * The row after the change (null: delete it), whether to pin the owner lease, the usage change, and whether
+   * a missing capacity record means "nothing to give back" (the row's node is gone and its record with it).
+   */
+  private record Plan(AuthorityRecord after, boolean checkLease, UsageChange usage, boolean returnsSlots) {
   }
 
   private interface UsageChange {
@@ -567,21 +572,30 @@ public final class PlacementBatches {
       final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());
       final String capKey = capLogical.preimage();
       final ReadResult cap = read(capKey);
-      if (!(cap instanceof ReadResult.Found capFound)) {
+      final NodeCapacityRecord usage;
+      if (cap instanceof ReadResult.Found capFound) {
+        try {
+          usage = plan.usage().apply(NodeCapacityRecord.decode(capFound.value()), a.capacity());
+        } catch (IllegalStateException e) {
+          throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed",
+              e);
+        }
+        conditions.add(new Condition.ExpectVersion(capKey, capFound.version()));
+      } else if (plan.returnsSlots()) {
+        // spec 002 sections 4 and 7: the row's node is gone and removed its capacity record; there is nothing
+        // to give back, and the row must still go (an abandoned reservation stays abortable)
+        usage = null;
+        conditions.add(new Condition.ExpectAbsent(capKey));
+      } else {
         throw new SpotkitException.InternalFailure(what + ": node capacity record " + capLogical + " is missing"
             + " while the row holds " + a.capacity() + "; the store was not changed");
       }
-      final NodeCapacityRecord usage;
-      try {
-        usage = plan.usage().apply(NodeCapacityRecord.decode(capFound.value()), a.capacity());
-      } catch (IllegalStateException e) {
-        throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed", e);
-      }
-      conditions.add(new Condition.ExpectVersion(capKey, capFound.version()));
       final List<Mutation> mutations = new ArrayList<>();
       final StoreBytes after = plan.after() == null ? null : plan.after().encode();
       mutations.add(after == null ? new Mutation.Delete(authKey) : Mutation.Put.of(authKey, after));
-      mutations.add(Mutation.Put.of(capKey, usage.encode()));
+      if (usage != null) {
+        mutations.add(Mutation.Put.of(capKey, usage.encode()));
+      }
       mutations.addAll(extra);
       final Optional<Written> written = write(WriteBatch.of(conditions, mutations), authKey, after, what);
       if (written.isPresent()) {

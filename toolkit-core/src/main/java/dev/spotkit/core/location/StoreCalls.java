@@ -1,6 +1,7 @@
 package dev.spotkit.core.location;
 
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.store.StoreLimits;
 import dev.spotkit.store.StoreException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
@@ -35,7 +36,8 @@ public final class StoreCalls {
     try {
       return call.toCompletableFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new SpotkitException.Unavailable("location store " + what + " did not answer within " + timeout
+      throw new SpotkitException.Unavailable("location store " + StoreLimits.escape(what) + " did not answer within "
+          + timeout
           + "; whether it applied is unknown, so the record is re-read before anything else",
           new StoreException.Indeterminate("no answer within " + timeout, e));
     } catch (ExecutionException | CompletionException e) {
@@ -43,10 +45,12 @@ public final class StoreCalls {
       if (cause instanceof SpotkitException typed) {
         throw typed;
       }
-      throw new SpotkitException.Unavailable("location store " + what + " failed: " + cause, cause);
+      throw new SpotkitException.Unavailable("location store " + StoreLimits.escape(what) + " failed: "
+          + StoreLimits.escape(String.valueOf(cause)), cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new SpotkitException.Unavailable("interrupted while waiting for the location store " + what,
+      throw new SpotkitException.Unavailable("interrupted while waiting for the location store "
+          + StoreLimits.escape(what),
           new StoreException.Indeterminate("interrupted", e));
     }
   }

@@ -67,6 +67,9 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     try {
       on(ctx, Handshake.parse(frame.bytes()));
     } catch (MeshConnectionException e) {
+      if (e.reason() == CloseReason.AUTHENTICATION_FAILED) {
+        transport.authenticationFailed();
+      }
       MeshChannels.closeWith(ctx.channel(), e.reason(), e.detail());
     }
   }
@@ -140,6 +143,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     state = State.DONE;
     timeout.cancel(false);
     ctx.pipeline().replace(this, "peer", new PeerChannelHandler(transport, conn));
+    transport.authenticated();
     transport.announce(conn);
   }
 
@@ -147,6 +151,10 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
   public void channelInactive(final ChannelHandlerContext ctx) {
     if (timeout != null) {
       timeout.cancel(false);
+    }
+    if (state == State.AWAIT_PROOF && ctx.channel().attr(MeshChannels.CLOSE_INFO).get() == null) {
+      // the dialer closed right after checking our proof: what a peer with another cluster secret does
+      transport.authenticationFailed();
     }
     if (dial != null) {
       final MeshChannels.CloseInfo info = MeshChannels.closeInfo(ctx.channel());

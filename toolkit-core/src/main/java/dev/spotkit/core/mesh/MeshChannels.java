@@ -72,12 +72,42 @@ final class MeshChannels {
     final CloseInfo info = new CloseInfo(reason, detail);
     if (channel.attr(CLOSE_INFO).setIfAbsent(info) == null) {
       if (reason.peerFault()) {
-        LOG.warn("mesh connection {} closed: {}: {}", channel.remoteAddress(), reason, detail);
+        final long suppressed = WARNINGS.admit(reason);
+        if (suppressed >= 0) {
+          LOG.warn("mesh connection {} closed: {}: {}{}", channel.remoteAddress(), reason, detail, suppressed == 0
+              ? "" : " (" + suppressed + " more closes for " + reason + " not logged in the last "
+              + WarningRate.WINDOW_MS + " ms)");
+        } else {
+          LOG.debug("mesh connection {} closed: {}: {}", channel.remoteAddress(), reason, detail);
+        }
       } else {
         LOG.debug("mesh connection {} closed: {}: {}", channel.remoteAddress(), reason, detail);
       }
     }
     channel.close();
+  }
+
+  /** At most one WARN per reason per {@link WarningRate#WINDOW_MS}; the rest at DEBUG, counted. */
+  static final WarningRate WARNINGS = new WarningRate();
+
+  /** Rate limit of the close warnings of one JVM, per reason (a flood of closes must not flood the log). */
+  static final class WarningRate {
+    static final long WINDOW_MS = 10_000;
+    private final java.util.Map<CloseReason, long[]> state = new java.util.EnumMap<>(CloseReason.class);
+
+    /** -1: do not log; else log, and this many were held back since the last logged one. */
+    synchronized long admit(final CloseReason reason) {
+      final long now = System.nanoTime();
+      final long[] s = state.computeIfAbsent(reason, r -> new long[] {now - 1, 0}); // {next allowed, held back}
+      if (now - s[0] < 0) {
+        s[1]++;
+        return -1;
+      }
+      final long held = s[1];
+      s[0] = now + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(WINDOW_MS);
+      s[1] = 0;
+      return held;
+    }
   }
 
   /** The recorded reason, or {@link CloseReason#PEER_CLOSED} when nobody recorded one (the peer went away). */

@@ -279,6 +279,51 @@ public final class MeshTransport implements AutoCloseable {
     return correlations.incrementAndGet();
   }
 
+  /** Failed handshakes after which a node that never completed one says its secret is likely wrong. */
+  static final int AUTH_FAILURES_BEFORE_ERROR = 3;
+  private final java.util.concurrent.atomic.AtomicInteger authFailures = new java.util.concurrent.atomic
+      .AtomicInteger();
+  private final AtomicBoolean everAuthenticated = new AtomicBoolean();
+  private final AtomicBoolean secretErrorLogged = new AtomicBoolean();
+
+  /** Event loop: a handshake completed (the secrets match). */
+  void authenticated() {
+    everAuthenticated.set(true);
+  }
+
+  /**
+   * Event loop: a handshake failed with a wrong proof (or the dialer hung up right after checking ours). When
+   * every handshake so far failed that way, this node (not its peers) most likely holds another cluster
+   * secret: one ERROR line says so, once.
+   */
+  void authenticationFailed() {
+    final int failures = authFailures.incrementAndGet();
+    if (failures >= AUTH_FAILURES_BEFORE_ERROR && !everAuthenticated.get()
+        && secretErrorLogged.compareAndSet(false, true)) {
+      LOG.error("mesh node {}: {} mesh handshakes failed with AUTHENTICATION_FAILED and none ever succeeded: this"
+          + " node's cluster secret (SPOTKIT_CLUSTER_SECRET) most likely differs from the mesh's; no peer can"
+          + " reach it", nodeRid(), failures);
+    }
+  }
+
+  /**
+   * Whether this node said (once, at ERROR) that its cluster secret most likely differs from the mesh's.
+   *
+   * @return true once said.
+   */
+  boolean secretLikelyWrong() {
+    return secretErrorLogged.get();
+  }
+
+  /**
+   * Connections in their handshake now (inbound and dials), for tests of the pre-auth cap.
+   *
+   * @return the count, 0..{@link #MAX_HANDSHAKING}+1.
+   */
+  int handshakingNow() {
+    return handshaking.get();
+  }
+
   /** Event loop: a connection finished its handshake. */
   void announce(final PeerConnection conn) {
     LOG.debug("mesh {} connected to {}", nodeRid(), conn);

@@ -36,7 +36,18 @@ final class PeerTable {
   private static final class Slot {
     PeerConnection established;
     Dial dial;
+    /** After a failed dial: no new dial before this System.nanoTime(); 0 after a success. */
+    long retryAtNanos;
+    /** The current backoff, doubled per failed dial up to {@link #MAX_BACKOFF_NANOS}; 0 after a success. */
+    long backoffNanos;
+    /** Why the last dial failed, for the fast failures while backing off. */
+    String lastFailure;
   }
+
+  /** First wait after a failed dial before the next dial to the same peer. */
+  static final long FIRST_BACKOFF_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50);
+  /** Longest wait between dials to a peer that keeps failing (e.g. a node killed with -9). */
+  static final long MAX_BACKOFF_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
 
   /** One call of {@link MeshTransport#connect} that is dialing; its future is shared by concurrent callers. */
   static final class Dial {
@@ -71,6 +82,14 @@ final class PeerTable {
       return slot.established;
     }
     if (slot.dial == null) {
+      final long wait = slot.retryAtNanos - System.nanoTime();
+      if (slot.backoffNanos > 0 && wait > 0) { // one dial per peer at a time, and none while backing off
+        final String detail = "the last dial failed (" + slot.lastFailure + "); next attempt in "
+            + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(wait) + " ms";
+        return CompletableFuture.failedFuture(new SpotkitException.Unavailable("cannot connect to peer " + peer
+            + ": " + CloseReason.IO_ERROR + ": " + detail, new MeshConnectionException(CloseReason.IO_ERROR,
+            detail)));
+      }
       slot.dial = new Dial(peer);
       return slot.dial; // new: the caller starts it
     }
@@ -110,6 +129,8 @@ final class PeerTable {
       slot.dial = null;
     }
     slot.established = conn;
+    slot.backoffNanos = 0;
+    slot.retryAtNanos = 0;
     dial.future.complete(conn);
     return true;
   }
@@ -140,6 +161,12 @@ final class PeerTable {
     final Slot slot = slots.get(dial.peer);
     if (slot != null && slot.dial == dial) {
       slot.dial = null;
+      if (reason != CloseReason.TRANSPORT_CLOSED && slot.established == null) {
+        slot.backoffNanos = slot.backoffNanos == 0 ? FIRST_BACKOFF_NANOS
+            : Math.min(MAX_BACKOFF_NANOS, slot.backoffNanos * 2);
+        slot.retryAtNanos = System.nanoTime() + slot.backoffNanos;
+        slot.lastFailure = reason + ": " + detail;
+      }
     }
     dial.future.completeExceptionally(new SpotkitException.Unavailable("cannot connect to peer " + dial.peer
         + ": " + reason + ": " + detail, new MeshConnectionException(reason, detail)));
@@ -183,6 +210,8 @@ final class PeerTable {
   /** Makes {@code conn} the peer's connection and completes a dial of ours that waited for it. */
   private static void establish(final Slot slot, final PeerConnection conn) {
     slot.established = conn;
+    slot.backoffNanos = 0;
+    slot.retryAtNanos = 0;
     if (slot.dial != null) {
       slot.dial.future.complete(conn);
       slot.dial = null;

@@ -90,6 +90,15 @@ final class PreAuthLimit extends ChannelInboundHandlerAdapter {
     ctx.fireChannelInactive();
   }
 
+  /**
+   * Also when the channel never became active (a dial whose connect failed: refused, timed out): the pipeline
+   * is torn down without channelInactive, and the place must be given back all the same.
+   */
+  @Override
+  public void handlerRemoved(final ChannelHandlerContext ctx) {
+    release();
+  }
+
   private void release() {
     if (!released) {
       released = true;

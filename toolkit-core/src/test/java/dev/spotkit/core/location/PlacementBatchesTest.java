@@ -157,6 +157,24 @@ class PlacementBatchesTest {
   }
 
   @Test
+  @Spec("MEM-05")
+  void abortAndDeleteOfARowWhoseNodeRemovedItsCapacityRecordSucceedWithNothingToGiveBack() {
+    final PlacementBatches.Reservation.Reserved creating = reserved("gone-creating");
+    final PlacementBatches.Reservation.Reserved ready = reserved("gone-ready");
+    f.batches.commit(ObjectKey.actor("gone-ready"), ready.version(), List.of());
+    final LogicalKey cap = LocationKeys.nodeCapacity(MeshFixture.MESH, "0a01");
+    f.store.write(WriteBatch.unconditional(new Mutation.Delete(cap.preimage()))).toCompletableFuture().join(); // the node stopped
+
+    assertThat(f.batches.abort(ObjectKey.actor("gone-creating"), creating.version(), List.of()))
+        .isInstanceOf(PlacementBatches.Outcome.Done.class);
+    assertThat(f.read(ObjectKey.actor("gone-creating").logicalKey())).isInstanceOf(ReadResult.Missing.class);
+    assertThat(f.batches.delete(ObjectKey.actor("gone-ready"), ready.record().objectGeneration(), List.of()))
+        .isInstanceOf(PlacementBatches.Outcome.Done.class);
+    assertThat(f.read(ObjectKey.actor("gone-ready").logicalKey())).isInstanceOf(ReadResult.Missing.class);
+    assertThat(f.read(cap)).isInstanceOf(ReadResult.Missing.class); // no record invented
+  }
+
+  @Test
   @Spec("LOC-17")
   void deleteConfirmsTheLeaseAndReturnsCapacityInTheSameWrite() {
     final PlacementBatches.Reservation.Reserved r = reserved("alice");

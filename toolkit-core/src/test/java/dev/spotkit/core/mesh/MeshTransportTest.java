@@ -83,6 +83,77 @@ class MeshTransportTest {
   }
 
   @Test
+  void aNodeWhoseEveryHandshakeFailsOnTheProofSaysItsSecretIsLikelyWrong() throws Exception {
+    final MeshTransport wrong = start(MeshConfig.builder(C, 1, "another-secret-of-32-bytes-abcdef".getBytes(
+        StandardCharsets.US_ASCII)), new Recorder());
+    final MeshTransport b = start(B, new Recorder());
+    final MeshTransport a = start(A, new Recorder());
+    final MeshTransport d = start(new NodeRid(0xD4), new Recorder());
+    for (MeshTransport good : List.of(a, b, d)) {
+      assertThat(causeOf(good.connect(wrong.localAddress(), C)).reason())
+          .isEqualTo(CloseReason.AUTHENTICATION_FAILED);
+    }
+    join(a.connect(b.localAddress(), B));
+    await().atMost(WAIT).until(wrong::secretLikelyWrong);
+    assertThat(a.secretLikelyWrong()).isFalse(); // its own handshakes succeed
+    assertThat(b.secretLikelyWrong()).isFalse();
+  }
+
+  @Test
+  void failedDialsGiveBackTheirHandshakePlaceSoADeadPeerNeverLocksOutLivePeers() throws Exception {
+    final MeshTransport a = start(A, new Recorder());
+    final int deadPort;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      deadPort = probe.getLocalPort(); // closed below: connects are refused
+    }
+    final java.net.InetSocketAddress dead = new java.net.InetSocketAddress("127.0.0.1", deadPort);
+    final List<CompletableFuture<PeerConnection>> dials = new ArrayList<>();
+    for (int i = 0; i < MeshTransport.MAX_HANDSHAKING + 20; i++) {
+      dials.add(a.connect(dead, new NodeRid(0x1000 + i))); // distinct peers: no backoff between them
+    }
+    for (CompletableFuture<PeerConnection> dial : dials) {
+      assertThat(causeOf(dial).reason()).isEqualTo(CloseReason.IO_ERROR);
+    }
+    await().atMost(WAIT).until(() -> a.handshakingNow() == 0);
+    final MeshTransport b = start(B, new Recorder());
+    assertThat(join(b.connect(a.localAddress(), A)).isOpen()).isTrue(); // a live peer is still let in
+  }
+
+  @Test
+  void aPeerThatKeepsFailingIsDialedOnceAtATimeWithBackoff() throws Exception {
+    final MeshTransport a = start(A, new Recorder());
+    final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+    try (java.net.ServerSocket hangUp = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      final Thread acceptor = Thread.ofVirtual().start(() -> {
+        while (!hangUp.isClosed()) {
+          try (Socket s = hangUp.accept()) {
+            accepted.incrementAndGet(); // closes at once: the dial fails before its handshake
+          } catch (IOException e) {
+            return;
+          }
+        }
+      });
+      final java.net.InetSocketAddress endpoint = new java.net.InetSocketAddress("127.0.0.1", hangUp.getLocalPort());
+      final List<CompletableFuture<PeerConnection>> concurrent = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        concurrent.add(a.connect(endpoint, B)); // one dial shared by all
+      }
+      for (CompletableFuture<PeerConnection> dial : concurrent) {
+        causeOf(dial);
+      }
+      final int afterFirst = accepted.get();
+      for (int i = 0; i < 20; i++) {
+        final MeshConnectionException e = causeOf(a.connect(endpoint, B)); // backing off: no new dial
+        assertThat(e.detail()).contains("next attempt in");
+      }
+      assertThat(afterFirst).isEqualTo(1);
+      assertThat(accepted.get()).isLessThanOrEqualTo(2);
+      hangUp.close();
+      acceptor.join(WAIT.toMillis());
+    }
+  }
+
+  @Test
   void bindsLoopbackOnAFreePortAndHandshakes() throws Exception {
     final Recorder ra = new Recorder();
     final Recorder rb = new Recorder();

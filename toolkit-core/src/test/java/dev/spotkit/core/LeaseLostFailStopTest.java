@@ -1,0 +1,79 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.spotkit.core.session.LineCodec;
+import dev.spotkit.store.InMemoryLocationStore;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node whose owner lease is lost for good (the store no longer holds it) stops itself (spec 002 section 5):
+ * it closes, writes nothing under the dead lease, and tells the application through {@link MeshNode#terminated}.
+ */
+class LeaseLostFailStopTest {
+  private final AtomicLong millis = new AtomicLong(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
+  private final InMemoryLocationStore store = new InMemoryLocationStore(() -> Instant.ofEpochMilli(millis.get()),
+      Duration.ofMinutes(1));
+  private MeshNode node;
+
+  @AfterEach
+  void close() {
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  @Test
+  @Spec("LOC-04")
+  void aNodeWhoseLeaseExpiredInTheStoreStopsItselfAndCompletesTerminatedExceptionally() throws Exception {
+    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2)
+        .closeTimeout(Duration.ofSeconds(2))
+        .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .actor("counter", LeaseAdmissionTest.Counter::new, a -> a.disableRelocation()))
+        .sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("counter"))
+        .start();
+    node.actors().getOrCreate("c", "counter").await();
+    final InetSocketAddress sessions = node.sessionAddress().orElseThrow();
+    assertThat(node.terminated()).isNotDone();
+    try (Socket client = new Socket(sessions.getAddress(), sessions.getPort())) {
+      client.setSoTimeout(10_000);
+      final long writesBefore = store.appliedWrites();
+      millis.addAndGet(Duration.ofSeconds(60).toMillis()); // the store's copy of the lease expires: lost for good
+
+      assertThatThrownBy(() -> node.terminated().get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class).cause().isInstanceOf(SpotkitException.Unavailable.class)
+          .hasMessageContaining("owner lease").hasMessageContaining("lost for good");
+      assertThat(node.isClosed()).isTrue();
+      assertThat(store.appliedWrites()).isEqualTo(writesBefore); // nothing written under the dead lease
+      // the session was closed by the node (end of stream), not left open and silent
+      final BufferedReader in = new BufferedReader(new InputStreamReader(client.getInputStream(),
+          StandardCharsets.UTF_8));
+      for (int lines = 0; lines < 100 && in.readLine() != null; lines++) {
+        // at most a closing line
+      }
+      assertThat(client.getInputStream().read()).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void anOrdinaryCloseCompletesTerminatedNormally() throws Exception {
+    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2).closeTimeout(Duration.ofSeconds(2))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)).start();
+    node.close();
+    assertThat(node.terminated().get(5, TimeUnit.SECONDS)).isNull();
+  }
+}
