@@ -192,6 +192,9 @@ class CrossNodeJoinTest {
     FAILING.clear();
     BLOCKING.clear();
     nodes.forEach(MeshNode::close);
+    RESULTS.clear();
+    EVENTS.clear();
+    DEFERRED.clear();
   }
 
   /** An actor of {@code type} created through {@code via} that landed on {@code on}: ids tried in turn. */
