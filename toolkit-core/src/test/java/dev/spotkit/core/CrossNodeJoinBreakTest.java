@@ -488,9 +488,40 @@ class CrossNodeJoinBreakTest {
     final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow();
     assertThat(row.authority().allocation().routingIdHex()).isEqualTo(a.nodeRid().hex());
     assertThat(row.version().value()).isEqualTo(versionBefore);
+    // Spec 001 section 9: the move did not commit and source dispatch is not reopened: that unit stays
+    // Unavailable (before the fix: NotFound, "recorded on this node but is not Ready here").
     assertThat(a.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(5)).toFuture())
         .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
-        .withCauseInstanceOf(SpotkitException.class);
+        .withCauseInstanceOf(SpotkitException.Unavailable.class);
+  }
+
+  /**
+   * The target's CAS fails after relay-ready while both nodes keep running (the row changed under it): no node
+   * runs the actor, and a request through either node ends Unavailable (spec 001 section 9: that unit stays
+   * unavailable; section 10), where the target answered NotFound ("not found on this node") before the fix.
+   */
+  @Test
+  void aCasFailedPastRelayReadyLeavesRequestsUnavailableNotNotFound() throws Exception {
+    final MeshNode a = node();
+    final HeldStore held = new HeldStore(store);
+    final MeshNode b = node(held);
+    final String actor = actorOn(a, "stranded", "walker");
+    final String room = spotOn(b, "room");
+    final String key = ObjectKey.actor(actor).logicalKey().preimage();
+    held.heldKey = key;
+    a.toActor(actor).send(new Move(room));
+    assertThat(held.reached.await(10, TimeUnit.SECONDS)).isTrue(); // b's CAS is in flight, a cut over
+    final dev.spotkit.store.ReadResult.Found row = (dev.spotkit.store.ReadResult.Found) store.read(key)
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+    store.write(dev.spotkit.store.WriteBatch.unconditional(dev.spotkit.store.Mutation.Put.of(key, row.value())))
+        .toCompletableFuture().get(5, TimeUnit.SECONDS); // same record, new version: b's CAS now fails
+    held.open.complete(null);
+    for (MeshNode via : List.of(a, b)) {
+      assertThat(via.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(4)).toFuture())
+          .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withCauseInstanceOf(SpotkitException.Unavailable.class);
+    }
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
   }
 
   @Test

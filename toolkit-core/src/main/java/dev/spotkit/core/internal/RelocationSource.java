@@ -222,7 +222,7 @@ final class RelocationSource {
             return null;
           }).whenComplete((v, failure) -> {
             if (failure != null && msg.reply() != null) {
-              msg.reply().fail(Cell.typed(RouteMesh.unwrap(failure), "Message Follow of " + actor.describe()));
+              msg.reply().fail(followFailure(RouteMesh.unwrap(failure)));
             }
           });
         } else if (msg != null) {
@@ -288,6 +288,19 @@ final class RelocationSource {
       }
       return null;
     });
+  }
+
+  /**
+   * The error of a followed message whose re-route by the Location Store failed. NotFound there means the store
+   * still names this node, so the target did not commit (its CAS failed past relay-ready, or it stopped): spec 001
+   * section 9's table ("Target CAS fails ... after the ready-to-receive-relay reply": source dispatch isn't
+   * reopened, that unit stays unavailable) and section 10 make it Unavailable, not NotFound.
+   */
+  private SpotkitException followFailure(final Throwable failure) {
+    final SpotkitException typed = Cell.typed(failure, "Message Follow of " + actor.describe());
+    return typed instanceof SpotkitException.NotFound ? new SpotkitException.Unavailable(actor.describe()
+        + " moved to node " + owner + " and that move did not commit: it is unavailable (" + typed.getMessage()
+        + ")") : typed;
   }
 
   /** Budget room came back: units of the same peer waiting before their seal or next chunk may go on. */

@@ -118,6 +118,12 @@ final class Relocations {
   /** Actors whose direct work goes through the target executor (a target unit is or was just live). */
   final Set<String> diverted = ConcurrentHashMap.newKeySet();
   final Object divertLock = new Object();
+  /**
+   * Actors whose move here ended past relay-ready without a commit (the CAS failed or the owner was not confirmed
+   * by Restore validity), by ActorId, to {@link #nowMs()} until which a message for them is answered Unavailable
+   * (spec 001 section 9: that unit stays unavailable; section 10), not NotFound: the follow duration.
+   */
+  final Map<String, Long> abandoned = new ConcurrentHashMap<>();
   /** Target state by ActorId; only the executor thread touches it. */
   final Map<String, TargetObject> objects = new ConcurrentHashMap<>();
   final MessageFollowTable follow;
@@ -652,6 +658,25 @@ final class Relocations {
           from.peerRid(), actorId);
     }
     return Optional.ofNullable(t);
+  }
+
+  /**
+   * Whether a message for {@code actorId} must end Unavailable because its move here was abandoned past
+   * relay-ready (see {@link #abandoned}). Any thread.
+   *
+   * @param actorId the actor.
+   * @return true within the follow duration after such an end.
+   */
+  boolean abandonedHere(final String actorId) {
+    final Long until = abandoned.get(actorId);
+    if (until == null) {
+      return false;
+    }
+    if (nowMs() - until < 0) {
+      return true;
+    }
+    abandoned.remove(actorId, until);
+    return false;
   }
 
   private TargetObject target(final String actorId) {

@@ -258,6 +258,15 @@ final class TargetObject {
         if (approval != null) {
           approval.release(id); // the join failed: its Spot may close again (kept for a retransmitted Restore)
         }
+        if ("stale".equals(rs.reason()) || "location_update_failed".equals(rs.reason())) {
+          // Past relay-ready, no commit: followed work for the actor ends Unavailable here (spec 001 section 9).
+          final long until = Relocations.nowMs() + dev.spotkit.relocation.follow.MessageFollowTable
+              .DEFAULT_DURATION_MS;
+          r.abandoned.put(id, until);
+          rt.scheduler().schedule(() -> r.abandoned.remove(id, until),
+              dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS,
+              java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
         discardCell();
         stopDiverting();
         forgetLater();

@@ -10,6 +10,7 @@ import dev.spotkit.core.JoinDecision;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.Spec;
 import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
@@ -157,6 +158,7 @@ class CrossNodeJoinTargetTest {
    * came: the Restore fails Unavailable, not the move into the target's Entry Spot with no join completion.
    */
   @Test
+  @Spec("MEM-27")
   void aRestoreWhoseJoinApprovalExpiredFailsAndTheActorStaysOnItsSource() {
     Relocations.preparationValidity(Duration.ZERO);
     final MeshNode a = node();
