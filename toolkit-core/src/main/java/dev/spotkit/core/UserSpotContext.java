@@ -17,8 +17,11 @@ public sealed interface UserSpotContext extends SpotContext permits UserSpotCont
    * spot.
    *
    * @return false, with no OnClosing, while any actor is a member (the framework never moves or removes a
-   *     member for you); true when the close is registered: after the current turn, OnClosing(ExplicitClose)
-   *     runs, then the spot's timers, mailbox and store record are released.
+   *     member for you) or while a cross-node join this spot admitted (OnActorJoin accepted) has not committed or
+   *     failed yet (spec 000: close checks membership and relocation state; an admitted join whose move never
+   *     starts stops counting when its approval expires, 30 s); true when the close is registered: after the
+   *     current turn, OnClosing(ExplicitClose) runs, then the spot's timers, mailbox and store record are
+   *     released.
    * @throws SpotkitException.InvalidOperation outside a handler turn of this spot.
    */
   boolean close();

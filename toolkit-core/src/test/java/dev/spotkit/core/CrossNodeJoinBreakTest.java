@@ -342,11 +342,17 @@ class CrossNodeJoinBreakTest {
     assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(300));
   }
 
+  /**
+   * Spec 000 (close "checks active Actor membership and relocation state before admission"): a User Spot that
+   * admitted a cross-node join refuses to close until that join commits or fails. Before the fix the close
+   * returned true while the Restore ran (no member yet), and a join past relay-ready then ended Accepted into the
+   * released Spot (notes/core-bug-close-during-cross-node-join.md).
+   */
   @Test
-  void aTargetSpotClosedWhileTheRestoreRunsFailsTheJoinAndTheActorStays() throws Exception {
+  void aUserSpotDoesNotCloseWhileAJoinItAdmittedIsInFlightAndClosesAfterItFailed() throws Exception {
     final MeshNode a = node();
     final MeshNode b = node();
-    final String actor = actorOn(a, "homeless", "walker");
+    final String actor = actorOn(a, "guest", "walker");
     final String room = spotOn(b, "room");
     final SpotRef roomRef = b.spots().find(room).orElseThrow();
     restoring = new java.util.concurrent.CountDownLatch(1);
@@ -360,16 +366,34 @@ class CrossNodeJoinBreakTest {
     for (int i = 100; i < 200; i++) {
       a.toActor(actor).send(new Note(i)); // the ingress hold
     }
-    assertThat(b.spots().close(roomRef).timeout(Duration.ofSeconds(5)).await()).isTrue(); // no members yet
+    assertThat(b.spots().close(roomRef).timeout(Duration.ofSeconds(5)).await())
+        .as("no member yet, but an admitted join in flight").isFalse();
     release.countDown();
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
-    // Failed before relay-ready (command 53 has no code for "spot gone": the restore failure's InternalFailure).
-    assertThat(RESULTS.get(actor)).singleElement().isInstanceOfSatisfying(JoinResult.Failed.class, f ->
-        assertThat(f.error()).isInstanceOfAny(SpotkitException.NotFound.class, SpotkitException.Unavailable.class,
-            SpotkitException.InternalFailure.class));
-    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
-    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(a, actor).size() == 200);
-    assertThat(seen(a, actor)).containsExactlyElementsOf(upTo(200));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Accepted.class);
+    assertThat(b.spots().find(room)).isPresent();
+    assertThat(ownerHex(actor)).isEqualTo(b.nodeRid().hex());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> seen(b, actor).size() == 200);
+    assertThat(seen(b, actor)).containsExactlyElementsOf(upTo(200));
+    assertThat(b.spots().close(roomRef).timeout(Duration.ofSeconds(5)).await()).as("a member now").isFalse();
+
+    // A join that fails (Restore throws on the target) stops holding the close back once it ended.
+    final String other = spotOn(b, "other");
+    final SpotRef otherRef = b.spots().find(other).orElseThrow();
+    final String brittle = actorOn(a, "brittle", "brittle");
+    restoring = new java.util.concurrent.CountDownLatch(1);
+    release = new java.util.concurrent.CountDownLatch(1);
+    RESTORE_FAILS.add(b.nodeRid());
+    a.toActor(brittle).send(new Move(other));
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(b.spots().close(otherRef).timeout(Duration.ofSeconds(5)).await()).isFalse();
+    release.countDown();
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(brittle));
+    assertThat(RESULTS.get(brittle)).singleElement().isInstanceOf(JoinResult.Failed.class);
+    assertThat(ownerHex(brittle)).isEqualTo(a.nodeRid().hex());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        b.spots().close(otherRef).timeout(Duration.ofSeconds(5)).await());
+    assertThat(b.spots().find(other)).isEmpty();
   }
 
   @Test
@@ -464,9 +488,40 @@ class CrossNodeJoinBreakTest {
     final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow();
     assertThat(row.authority().allocation().routingIdHex()).isEqualTo(a.nodeRid().hex());
     assertThat(row.version().value()).isEqualTo(versionBefore);
+    // Spec 001 section 9: the move did not commit and source dispatch is not reopened: that unit stays
+    // Unavailable (before the fix: NotFound, "recorded on this node but is not Ready here").
     assertThat(a.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(5)).toFuture())
         .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
-        .withCauseInstanceOf(SpotkitException.class);
+        .withCauseInstanceOf(SpotkitException.Unavailable.class);
+  }
+
+  /**
+   * The target's CAS fails after relay-ready while both nodes keep running (the row changed under it): no node
+   * runs the actor, and a request through either node ends Unavailable (spec 001 section 9: that unit stays
+   * unavailable; section 10), where the target answered NotFound ("not found on this node") before the fix.
+   */
+  @Test
+  void aCasFailedPastRelayReadyLeavesRequestsUnavailableNotNotFound() throws Exception {
+    final MeshNode a = node();
+    final HeldStore held = new HeldStore(store);
+    final MeshNode b = node(held);
+    final String actor = actorOn(a, "stranded", "walker");
+    final String room = spotOn(b, "room");
+    final String key = ObjectKey.actor(actor).logicalKey().preimage();
+    held.heldKey = key;
+    a.toActor(actor).send(new Move(room));
+    assertThat(held.reached.await(10, TimeUnit.SECONDS)).isTrue(); // b's CAS is in flight, a cut over
+    final dev.spotkit.store.ReadResult.Found row = (dev.spotkit.store.ReadResult.Found) store.read(key)
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+    store.write(dev.spotkit.store.WriteBatch.unconditional(dev.spotkit.store.Mutation.Put.of(key, row.value())))
+        .toCompletableFuture().get(5, TimeUnit.SECONDS); // same record, new version: b's CAS now fails
+    held.open.complete(null);
+    for (MeshNode via : List.of(a, b)) {
+      assertThat(via.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(4)).toFuture())
+          .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withCauseInstanceOf(SpotkitException.Unavailable.class);
+    }
+    assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
   }
 
   @Test

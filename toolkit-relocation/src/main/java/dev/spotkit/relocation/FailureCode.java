@@ -18,11 +18,21 @@ import dev.spotkit.relocation.wire.RelocationFrame;
  *   <tr><td>38</td><td>{@link #SUPERSEDED}</td><td>a newer identity for the object won</td></tr>
  *   <tr><td>39</td><td>{@link #DEADLINE}</td><td>Restore validity expired</td></tr>
  *   <tr><td>40</td><td>{@link #BUSY}</td><td>another relocation of the object is past relay-ready</td></tr>
+ *   <tr><td>41</td><td>{@link #TARGET_UNAVAILABLE}</td><td>the target refuses the move: the owner, lease or
+ *       target-run fence differs, the node is closing, has no factory for the type or no Entry Spot, or the join's
+ *       approval is gone (expired)</td></tr>
+ *   <tr><td>42</td><td>{@link #STALE_GENERATION}</td><td>the actor's ObjectGeneration differs from the
+ *       target's current record</td></tr>
+ *   <tr><td>43</td><td>{@link #SPOT_NOT_FOUND}</td><td>the join's User Spot is no longer Ready on the
+ *       target</td></tr>
  *   <tr><td>any other non-zero</td><td>{@link #UNRECOGNIZED}</td><td>a code this receiver does not know
  *       (another runtime, a later version): handled as a generic explicit failure, exactly like the others</td></tr>
  * </table>
- * 35 is fixed by the wire ({@link RelocationFrame.Failed#RELOCATION_DATA_LOST}); 36 to 40 are Spotkit's choice
- * (the spec names no other code), kept next to it so one range covers relocation failures.
+ * 35 is fixed by the wire ({@link RelocationFrame.Failed#RELOCATION_DATA_LOST}); 36 to 43 are Spotkit's choice
+ * (the spec names no other code), kept next to it so one range covers relocation failures. 41 to 43 exist so the
+ * source can end a join with the Failed kind spec 000 section 4 gives each point of failure (Unavailable,
+ * InvalidOperation, NotFound) instead of the InternalFailure of {@link #RESTORE_FAILED}; a receiver that does not
+ * know them handles them as {@link #UNRECOGNIZED} (an explicit failure, Unavailable).
  */
 public enum FailureCode {
   /** The assembled payload's CRC-32C differs from the Restore request's; never retried (section 4.3). */
@@ -37,6 +47,15 @@ public enum FailureCode {
   DEADLINE(39),
   /** Another relocation of the same object is already past its relay-ready reply on this target. */
   BUSY(40),
+  /**
+   * The target refuses the move (spec 000 section 4: "no compatible target node", "the owner or membership fence
+   * differs"): the source ends the join Unavailable.
+   */
+  TARGET_UNAVAILABLE(41),
+  /** The actor's ObjectGeneration differs from the target's record (spec 000 section 4): InvalidOperation. */
+  STALE_GENERATION(42),
+  /** The join's User Spot is not Ready on the target any more (spec 000 section 4: "can't be found"): NotFound. */
+  SPOT_NOT_FOUND(43),
   /**
    * A received failure code this table does not name: a generic explicit failure. A target of this package never
    * sends it; should a driver encode it, it goes out as 1.

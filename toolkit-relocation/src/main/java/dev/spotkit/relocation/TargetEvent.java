@@ -103,12 +103,28 @@ public sealed interface TargetEvent {
   }
 
   /**
-   * The answer to {@link Action.RunRestore}: the factory or Restore failed.
+   * The answer to {@link Action.RunRestore}: the factory or Restore failed, or the driver refused the Restore; the
+   * unit answers command 53 with {@code code} (spec 001 section 4.3).
    *
    * @param identity the identity.
    * @param reason human text.
+   * @param code the command 53 failure code to send; null means {@link FailureCode#RESTORE_FAILED}.
    */
-  record RestoreFailed(RelocationIdentity identity, String reason) implements TargetEvent {
+  record RestoreFailed(RelocationIdentity identity, String reason, FailureCode code) implements TargetEvent {
+    /** Defaults a null code to {@link FailureCode#RESTORE_FAILED}. */
+    public RestoreFailed {
+      code = code == null || code == FailureCode.UNRECOGNIZED ? FailureCode.RESTORE_FAILED : code;
+    }
+
+    /**
+     * A factory or Restore failure: command 53 with {@link FailureCode#RESTORE_FAILED}.
+     *
+     * @param identity the identity.
+     * @param reason human text.
+     */
+    public RestoreFailed(final RelocationIdentity identity, final String reason) {
+      this(identity, reason, FailureCode.RESTORE_FAILED);
+    }
   }
 
   /**

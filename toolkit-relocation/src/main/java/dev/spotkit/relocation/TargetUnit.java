@@ -47,6 +47,8 @@ public final class TargetUnit {
   private Stage stage = Stage.TARGET_RESTORING;
   private TargetEvent.RestoreRequested manifest;
   private long nowMs;
+  /** The unit's clock when the first Restore arrived, ms: Restore validity is {@code deadlineMs} minus this. */
+  private long restoreArrivedMs;
   /** The assembly of command 52 chunks; null before the manifest is accepted and after it ended. */
   private ChunkAssembler assembly;
   private boolean restoreRunning;
@@ -86,7 +88,7 @@ public final class TargetUnit {
       case TargetEvent.RestoreRequested r -> onRestore(checked(r.identity(), r), out);
       case TargetEvent.ChunkArrived c -> onChunk(checked(c.identity(), c), out);
       case TargetEvent.RestoreFinished f -> onRestored(checked(f.identity(), f).savedWork(), out);
-      case TargetEvent.RestoreFailed f -> onRestoreFailed(checked(f.identity(), f).reason(), out);
+      case TargetEvent.RestoreFailed f -> onRestoreFailed(checked(f.identity(), f).code(), f.reason(), out);
       case TargetEvent.RelayArrived r -> onRelay(checked(r.identity(), r), out);
       case TargetEvent.CutoverArrived c -> onCutover(checked(c.identity(), c), out);
       case TargetEvent.CasAnswered a -> onCasAnswer(checked(a.identity(), a), out);
@@ -114,6 +116,7 @@ public final class TargetUnit {
   private void onRestore(final TargetEvent.RestoreRequested r, final List<Action> out) {
     if (manifest == null) {
       manifest = r;
+      restoreArrivedMs = nowMs;
       try {
         assembly = ChunkAssembler.start(r.prepare(), r.connectionId(), MAX_PAYLOAD_BYTES);
       } catch (final RelocationWireException e) {
@@ -211,12 +214,17 @@ public final class TargetUnit {
     out.add(new Action.Send(manifest.connectionId(), new Frame.RelayReady(identity)));
   }
 
-  private void onRestoreFailed(final String reason, final List<Action> out) {
+  /** The Restore validity this unit was given, ms (the deadline less the clock when its Restore arrived). */
+  private long validityMs() {
+    return manifest.deadlineMs() - restoreArrivedMs;
+  }
+
+  private void onRestoreFailed(final FailureCode code, final String reason, final List<Action> out) {
     if (stage != Stage.TARGET_RESTORING || !restoreRunning) {
       out.add(warn("late_restore_result", "Restore failure in stage " + stage.specName() + " ignored"));
       return;
     }
-    fail(FailureCode.RESTORE_FAILED, reason, out);
+    fail(code, reason, out);
   }
 
   /** Explicit failure before relay-ready: reply 53, remove staging. */
@@ -433,11 +441,11 @@ public final class TargetUnit {
     }
     if (nowMs >= manifest.deadlineMs()) {
       if (stage == Stage.TARGET_RESTORING) {
-        fail(FailureCode.DEADLINE, "Restore validity " + manifest.deadlineMs() + " ms passed", out);
+        fail(FailureCode.DEADLINE, "Restore validity " + validityMs() + " ms passed", out);
       } else {
         // REL-20: owner not confirmed by Restore validity: error, staging removed, no session route update.
         out.add(log(Action.Level.ERROR, "location_update_failed", "owner not confirmed by Restore validity "
-            + manifest.deadlineMs() + " ms"));
+            + validityMs() + " ms"));
         move(Trigger.STAGING_REMOVED);
         removeStaging("location_update_failed", out);
       }

@@ -294,6 +294,25 @@ class TargetUnitTest {
     assertThat(frames(slow.handle(new TargetEvent.ClockAdvanced(500))))
         .containsExactly(new Frame.Failed(OTHER, FailureCode.DEADLINE));
   }
+  @Test
+  void theRestoreValidityLogLineNamesTheValidityNotAClockReading() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 1_000_000);
+    units.handle(restore(ID, PAYLOAD, 3, 1, 1_000_500)); // arrives at 1 000 000 ms, valid 500 ms
+    final List<Action> late = units.handle(new TargetEvent.ClockAdvanced(1_000_500));
+    assertThat(frames(late)).containsExactly(new Frame.Failed(ID, FailureCode.DEADLINE));
+    assertThat(late).filteredOn(Action.Log.class::isInstance).map(a -> ((Action.Log) a).detail())
+        .anyMatch(d -> d.contains("Restore validity 500 ms passed")).noneMatch(d -> d.contains("1000500"));
+  }
+
+  @Test
+  void aRefusedRestoreSendsTheDriversFailureCode() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    units.handle(restore(ID, new byte[] {7}, 1, 1, 500));
+    units.handle(chunk(ID, 1, 0, new byte[] {7}));
+    assertThat(frames(units.handle(new TargetEvent.RestoreFailed(ID, "the owner fence differs",
+        FailureCode.TARGET_UNAVAILABLE)))).containsExactly(new Frame.Failed(ID, FailureCode.TARGET_UNAVAILABLE));
+  }
+
 
   @Test
   @Spec("REL-06")

@@ -92,17 +92,30 @@ final class JoinApprovals {
       final ApplicationPayload answer = decision.reply().isEmpty() ? null
           : rt.copier().encodeForPeer("join reply", decision.reply().get(), Joins.MAX_REQUEST_BYTES, true);
       if (decision instanceof JoinDecision.Reject) {
-        r.prepared.remove(m.actor().id()); // MEM-26: nothing stays prepared
+        final Relocations.Prepared old = r.prepared.remove(m.actor().id()); // MEM-26: nothing stays prepared
+        if (old != null) {
+          old.release(m.actor().id());
+        }
         reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
             new ReplyTail.ActorJoinRejected(ref), answer);
       } else {
         // Spec 000 section 4.2 step 2: prepared during approval; a newer approval replaces it (MEM-28).
+        // Spec 000 (close "checks active Actor membership and relocation state before admission"): the Spot's close
+        // is refused from now until this join commits (a member then), fails, or its approval expires.
+        final java.time.Duration validity = Relocations.preparationValidity();
         final Relocations.Prepared prepared = new Relocations.Prepared(spot, decision.reply(),
-            System.nanoTime() + Relocations.PREPARATION_VALIDITY.toNanos());
-        r.prepared.put(m.actor().id(), prepared);
+            System.nanoTime() + validity.toNanos());
+        spot.admittedJoins.put(m.actor().id(), prepared);
+        final Relocations.Prepared old = r.prepared.put(m.actor().id(), prepared);
+        if (old != null) {
+          old.release(m.actor().id());
+        }
         // MEM-27: a preparation whose move never starts is removed once its validity passed.
-        rt.scheduler().schedule(() -> r.prepared.remove(m.actor().id(), prepared),
-            Relocations.PREPARATION_VALIDITY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        rt.scheduler().schedule(() -> {
+          if (r.prepared.remove(m.actor().id(), prepared)) {
+            prepared.release(m.actor().id());
+          }
+        }, validity.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         reply = new Reply(m.correlation(), TerminalResult.OK, FailureCode.NONE,
             new ReplyTail.ActorJoinAccepted(ref, 1, Relocations.RECEIVE_CHUNK_LIMIT), answer);
       }

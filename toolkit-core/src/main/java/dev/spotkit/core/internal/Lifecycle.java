@@ -42,7 +42,8 @@ public final class Lifecycle {
   }
 
   /**
-   * Close of a User Spot by ref: false while members remain (no OnClosing) or when that generation is gone.
+   * Close of a User Spot by ref: false while members remain or an admitted cross-node join has not committed or
+   * failed yet (no OnClosing), or when that generation is gone.
    *
    * @param ref the spot.
    * @param deadline the call's deadline (used when the spot is owned by another node).
@@ -65,7 +66,7 @@ public final class Lifecycle {
     }
     final CompletableFuture<Boolean> result = new CompletableFuture<>();
     cell.control(() -> {
-      if (cell.state != CellState.READY || !cell.members.isEmpty()) {
+      if (cell.state != CellState.READY || !cell.members.isEmpty() || !cell.admittedJoins.isEmpty()) {
         result.complete(false);
         return;
       }
@@ -80,7 +81,7 @@ public final class Lifecycle {
    * Close from the spot's own turn (UserSpotContext.close / InstanceSpotContext.close).
    *
    * @param cell the spot.
-   * @return false while members remain.
+   * @return false while members remain or an admitted cross-node join has not committed or failed yet.
    */
   public boolean closeFromTurn(final SpotCell cell) {
     final Turn turn = Turn.current();
@@ -92,8 +93,8 @@ public final class Lifecycle {
     if (cell.state != CellState.READY) {
       return cell.state == CellState.CLOSING;
     }
-    if (!cell.members.isEmpty()) {
-      return false;
+    if (!cell.members.isEmpty() || !cell.admittedJoins.isEmpty()) {
+      return false; // a member, or an admitted cross-node join not yet committed or failed (spec 000)
     }
     beginClose(cell);
     turn.closeRequested = true;

@@ -131,6 +131,10 @@ public final class Messaging {
       if (rt.actors.get(actorId) == null && moves.sourceIngress(actorId, envelope)) {
         return;
       }
+      if (rt.actors.get(actorId) == null && moves.abandonedHere(actorId)) {
+        throw new SpotkitException.Unavailable("actor '" + actorId + "' is unavailable: its move to node "
+            + rt.nodeRid() + " ended past relay-ready without a commit (spec 001 section 9)");
+      }
     }
     final Cell cell = resolve(address);
     if (generation != 0) {

@@ -223,7 +223,7 @@ final class RelocationSource {
             return null;
           }).whenComplete((v, failure) -> {
             if (failure != null && msg.reply() != null) {
-              msg.reply().fail(Cell.typed(RouteMesh.unwrap(failure), "Message Follow of " + actor.describe()));
+              msg.reply().fail(followFailure(RouteMesh.unwrap(failure)));
             }
           });
         } else if (msg != null) {
@@ -289,6 +289,19 @@ final class RelocationSource {
       }
       return null;
     });
+  }
+
+  /**
+   * The error of a followed message whose re-route by the Location Store failed. NotFound there means the store
+   * still names this node, so the target did not commit (its CAS failed past relay-ready, or it stopped): spec 001
+   * section 9's table ("Target CAS fails ... after the ready-to-receive-relay reply": source dispatch isn't
+   * reopened, that unit stays unavailable) and section 10 make it Unavailable, not NotFound.
+   */
+  private SpotkitException followFailure(final Throwable failure) {
+    final SpotkitException typed = Cell.typed(failure, "Message Follow of " + actor.describe());
+    return typed instanceof SpotkitException.NotFound ? new SpotkitException.Unavailable(actor.describe()
+        + " moved to node " + owner + " and that move did not commit: it is unavailable (" + typed.getMessage()
+        + ")") : typed;
   }
 
   /** Budget room came back: units of the same peer waiting before their seal or next chunk may go on. */
@@ -421,18 +434,11 @@ final class RelocationSource {
     r.sourcesByIdentity.remove(identity);
     final String what = "relocation of " + actor.describe() + " to node " + owner + " failed before relay-ready ("
         + failureCode + "); the actor stays on this node";
-    // The Failed kinds of spec 000 section 4.
     // A join whose deadline passed meanwhile ends DeadlineExceeded whatever the target reported (the target fails
     // a Restore that finished after the join's deadline, spec 000 section 4).
     final SpotkitException error = captureFailure != null ? captureFailure
         : join != null && join.deadline().isExpired() ? new SpotkitException.DeadlineExceeded(what + "; the join's"
-            + " deadline passed") : switch (failureCode) {
-      case CHECKSUM_MISMATCH -> new SpotkitException.DataLost(what);
-      case RESTORE_FAILED, MANIFEST_CONFLICT -> new SpotkitException.InternalFailure(what);
-      case DEADLINE -> new SpotkitException.DeadlineExceeded(what);
-      case SUPERSEDED, BUSY, UNRECOGNIZED -> new SpotkitException.Unavailable(what);
-      case null -> new SpotkitException.Unavailable(what);
-    };
+            + " deadline passed") : failedKind(failureCode, what);
     if (join != null) {
       rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
     } else {
@@ -441,6 +447,29 @@ final class RelocationSource {
       }
       moved.completeExceptionally(error);
     }
+  }
+
+  /**
+   * The Failed kind of a command 53 code, per spec 000 section 4's point-of-failure table: a target refusal
+   * (fences, a closing node, no factory, no Entry Spot, an expired approval; also superseded, busy and codes this
+   * node does not know) is Unavailable, another ObjectGeneration InvalidOperation (StaleGeneration), a join Spot
+   * gone NotFound, a failing factory or Restore InternalFailure, a checksum mismatch DataLost, Restore validity
+   * DeadlineExceeded.
+   *
+   * @param code the decoded failure code; null when none arrived (a lost target: Unavailable).
+   * @param what the message.
+   * @return the typed error.
+   */
+  static SpotkitException failedKind(final dev.spotkit.relocation.FailureCode code, final String what) {
+    return switch (code) {
+      case CHECKSUM_MISMATCH -> new SpotkitException.DataLost(what);
+      case RESTORE_FAILED, MANIFEST_CONFLICT -> new SpotkitException.InternalFailure(what);
+      case DEADLINE -> new SpotkitException.DeadlineExceeded(what);
+      case SUPERSEDED, BUSY, TARGET_UNAVAILABLE, UNRECOGNIZED -> new SpotkitException.Unavailable(what);
+      case STALE_GENERATION -> new SpotkitException.StaleGeneration(what);
+      case SPOT_NOT_FOUND -> new SpotkitException.NotFound(what);
+      case null -> new SpotkitException.Unavailable(what);
+    };
   }
 
   /** Past the boundary: the actor instance here ends; Message Follow remains (spec 001 section 10). */

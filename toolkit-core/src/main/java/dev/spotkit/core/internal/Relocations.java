@@ -95,8 +95,10 @@ final class Relocations {
   static final int RECEIVE_CHUNK_LIMIT = RelocationSettings.DEFAULT_CHUNK_LIMIT;
   /** Restore validity on the target, from its command 40 (which carries no deadline): 10 s. */
   static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
-  /** How long an approved preparation waits for its Restore (MEM-27). */
+  /** How long an approved preparation waits for its Restore (MEM-27): 30 s. */
   static final Duration PREPARATION_VALIDITY = Duration.ofSeconds(30);
+  /** The preparation validity in force; only tests shorten it ({@link #preparationValidity(Duration)}). */
+  private static volatile Duration preparationValidity = PREPARATION_VALIDITY;
   /** The handler type written into a timer registration (callbacks come from {@code on.timer} on the target). */
   static final String HANDLER_TYPE = "dev.spotkit.core.OnTick";
   private static final int LOCAL = 0;
@@ -116,6 +118,12 @@ final class Relocations {
   /** Actors whose direct work goes through the target executor (a target unit is or was just live). */
   final Set<String> diverted = ConcurrentHashMap.newKeySet();
   final Object divertLock = new Object();
+  /**
+   * Actors whose move here ended past relay-ready without a commit (the CAS failed or the owner was not confirmed
+   * by Restore validity), by ActorId, to {@link #nowMs()} until which a message for them is answered Unavailable
+   * (spec 001 section 9: that unit stays unavailable; section 10), not NotFound: the follow duration.
+   */
+  final Map<String, Long> abandoned = new ConcurrentHashMap<>();
   /** Target state by ActorId; only the executor thread touches it. */
   final Map<String, TargetObject> objects = new ConcurrentHashMap<>();
   final MessageFollowTable follow;
@@ -634,8 +642,33 @@ final class Relocations {
 
   // ================================================================ target side
 
-  /** An approved preparation (MEM-25..MEM-28): the Spot, the approval's reply and the join's OperationId. */
+  /**
+   * An approved preparation (MEM-25..MEM-28): the Spot, the approval's reply and its expiry ({@link System#nanoTime}
+   * ns). While it lives, the Spot counts it in {@link SpotCell#admittedJoins} and its close is refused.
+   */
   record Prepared(SpotCell spot, Optional<Object> reply, long expiresAtNanos) {
+    /** The join of {@code actorId} committed, failed or expired: the Spot may close again. Any thread. */
+    void release(final String actorId) {
+      spot.admittedJoins.remove(actorId, this);
+    }
+  }
+
+  /**
+   * How long an approved preparation waits for its Restore (MEM-27).
+   *
+   * @return {@link #PREPARATION_VALIDITY} unless a test shortened it.
+   */
+  static Duration preparationValidity() {
+    return preparationValidity;
+  }
+
+  /**
+   * Tests only: sets the preparation validity of approvals made from now on, in every node of this JVM.
+   *
+   * @param validity the new validity, zero or more; {@link #PREPARATION_VALIDITY} restores the default.
+   */
+  static void preparationValidity(final Duration validity) {
+    preparationValidity = validity;
   }
 
   /**
@@ -669,6 +702,25 @@ final class Relocations {
           from.peerRid(), actorId);
     }
     return Optional.ofNullable(t);
+  }
+
+  /**
+   * Whether a message for {@code actorId} must end Unavailable because its move here was abandoned past
+   * relay-ready (see {@link #abandoned}). Any thread.
+   *
+   * @param actorId the actor.
+   * @return true within the follow duration after such an end.
+   */
+  boolean abandonedHere(final String actorId) {
+    final Long until = abandoned.get(actorId);
+    if (until == null) {
+      return false;
+    }
+    if (nowMs() - until < 0) {
+      return true;
+    }
+    abandoned.remove(actorId, until);
+    return false;
   }
 
   private TargetObject target(final String actorId) {

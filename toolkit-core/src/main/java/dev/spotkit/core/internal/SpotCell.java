@@ -11,6 +11,7 @@ import dev.spotkit.mailbox.ExecutionGate;
 import dev.spotkit.core.location.ObjectKey;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -31,6 +32,12 @@ public final class SpotCell extends Cell {
   SpotContext context;
   /** Members in join order; changed by the join chain, destroy and close. */
   final CopyOnWriteArrayList<ActorCell> members = new CopyOnWriteArrayList<>();
+  /**
+   * Cross-node joins this User Spot admitted (OnActorJoin accepted) that have not committed, failed or expired yet,
+   * by ActorId. Its close is refused while any remains (spec 000: close "checks active Actor membership and
+   * relocation state before admission"). Added on the Spot's gate, removed from any thread.
+   */
+  final ConcurrentHashMap<String, Relocations.Prepared> admittedJoins = new ConcurrentHashMap<>();
 
   SpotCell(final NodeRuntime rt, final String id, final NodeConfig.SpotType type) {
     super(rt, id, ObjectKey.spot(id), type.stableType(), type.kind().name().toLowerCase() + " spot");

@@ -71,6 +71,8 @@ final class TargetObject {
   RelocationFrame.Prepare prepare;
   LocationRecords.Stored row;
   String refused;
+  /** The command 53 code of {@link #refused} (spec 000 section 4's Failed kind at the source). */
+  dev.spotkit.relocation.FailureCode refusedCode;
   Relocations.Prepared approval;
   AuthorityRecord committed;
   StoreVersion committedVersion;
@@ -108,10 +110,12 @@ final class TargetObject {
     final TargetEvent.CasPlan plan;
     if (prepare == null || !prepare.identity().equals(p.identity())) {
       refused = null;
+      refusedCode = dev.spotkit.relocation.FailureCode.TARGET_UNAVAILABLE;
       row = LocationRecords.read(rt.store().store(), ObjectKey.actor(id)).orElse(null);
+      releaseApproval(); // an earlier identity's approval (MEM-28: the later attempt wins)
       approval = r.prepared.remove(id);
       if (approval != null && System.nanoTime() - approval.expiresAtNanos() > 0) {
-        approval = null;
+        releaseApproval();
       }
       refused = check(from, p);
       prepare = p;
@@ -127,7 +131,10 @@ final class TargetObject {
    * the fences: the Restore must come from the actor's current owner node, over that node's own connection (spec
    * 001 section 3: attribution by the relocation identity and the connection that carried it); a Restore of an
    * actor this node already owns, or one sent by another peer with fences copied from the store, is refused, so a
-   * forged move cannot replace the live instance here or take over an actor from its owner.
+   * forged move cannot replace the live instance here or take over an actor from its owner. Sets
+   * {@link #refusedCode}: {@code STALE_GENERATION} for another ObjectGeneration (spec 000 section 4:
+   * InvalidOperation), else {@code TARGET_UNAVAILABLE} (fences, a closing node, no factory, no Entry Spot: spec 000
+   * section 4's "owner or membership fence differs" and "no compatible target node", Unavailable).
    */
   private String check(final PeerConnection from, final RelocationFrame.Prepare p) {
     if (row == null) {
@@ -144,8 +151,12 @@ final class TargetObject {
           + from.peerRid() + ", but the actor is owned by node " + ownerNode;
     }
     final CoordinatorFence fence = p.identity().coordinatorFence();
+    if (a.objectGeneration().value() != p.object().objectGeneration()) {
+      refusedCode = dev.spotkit.relocation.FailureCode.STALE_GENERATION; // spec 000 section 4: InvalidOperation
+      return "actor '" + id + "' has generation " + a.objectGeneration().value() + ", the Restore names "
+          + p.object().objectGeneration();
+    }
     if (!row.version().value().equals(fence.expectedAuthorityStoreVersion()) || !a.ownerId().equals(fence.ownerId())
-        || a.objectGeneration().value() != p.object().objectGeneration()
         || a.authorityOwnerGeneration().value() != p.object().expectedAuthorityOwnerGeneration()) {
       return "the owner or generation of actor '" + id + "' differs from the source's fence (stale)";
     }
@@ -244,6 +255,18 @@ final class TargetObject {
       }
       case Action.RemoveStaging rs -> {
         NodeRuntime.LOG.warn("relocation target of actor '{}' removed: {}", id, rs.reason());
+        if (approval != null) {
+          approval.release(id); // the join failed: its Spot may close again (kept for a retransmitted Restore)
+        }
+        if ("stale".equals(rs.reason()) || "location_update_failed".equals(rs.reason())) {
+          // Past relay-ready, no commit: followed work for the actor ends Unavailable here (spec 001 section 9).
+          final long until = Relocations.nowMs() + dev.spotkit.relocation.follow.MessageFollowTable
+              .DEFAULT_DURATION_MS;
+          r.abandoned.put(id, until);
+          rt.scheduler().schedule(() -> r.abandoned.remove(id, until),
+              dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS,
+              java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
         discardCell();
         stopDiverting();
         forgetLater();
@@ -283,7 +306,9 @@ final class TargetObject {
     final ActorCell staging = cell;
     if (refused != null || staging == null) {
       final String why = refused != null ? refused : "no staging actor";
-      r.post(() -> feed(new TargetEvent.RestoreFailed(identity, why)));
+      final dev.spotkit.relocation.FailureCode code = refused != null ? refusedCode
+          : dev.spotkit.relocation.FailureCode.RESTORE_FAILED;
+      r.post(() -> feed(new TargetEvent.RestoreFailed(identity, why, code)));
       return;
     }
     staging.control(() -> {
@@ -302,32 +327,48 @@ final class TargetObject {
   /**
    * Before the relay-ready reply: a Restore finished after the join's deadline (carried in the payload) fails, so a
    * join is never committed after its timeout; a host relocation (no join OperationId in the payload) never uses a
-   * join's approval left from an earlier failed move of the actor; and the User Spot that approved the join must still
-   * be Ready here (it may have been
-   * closed while the Restore ran: an approval is not a membership, so it does not hold the close back). Otherwise
-   * the Restore fails explicitly (command 53) and the source keeps serving, instead of committing the actor into
-   * a released Spot (spec 000 section 4: the requested User Spot can't be found). Executor.
+   * join's approval left from an earlier failed move of the actor; a join (a join OperationId in the payload) whose
+   * approval is gone (its {@link Relocations#preparationValidity()} passed before the Restore arrived, MEM-27) fails
+   * with {@code TARGET_UNAVAILABLE} (spec 000 section 4: the membership fence differs, Unavailable) instead of
+   * putting the actor into the Entry Spot with no join completion; and the User Spot that approved the join must
+   * still be Ready here (its close is refused while the join is admitted, but node shutdown still releases it),
+   * else {@code SPOT_NOT_FOUND} (spec 000 section 4: the requested User Spot can't be found, NotFound). Each
+   * failure is an explicit command 53: the source keeps serving. Executor.
    */
   private TargetEvent spotStillReady(final RelocationIdentity identity, final TargetEvent finished) {
     if (operationId == null && approval != null) {
       // A host relocation (its payload carries no join OperationId) found the approval of an earlier join of the
       // same actor, one that failed at its source before its Restore (MEM-27 keeps it 30 s). It is not this
       // move's: the actor goes to the Entry Spot with no join completion, and the approval is dropped.
-      approval = null;
+      releaseApproval();
       if (rt.entry() == null) {
-        return new TargetEvent.RestoreFailed(identity, "no Entry Spot on node " + rt.nodeRid());
+        return new TargetEvent.RestoreFailed(identity, "no Entry Spot on node " + rt.nodeRid(),
+            dev.spotkit.relocation.FailureCode.TARGET_UNAVAILABLE);
       }
+    }
+    if (operationId != null && approval == null) {
+      return new TargetEvent.RestoreFailed(identity, "the join of actor '" + id + "' has no live approval on node "
+          + rt.nodeRid() + " (it expired " + Relocations.preparationValidity().toMillis()
+          + " ms after OnActorJoin accepted, or was replaced)", dev.spotkit.relocation.FailureCode.TARGET_UNAVAILABLE);
     }
     if (joinDeadlineUnixMs != 0 && System.currentTimeMillis() > joinDeadlineUnixMs) {
       return new TargetEvent.RestoreFailed(identity, "the join's deadline passed while the Restore ran on node "
-          + rt.nodeRid());
+          + rt.nodeRid(), dev.spotkit.relocation.FailureCode.DEADLINE);
     }
     final SpotCell spot = approval == null ? null : approval.spot();
     if (spot == null || spot.state == CellState.READY && rt.spots.get(spot.id) == spot) {
       return finished;
     }
-    return new TargetEvent.RestoreFailed(identity, "join target spot '" + spot.id + "' was closed on node "
-        + rt.nodeRid() + " while the Restore ran");
+    return new TargetEvent.RestoreFailed(identity, "join target spot '" + spot.id + "' was released on node "
+        + rt.nodeRid() + " while the Restore ran", dev.spotkit.relocation.FailureCode.SPOT_NOT_FOUND);
+  }
+
+  /** Drops this move's approval and lets its User Spot close again (see {@link SpotCell#admittedJoins}). */
+  private void releaseApproval() {
+    if (approval != null) {
+      approval.release(id);
+      approval = null;
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -484,6 +525,9 @@ final class TargetObject {
     c.storeVersion = committedVersion;
     c.membership = target;
     target.members.add(c);
+    if (approval != null) {
+      approval.release(id); // a member now: the Spot's close sees it (release after the add, never a gap)
+    }
     final ActorCell old = rt.actors.put(id, c);
     if (old != null && old != c) {
       NodeRuntime.LOG.warn("{} replaced a stale cell of the same id", c.describe());

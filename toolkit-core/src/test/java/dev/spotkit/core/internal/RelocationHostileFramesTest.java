@@ -175,8 +175,12 @@ class RelocationHostileFramesTest {
           new dev.spotkit.relocation.wire.RelocationFrame.Cutover(id, dev.spotkit.relocation.wire.Role.SOURCE, object,
               0, dev.spotkit.relocation.RelayChecksum.ofRecords(List.of()))));
     }
-    assertThat(answer).isInstanceOfSatisfying(dev.spotkit.relocation.wire.RelocationFrame.Failed.class, f ->
-        assertThat(f.identity()).isEqualTo(id));
+    assertThat(answer).isInstanceOfSatisfying(dev.spotkit.relocation.wire.RelocationFrame.Failed.class, f -> {
+      assertThat(f.identity()).isEqualTo(id);
+      // A refusal (the owner fence differs), not a failing Restore: the source ends it Unavailable (spec 000
+      // section 4), where RESTORE_FAILED (37) made it InternalFailure.
+      assertThat(f.failureCode()).isEqualTo(dev.spotkit.relocation.FailureCode.TARGET_UNAVAILABLE.wireCode());
+    });
     assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version()).isEqualTo(row.version());
   }
 
