@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The client behind {@code chat-demo --relocations K}: one extra client (nick {@value #NICK}, ignored by the
- * bots' counting) that keeps switching rooms while the bots chat, until its avatar made {@code K} completed
- * moves between nodes. Each round: {@code /join} the next room, then {@code /where} (the node its avatar runs on
+ * bots' counting) that keeps switching rooms while the bots chat, until it made {@code K} completed
+ * moves between nodes. Each round: {@code /join} the next room, then {@code /where} (the node it runs on
  * now); a move counts as a relocation when that node differs from the node of the previous room. Rooms on the
  * current node (as learned so far) are skipped, so most switches are cross-node. After each join it says one
  * numbered line and checks, like a bot, that every such line comes back to it exactly once and in order, across
- * all the moves (the room echoes the sender's lines; an echo sent to a moving avatar must follow it).
+ * all the moves (the room echoes the sender's lines; an echo sent to a moving player must follow it).
  *
  * <p>Runs on the calling thread, plus one reader thread of its own; bounded by one deadline.
  */

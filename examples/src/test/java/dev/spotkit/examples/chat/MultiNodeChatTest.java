@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three nodes in one process: clients on different nodes share a room that lives on one of them (their avatars
+ * Three nodes in one process: clients on different nodes share a room that lives on one of them (their players
  * move to its node, {@code /where}), see each other's lines in each sender's order, and the room closes once its
  * last member is gone.
  */
@@ -34,7 +34,7 @@ class MultiNodeChatTest {
       assertThat(ann.readLine()).isEqualTo("ok join r");
       assertThat(owners(server, "r")).as("the room lives on exactly one node").hasSize(1);
       final String roomNode = owners(server, "r").get(0).hex();
-      for (BadInputTest.LineClient client : List.of(ann, bob)) { // both avatars moved to the room's node
+      for (BadInputTest.LineClient client : List.of(ann, bob)) { // both players moved to the room's node
         client.send("/where");
         assertThat(client.readLine()).isEqualTo("where r node=" + roomNode);
       }
