@@ -32,6 +32,8 @@ final class Wanderer {
 
   /** The wanderer's nick. */
   static final String NICK = "wanderer";
+  /** Most rounds per wanted move (a round that lands on the same node is a few ms). */
+  static final int ROUNDS_PER_MOVE = 400;
 
   /**
    * Outcome.
@@ -89,7 +91,10 @@ final class Wanderer {
         final Map<String, String> nodeOf = new HashMap<>();
         String node = null;
         int next = 0;
-        for (int round = 0; moves < relocations && round < relocations * 4 * rooms.size(); round++) {
+        // bounded by rounds and the deadline; not by a few rounds only: for up to 0.5 s after start a node may
+        // still see only itself for placement, so rooms the wanderer creates there stay there for a while
+        for (int round = 0; moves < relocations && round < relocations * ROUNDS_PER_MOVE
+            && remainingMillis(deadlineNanos) > 0; round++) {
           String room = rooms.get(next++ % rooms.size());
           for (int skip = 0; skip < rooms.size() && node != null && node.equals(nodeOf.get(room)); skip++) {
             room = rooms.get(next++ % rooms.size()); // known to be on this node: no cross-node move

@@ -75,6 +75,39 @@ class MultiNodeChatTest {
     }
   }
 
+  @Test
+  void aPlayerMovesToItsRoomsNodeWithItsStateAndLinesSentBehindTheJoinFollowInOrder() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0, 3);
+        BadInputTest.LineClient eve = new BadInputTest.LineClient(server.ports().get(2))) {
+      eve.send("/nick eve");
+      assertThat(eve.readLine()).isEqualTo("ok nick eve");
+      eve.send("/join m");
+      assertThat(eve.readLine()).isEqualTo("ok join m");
+      final String roomNode = owners(server, "m").get(0).hex();
+      int other = 0; // a node the room does not live on: ann's join must move her
+      while (server.nodes().get(other).nodeRid().hex().equals(roomNode)) {
+        other++;
+      }
+      try (BadInputTest.LineClient ann = new BadInputTest.LineClient(server.ports().get(other))) {
+        ann.send("/nick ann"); // all five at once: the last three arrive while the join (the move) runs
+        ann.send("/join m");
+        ann.send("/where");
+        ann.send("/who"); // answered by the room, like the echo of hello: in this order
+        ann.send("hello");
+        assertThat(ann.readLine()).isEqualTo("ok nick ann");
+        assertThat(ann.readLine()).isEqualTo("ok join m");
+        assertThat(ann.readLine()).isEqualTo("where m node=" + roomNode);
+        assertThat(ann.readLine()).isEqualTo("who m: eve ann");
+        assertThat(ann.readLine()).isEqualTo("[m] ann: hello"); // the nick moved with her
+        assertThat(eve.readLine()).isEqualTo("[m] ann: hello");
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> { // her disconnect reached the room: she left
+        eve.send("/who");
+        return "who m: eve".equals(eve.readLine());
+      });
+    }
+  }
+
   /**
    * Fails on the current core: round 2 recreates room x on node 0 while node 2 still caches the route of the
    * round-0 incarnation (same node, older generation, RouteCacheMaxAge 15 s). Node 2 then refuses every send by
