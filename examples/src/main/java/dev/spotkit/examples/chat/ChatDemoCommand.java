@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
  * rooms have members on several nodes), prints the bots' summary line and exits with their exit code.
  *
  * <p>With {@code --relocations K} (K at least 1, needs 2 or more nodes) a {@link Wanderer} client runs beside
- * the bots and keeps switching rooms until its avatar completed K moves between nodes (live relocation); its
+ * the bots and keeps switching rooms until it completed K moves between nodes (live relocation); its
  * own numbered lines count in the summary like a bot's ({@code sent}, {@code expected}, {@code delivered},
  * {@code lost}, {@code duplicated}, {@code reordered}), and the line ends with {@code relocations=K}, the
  * completed cross-node moves. The exit code is 0 only when nothing was lost, duplicated or reordered and all

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
  *   /leave                ok leave ROOM
  *   /rooms                rooms: ROOM(3) ROOM(1)  rooms with members, or "rooms: none"
  *   /who                  who ROOM: NICK NICK     members of your room
- *   /where                where ROOM node=HEX     the node your room (and your avatar in it) runs on, or
+ *   /where                where ROOM node=HEX     the node your room (and you, its member) run on, or
  *                                                 "where: in no room"
  *   any other text        [ROOM] NICK: TEXT       to every member of your room, you included, in the
  *                                                 order the room received the lines

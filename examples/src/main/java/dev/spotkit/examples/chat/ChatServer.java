@@ -21,19 +21,17 @@ import java.util.concurrent.Executors;
  * TCP, and each has its own session port; a client may connect to any of them.
  *
  * <ul>
- *   <li>{@link Lobby} is the Entry Spot of each node, where each player starts and stays.</li>
- *   <li>{@link Player} is the actor bound to each connection ({@code bindTo("player")}), on the node the
- *       client connected to; it does not move.</li>
- *   <li>{@link Avatar} is each player's member actor: it joins rooms with JoinSpot, and a room on another node
- *       pulls it there (live relocation, {@code preserveStateWith}), while its player stays.</li>
+ *   <li>{@link Lobby} is the Entry Spot of each node, where each player starts.</li>
+ *   <li>{@link Player} is the actor bound to each connection ({@code bindTo("player")}), created on the node
+ *       the client connected to. It joins rooms with JoinSpot, and a room on another node pulls it there (live
+ *       relocation, {@code preserveStateWith}) while its client session stays where it is.</li>
  *   <li>{@link Room} is a User Spot created on first {@code /join} with GetOrCreate, on the node the placement
- *       rules choose; its members are the avatars that joined it, all on its node.</li>
+ *       rules choose; its members are the players that joined it, all on its node.</li>
  *   <li>{@link RoomDirectory} is one Instance Spot for {@code /rooms}, activated on the first node at start.</li>
  * </ul>
  *
  * <p>Bad input (unknown commands, lines over 8 KiB, invalid UTF-8) gets an {@code error: ...} line and never
- * stops the server. Only avatars relocate; players (session-bound), rooms and the directory say
- * {@code disableRelocation()}.
+ * stops the server. Only players relocate; rooms and the directory say {@code disableRelocation()}.
  *
  * <p>One node per OS process ({@link #startMember}): every process is given the same shared stores (the Redis
  * Location and Relocation Stores, see {@link ChatServerCommand}) and cluster secret; the nodes find each other
@@ -107,11 +105,10 @@ public final class ChatServer implements AutoCloseable {
         .relocationStore(relocations)
         .objectServer(server -> server
             .entrySpot(Lobby::new)
-            .actor("player", Player::new, actor -> actor.disableRelocation()) // session-bound: stays
-            .actor(Avatar.TYPE, Avatar::new, actor -> actor.preserveStateWith(new Avatar.State())) // moves
+            .actor(Player.TYPE, Player::new, actor -> actor.preserveStateWith(new Player.State())) // moves
             .userSpot("room", Room::new, spot -> spot.spotWide().disableRelocation())
             .instanceSpot(RoomDirectory.TYPE, RoomDirectory::new, spot -> spot.disableRelocation()))
-        .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo("player"));
+        .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo(Player.TYPE));
   }
 
   private static void closeAll(final List<AutoCloseable> stores) {

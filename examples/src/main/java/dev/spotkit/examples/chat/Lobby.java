@@ -6,11 +6,11 @@ import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.SpotkitException;
 
 /**
- * The Entry Spot: every player is a member here for its whole life; an {@link Avatar} is a member here
- * until it joins a room, and again after {@code /leave} (it comes back to the Lobby of the node it is on).
- * When a player's connection ends, the lobby tells the player ({@link Player.Disconnected}),
- * which leaves its room and then destroys itself ({@link Departures}: retried or logged, never dropped
- * silently). A player that cannot be told is destroyed from here.
+ * The Entry Spot: a {@link Player} is a member of its client's node's Lobby until it joins a room, and of
+ * the Lobby of the node it is on after {@code /leave}. When the connection of a player in a Lobby ends, the
+ * lobby tells the player ({@link Player.Disconnected}), which destroys itself ({@link Departures}: retried or
+ * logged, never dropped silently; a {@link Room} does the same for its members). A player that cannot be told
+ * is destroyed from here.
  */
 public final class Lobby implements EntrySpot {
 

@@ -3,35 +3,50 @@ package dev.spotkit.examples.chat;
 import dev.spotkit.core.Actor;
 import dev.spotkit.core.ActorContext;
 import dev.spotkit.core.ActorHandlers;
-import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.ActorRelocationAdapter;
+import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.SpotkitException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One connected chat user: an actor bound to its client session, on the node the client connected to, where
- * it stays (a session-bound actor does not move). Each line the client sends arrives as a {@code String}
- * message; each {@link Heard} line is pushed back to the client. It is a member of its node's {@link Lobby}
- * (Entry Spot) for its whole life.
+ * One connected chat user: an actor bound to its client session. Each line the client sends arrives as a
+ * {@code String} message; each {@link Heard} line is pushed back to the client. It starts as a member of the
+ * {@link Lobby} (Entry Spot) of the node the client connected to.
  *
- * <p>Protocol: {@link ChatProtocol}. <b>Rooms through an avatar.</b> On the first {@code /join} the player
- * creates its {@link Avatar} (GetOrCreate, id {@code "avatar-" + player id}); the avatar is what joins rooms
- * with JoinSpot, and a room on another node pulls it there (live relocation) while this player and its session
- * stay here. {@code /join} creates the room if needed (GetOrCreate), sends the avatar {@link Avatar.Enter},
- * then asks it for its {@link Avatar.Status}, which it answers only after the join completed; the player says
- * {@code ok join ROOM} once the avatar is a member, so every later line of the room reaches it. {@code /leave}
- * and a closed connection send {@link Avatar.Exit}; lines, {@code /nick} and {@code /who} go through the
- * avatar. These requests are awaited inside this player's turn (blocking a virtual thread, nothing else), so
- * they never overlap and the player's own lines keep their order behind them. {@code /where} answers
- * {@code where ROOM node=HEX}: the node the avatar (and so the room) runs on.
+ * <p>Protocol: {@link ChatProtocol}. <b>Rooms.</b> {@code /join ROOM} creates the room if needed (GetOrCreate)
+ * and joins it with {@code ctx.joinSpot("room-" + ROOM, new Room.Hello(nick))}. When the room is on another
+ * node, the join moves this player there (live relocation, spec 001): its state (nick, room, join in flight,
+ * lines held back) travels through a {@code preserveStateWith} adapter ({@link State}), while the client
+ * session stays on the node that accepted the connection; the client's lines keep reaching the player in
+ * order and its pushes reach the client in order, wherever the player runs. The player says
+ * {@code ok join ROOM} in {@link #onJoinCompleted} once it is a member, so every later line of the room reaches
+ * it. {@code /leave} joins the Lobby of the node it is on (JoinEntrySpot), which leaves the room. Lines,
+ * {@code /nick} and {@code /who} go to the room. {@code /where} answers {@code where ROOM node=HEX}: the node
+ * this player (and so its room) runs on.
  *
- * <p>A room closes when its last member leaves, so a join can find its room gone (NotFound) or closing
- * (rejected): the player then creates the room again and retries, at most {@value #JOIN_ATTEMPTS} attempts in
- * all, and reports an error line if none worked.
+ * <p>A room closes when its last member leaves, so a join can find its room gone (Failed) or closing
+ * (Rejected): the player then creates the room again and retries ({@link Retry}), at most
+ * {@value #JOIN_ATTEMPTS} attempts in all, and reports an error line if none worked. Client lines that arrive
+ * while a join (with its retries) is unfinished are held back and handled in order after it, so a client may
+ * send lines right behind {@code /join}.
+ *
+ * <p>When the connection closes, the spot the player is a member of (its {@link Room} or a {@link Lobby})
+ * sends it {@link Disconnected}: it leaves its room, then destroys itself ({@link Departures}).
  */
 public final class Player implements Actor {
 
+  /** The player's stable type (every session is bound to one). */
+  public static final String TYPE = "player";
   /** Join attempts in all: the first, and retries after the room closed under it. */
   static final int JOIN_ATTEMPTS = 3;
   /** Pause before retry n is n times this. */
@@ -42,28 +57,40 @@ public final class Player implements Actor {
   private static final Logger LOG = LoggerFactory.getLogger(Player.class);
 
   /**
-   * A line for the client, sent by a room (to the avatar, which passes it on).
+   * A line for the client, sent by a room.
    *
    * @param line the text to push.
    */
   public record Heard(String line) {
   }
 
-  /** Sent by the {@link Lobby} when the connection closed: leave the room, then go. */
+  /** Sent by the spot the player is a member of when the connection closed: leave the room, then go. */
   record Disconnected() {
+  }
+
+  /** Sent to itself after a failed join: create the room again and join it (next attempt). */
+  record Retry() {
+  }
+
+  /** Sent to itself after a join ended with lines held back: handle them in order. */
+  record Drain() {
   }
 
   private final ActorContext ctx;
   private String nick;
   /** The name of the room this player is in, or null. */
   private String room;
-  /** The avatar's id, once created. */
-  private String avatar;
-  /** The avatar's ref from GetOrCreate (for the destroy), once created. */
-  private ActorRef avatarRef;
+  /** The room of the join in flight or being retried, or null. */
+  private String joining;
+  /** The attempt number of that join, 1..{@value #JOIN_ATTEMPTS}. */
+  private int attempt;
+  /** Set when the connection closed: the next join completion (the leave) destroys this player. */
+  private boolean departing;
+  /** Client lines that arrived while a join was unfinished, oldest first. */
+  private final Deque<String> held = new ArrayDeque<>();
 
   /**
-   * Built by the runtime when a client connects.
+   * Built by the runtime when a client connects, and again on the target node when the player moves.
    *
    * @param ctx this actor's context; {@code ctx.session()} is the client.
    */
@@ -76,10 +103,20 @@ public final class Player implements Actor {
   public void configure(final ActorHandlers on) {
     on.message(String.class, this::onLine)
       .message(Heard.class, heard -> push(heard.line()))
+      .message(Retry.class, retry -> retry())
+      .message(Drain.class, drain -> drain())
       .message(Disconnected.class, gone -> depart());
   }
 
   private void onLine(final String line) {
+    if (joining != null || !held.isEmpty()) {
+      held.add(line); // behind the unfinished join (or the lines already held back)
+      return;
+    }
+    handle(line);
+  }
+
+  private void handle(final String line) {
     if (!line.startsWith("/")) {
       say(line);
       return;
@@ -92,8 +129,9 @@ public final class Player implements Actor {
       case "/join" -> join(arg);
       case "/leave" -> leave();
       case "/rooms" -> rooms();
-      case "/who" -> toAvatar(new Avatar.Who(), "who: you are in no room");
-      case "/where" -> where();
+      case "/who" -> toRoom(new Room.Who(ctx.self()), "who: you are in no room");
+      case "/where" -> push(room == null ? "where: in no room"
+          : ChatProtocol.WHERE + room + " node=" + ctx.self().nodeRid().hex());
       default -> push(ChatProtocol.ERROR + "unknown command " + ChatProtocol.echo(command) + "; try "
           + ChatProtocol.HELP);
     }
@@ -103,7 +141,7 @@ public final class Player implements Actor {
     if (room == null) {
       push(ChatProtocol.ERROR + "you are in no room; /join ROOM first");
     } else if (!text.isEmpty()) {
-      toAvatar(new Avatar.Say(nick, text), null);
+      toRoom(new Room.Said(ctx.self(), nick, text), null);
     }
   }
 
@@ -113,14 +151,12 @@ public final class Player implements Actor {
       return;
     }
     nick = name;
-    if (room != null) {
-      toAvatar(new Avatar.Rename(nick), null); // before any later /who
-    }
+    toRoom(new Room.Renamed(ctx.self(), nick), null); // before any later /who
     push(ChatProtocol.OK_NICK + nick);
   }
 
-  /** Sends to this player's avatar while in a room; outside a room pushes {@code whenNoRoom} (if not null). */
-  private void toAvatar(final Object message, final String whenNoRoom) {
+  /** Sends to the room while in one; outside a room pushes {@code whenNoRoom} (if not null). */
+  private void toRoom(final Object message, final String whenNoRoom) {
     if (room == null) {
       if (whenNoRoom != null) {
         push(whenNoRoom);
@@ -128,7 +164,7 @@ public final class Player implements Actor {
       return;
     }
     try {
-      ctx.toActor(avatar).send(message);
+      ctx.toSpot(Room.ID_PREFIX + room).send(message);
     } catch (SpotkitException e) {
       push(ChatProtocol.ERROR + "room " + room + " did not take it: " + e.getMessage());
     }
@@ -143,52 +179,84 @@ public final class Player implements Actor {
       push(ChatProtocol.OK_JOIN + room);
       return;
     }
-    final String why = enter(name);
-    if (why != null) {
-      push(ChatProtocol.ERROR + "could not join " + name + ": " + why);
-      return; // still in the old room, if any
-    }
-    room = name;
-    push(ChatProtocol.OK_JOIN + room);
+    joining = name;
+    attempt = 1;
+    tryJoin();
   }
 
-  /**
-   * Makes the avatar a member of room {@code name} (it leaves its old room), creating both when needed. Blocks
-   * this turn only.
-   *
-   * @return null when it is a member now, else why not.
-   */
-  private String enter(final String name) {
-    String why = "";
-    for (int attempt = 1; attempt <= JOIN_ATTEMPTS; attempt++) {
-      if (attempt > 1 && !pause(RETRY_STEP_MILLIS * (attempt - 1))) {
-        break;
-      }
-      try {
-        ctx.spots().getOrCreate(Room.ID_PREFIX + name, "room").await(); // blocks this turn only
-        final Avatar.Place place = joinThroughAvatar(new Avatar.Enter(ctx.self().id().value(), name, nick));
-        if (name.equals(place.room())) {
-          return null;
-        }
-        why = place.error() == null ? "not admitted" : place.error(); // closed or closing: create it again
-      } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable e) {
-        why = e.getMessage(); // closed after GetOrCreate found it, or not Ready yet on its node: try again
-      } catch (SpotkitException e) {
-        why = e.getMessage();
-        break;
-      }
+  /** One attempt: create the room if needed (blocks this turn only), then JoinSpot it after this turn. */
+  private void tryJoin() {
+    try {
+      ctx.spots().getOrCreate(Room.ID_PREFIX + joining, "room").await();
+      ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(REQUEST_TIMEOUT).defer();
+    } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable e) {
+      retryOrGiveUp(e.getMessage()); // closed after GetOrCreate found it, or not Ready yet on its node
+    } catch (SpotkitException e) {
+      giveUp(e.getMessage());
     }
-    return why;
   }
 
-  /** Sends {@code command} to the avatar (created on first use) and returns its status after it ran. */
-  private Avatar.Place joinThroughAvatar(final Object command) {
-    if (avatar == null) {
-      avatarRef = ctx.actors().getOrCreate(Avatar.ID_PREFIX + ctx.self().id().value(), Avatar.TYPE).await();
-      avatar = avatarRef.id().value();
+  @Override
+  public void onJoinCompleted(final JoinResult result) {
+    if (departing) {
+      Departures.destroy(ctx.actors(), ctx.self(), () -> { }); // out of the room (or not): go
+      return;
     }
-    ctx.toActor(avatar).send(command);
-    return ctx.toActor(avatar).request(new Avatar.Status(), Avatar.Place.class).timeout(REQUEST_TIMEOUT).await();
+    if (joining == null) { // the JoinEntrySpot of /leave
+      if (result instanceof JoinResult.Failed failed) {
+        LOG.debug("{}: leave not confirmed: {}", nick, failed.error().toString());
+      }
+      return;
+    }
+    switch (result) {
+      case JoinResult.Accepted accepted -> {
+        room = joining; // on the room's node now
+        joining = null;
+        push(ChatProtocol.OK_JOIN + room);
+        drainLater();
+      }
+      case JoinResult.Rejected rejected -> retryOrGiveUp("the room is closing");
+      case JoinResult.Failed failed -> retryOrGiveUp(failed.error().getMessage());
+    }
+  }
+
+  private void retryOrGiveUp(final String why) {
+    if (attempt >= JOIN_ATTEMPTS) {
+      giveUp(why);
+      return;
+    }
+    attempt++;
+    ctx.toActor(ctx.self()).send(new Retry()); // a join can be registered in a handler turn only
+  }
+
+  private void retry() {
+    if (joining == null) {
+      return; // disconnected meanwhile
+    }
+    if (!pause(RETRY_STEP_MILLIS * (attempt - 1))) {
+      giveUp("the node is closing");
+      return;
+    }
+    tryJoin();
+  }
+
+  private void giveUp(final String why) {
+    push(ChatProtocol.ERROR + "could not join " + joining + ": " + why); // still in the old room, if any
+    joining = null;
+    drainLater();
+  }
+
+  /** Lines held back behind the join run next, each in its own turn (a later {@code /join} holds the rest). */
+  private void drainLater() {
+    if (!held.isEmpty()) {
+      ctx.toActor(ctx.self()).send(new Drain());
+    }
+  }
+
+  private void drain() {
+    while (joining == null && !held.isEmpty()) {
+      handle(held.poll());
+    }
   }
 
   private void leave() {
@@ -196,32 +264,9 @@ public final class Player implements Actor {
       push(ChatProtocol.ERROR + "you are in no room");
       return;
     }
-    leaveQuietly();
+    ctx.joinEntrySpot().timeout(REQUEST_TIMEOUT).defer(); // the Lobby of the node it is on
     push(ChatProtocol.OK_LEAVE + room);
     room = null;
-  }
-
-  /** The avatar goes back to its node's Lobby, leaving its room; a failure is logged. */
-  private void leaveQuietly() {
-    try {
-      joinThroughAvatar(new Avatar.Exit());
-    } catch (SpotkitException e) {
-      LOG.debug("{}: leave not confirmed: {}", nick, e.toString());
-    }
-  }
-
-  private void where() {
-    if (room == null) {
-      push("where: in no room");
-      return;
-    }
-    try {
-      final Avatar.Place place = ctx.toActor(avatar).request(new Avatar.Status(), Avatar.Place.class)
-          .timeout(REQUEST_TIMEOUT).await();
-      push(ChatProtocol.WHERE + place.room() + " node=" + place.node());
-    } catch (SpotkitException e) {
-      push(ChatProtocol.ERROR + "could not ask the avatar: " + e.getMessage());
-    }
   }
 
   private void rooms() {
@@ -234,16 +279,17 @@ public final class Player implements Actor {
     }
   }
 
-  /** The connection closed: the avatar leaves its room, then the avatar and this player are destroyed. */
+  /** The connection closed: leave the room (the destroy follows in onJoinCompleted), or go at once. */
   private void depart() {
+    departing = true;
+    joining = null;
+    held.clear();
     if (room != null) {
-      leaveQuietly();
       room = null;
+      ctx.joinEntrySpot().timeout(REQUEST_TIMEOUT).defer();
+    } else {
+      Departures.destroy(ctx.actors(), ctx.self(), () -> { });
     }
-    if (avatar != null) {
-      Departures.destroy(ctx.actors(), avatarRef, () -> { });
-    }
-    Departures.destroy(ctx.actors(), ctx.self(), () -> { });
   }
 
   /** Sleeps inside this turn; false when interrupted (the node is closing). */
@@ -258,6 +304,55 @@ public final class Player implements Actor {
   }
 
   private void push(final String line) {
-    ctx.session().ifPresent(session -> session.push(line));
+    try {
+      ctx.session().ifPresent(session -> session.push(line));
+    } catch (SpotkitException e) {
+      LOG.debug("{}: line not pushed: {}", nick, e.toString()); // the session is going away
+    }
+  }
+
+  /**
+   * PreserveStateWith adapter: nick, room, join in flight with its attempt, whether departing, and the lines
+   * held back, as a UTF-8 {@code DataOutputStream} record.
+   */
+  static final class State implements ActorRelocationAdapter<Player> {
+    @Override
+    public byte[] capture(final Player player) {
+      final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeUTF(player.nick);
+        out.writeUTF(player.room == null ? "" : player.room);
+        out.writeUTF(player.joining == null ? "" : player.joining);
+        out.writeInt(player.attempt);
+        out.writeBoolean(player.departing);
+        out.writeInt(player.held.size());
+        for (String line : player.held) {
+          out.writeUTF(line);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return bytes.toByteArray();
+    }
+
+    @Override
+    public void restore(final Player player, final byte[] state) {
+      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(state))) {
+        player.nick = in.readUTF();
+        final String room = in.readUTF();
+        final String joining = in.readUTF();
+        player.room = room.isEmpty() ? null : room;
+        player.joining = joining.isEmpty() ? null : joining;
+        player.attempt = in.readInt();
+        player.departing = in.readBoolean();
+        final int lines = in.readInt();
+        player.held.clear();
+        for (int i = 0; i < lines; i++) {
+          player.held.add(in.readUTF());
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
   }
 }

@@ -18,29 +18,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A chat room: a User Spot whose members are {@link Avatar}s that joined it with JoinSpot, and which relays
+ * A chat room: a User Spot whose members are {@link Player}s that joined it with JoinSpot, and which relays
  * every line said in it to all of them (the sender included) in the order it receives the lines. Its id is
  * {@code "room-" + name}, created on first {@code /join} with GetOrCreate on the node the placement rules
  * choose.
  *
- * <p><b>Real membership.</b> A member is in {@code ctx.members()}: a {@link Player}'s avatar joins with
+ * <p><b>Real membership.</b> A member is in {@code ctx.members()}: a player joins with
  * {@code ctx.joinSpot("room-" + name, new Hello(nick))}; when the room is on another node that join moves the
- * avatar here (live relocation), so a room and all its members run on one node and the fan-out of a line is
- * local. The avatar passes each line on to its player, which stays on the node its client connected to (see
- * {@link Avatar} for why). {@link #onActorJoin} admits unless the room is closing; {@link #onJoinedActor} and
- * {@link #onLeaveActor} (an avatar joined another room or went back to its Lobby) keep the
- * nicks and the {@link RoomDirectory} count. Order: lines of one avatar arrive in the order it sent them
- * (through a move as well: messages sent to a moving avatar are relayed and follow it in order).
+ * player here (live relocation) while its client session stays where it is, so a room and all its members run
+ * on one node and the fan-out of a line is local (each member's pushes then reach its client on the session's
+ * node, in order). {@link #onActorJoin} admits unless the room is closing; {@link #onJoinedActor} and
+ * {@link #onLeaveActor} (a player joined another room or went back to a Lobby) keep the nicks and the
+ * {@link RoomDirectory} count; {@link #onDisconnectActor} tells a member whose connection closed
+ * ({@link Player.Disconnected}), which then leaves. Order: lines of one player arrive in the order it sent them
+ * (through a move as well: messages sent to a moving player are relayed and follow it in order).
  *
  * <p>A room closes itself when its last member left and no join it admitted is still on its way (an admitted
- * join commits only after the avatar moved here; closing in between would strand it). A join that arrives
+ * join commits only after the player moved here; closing in between would strand it). A join that arrives
  * later finds the room closed (NotFound) or closing (rejected); the player creates the room again and retries
  * ({@link Player}). A room nobody ever joined (or whose admitted joins never committed) closes at a later
  * {@link #REAP_PERIOD} tick.
  *
  * <p>All callbacks and handlers run one at a time on the room's gate, so the fields need no locking.
  */
-public final class Room implements UserSpot<Avatar> {
+public final class Room implements UserSpot<Player> {
 
   /** Prefix of room spot ids. */
   public static final String ID_PREFIX = "room-";
@@ -54,7 +55,7 @@ public final class Room implements UserSpot<Avatar> {
   private static final Logger LOG = LoggerFactory.getLogger(Room.class);
 
   /**
-   * The request of an avatar's JoinSpot.
+   * The request of a player's JoinSpot.
    *
    * @param nick the nick the room shows.
    */
@@ -149,6 +150,11 @@ public final class Room implements UserSpot<Avatar> {
     nicks.remove(actor.id());
     publish();
     closeIfEmpty();
+  }
+
+  @Override
+  public void onDisconnectActor(final ActorRef actor) {
+    tell(actor, new Player.Disconnected()); // it leaves (onLeaveActor), then goes
   }
 
   private void said(final Said said) {

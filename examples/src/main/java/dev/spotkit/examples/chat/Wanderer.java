@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The client behind {@code chat-demo --relocations K}: one extra client (nick {@value #NICK}, ignored by the
- * bots' counting) that keeps switching rooms while the bots chat, until its avatar made {@code K} completed
- * moves between nodes. Each round: {@code /join} the next room, then {@code /where} (the node its avatar runs on
+ * bots' counting) that keeps switching rooms while the bots chat, until it made {@code K} completed
+ * moves between nodes. Each round: {@code /join} the next room, then {@code /where} (the node it runs on
  * now); a move counts as a relocation when that node differs from the node of the previous room. Rooms on the
  * current node (as learned so far) are skipped, so most switches are cross-node. After each join it says one
  * numbered line and checks, like a bot, that every such line comes back to it exactly once and in order, across
- * all the moves (the room echoes the sender's lines; an echo sent to a moving avatar must follow it).
+ * all the moves (the room echoes the sender's lines; an echo sent to a moving player must follow it).
  *
  * <p>Runs on the calling thread, plus one reader thread of its own; bounded by one deadline.
  */
@@ -32,6 +32,8 @@ final class Wanderer {
 
   /** The wanderer's nick. */
   static final String NICK = "wanderer";
+  /** Most rounds per wanted move (a round that lands on the same node is a few ms). */
+  static final int ROUNDS_PER_MOVE = 400;
 
   /**
    * Outcome.
@@ -89,7 +91,10 @@ final class Wanderer {
         final Map<String, String> nodeOf = new HashMap<>();
         String node = null;
         int next = 0;
-        for (int round = 0; moves < relocations && round < relocations * 4 * rooms.size(); round++) {
+        // bounded by rounds and the deadline; not by a few rounds only: for up to 0.5 s after start a node may
+        // still see only itself for placement, so rooms the wanderer creates there stay there for a while
+        for (int round = 0; moves < relocations && round < relocations * ROUNDS_PER_MOVE
+            && remainingMillis(deadlineNanos) > 0; round++) {
           String room = rooms.get(next++ % rooms.size());
           for (int skip = 0; skip < rooms.size() && node != null && node.equals(nodeOf.get(room)); skip++) {
             room = rooms.get(next++ % rooms.size()); // known to be on this node: no cross-node move

@@ -31,9 +31,9 @@ class JoinRetryTest {
 
   /**
    * Stands in for {@link Room} under the stable type "room". The first one asks for its own close while it is
-   * being created: the close is queued on its lane before the player's avatar can JoinSpot it.
+   * being created: the close is queued on its lane before the player can JoinSpot it.
    */
-  final class VanishingRoom implements UserSpot<Avatar> {
+  final class VanishingRoom implements UserSpot<Player> {
     private final UserSpotContext ctx;
 
     VanishingRoom(final UserSpotContext ctx) {
@@ -67,8 +67,7 @@ class JoinRetryTest {
     node = MeshNode.builder().meshName("retry").locationStore(new InMemoryLocationStore())
         .objectServer(server -> server
             .entrySpot(Lobby::new)
-            .actor("player", Player::new, actor -> actor.disableRelocation())
-            .actor(Avatar.TYPE, Avatar::new, actor -> actor.preserveStateWith(new Avatar.State()))
+            .actor(Player.TYPE, Player::new, actor -> actor.preserveStateWith(new Player.State()))
             .userSpot("room", VanishingRoom::new, spot -> spot.spotWide().disableRelocation()))
         .sessions(sessions -> sessions.listen(0).codec(LineCodec.utf8()).bindTo("player"))
         .start();

@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three nodes in one process: clients on different nodes share a room that lives on one of them (their avatars
+ * Three nodes in one process: clients on different nodes share a room that lives on one of them (their players
  * move to its node, {@code /where}), see each other's lines in each sender's order, and the room closes once its
  * last member is gone.
  */
@@ -34,7 +34,7 @@ class MultiNodeChatTest {
       assertThat(ann.readLine()).isEqualTo("ok join r");
       assertThat(owners(server, "r")).as("the room lives on exactly one node").hasSize(1);
       final String roomNode = owners(server, "r").get(0).hex();
-      for (BadInputTest.LineClient client : List.of(ann, bob)) { // both avatars moved to the room's node
+      for (BadInputTest.LineClient client : List.of(ann, bob)) { // both players moved to the room's node
         client.send("/where");
         assertThat(client.readLine()).isEqualTo("where r node=" + roomNode);
       }
@@ -71,6 +71,39 @@ class MultiNodeChatTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> {
         eve.send("/rooms");
         return "rooms: none".equals(eve.readLine());
+      });
+    }
+  }
+
+  @Test
+  void aPlayerMovesToItsRoomsNodeWithItsStateAndLinesSentBehindTheJoinFollowInOrder() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0, 3);
+        BadInputTest.LineClient eve = new BadInputTest.LineClient(server.ports().get(2))) {
+      eve.send("/nick eve");
+      assertThat(eve.readLine()).isEqualTo("ok nick eve");
+      eve.send("/join m");
+      assertThat(eve.readLine()).isEqualTo("ok join m");
+      final String roomNode = owners(server, "m").get(0).hex();
+      int other = 0; // a node the room does not live on: ann's join must move her
+      while (server.nodes().get(other).nodeRid().hex().equals(roomNode)) {
+        other++;
+      }
+      try (BadInputTest.LineClient ann = new BadInputTest.LineClient(server.ports().get(other))) {
+        ann.send("/nick ann"); // all five at once: the last three arrive while the join (the move) runs
+        ann.send("/join m");
+        ann.send("/where");
+        ann.send("/who"); // answered by the room, like the echo of hello: in this order
+        ann.send("hello");
+        assertThat(ann.readLine()).isEqualTo("ok nick ann");
+        assertThat(ann.readLine()).isEqualTo("ok join m");
+        assertThat(ann.readLine()).isEqualTo("where m node=" + roomNode);
+        assertThat(ann.readLine()).isEqualTo("who m: eve ann");
+        assertThat(ann.readLine()).isEqualTo("[m] ann: hello"); // the nick moved with her
+        assertThat(eve.readLine()).isEqualTo("[m] ann: hello");
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> { // her disconnect reached the room: she left
+        eve.send("/who");
+        return "who m: eve".equals(eve.readLine());
       });
     }
   }
