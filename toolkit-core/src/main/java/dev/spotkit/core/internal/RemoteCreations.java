@@ -70,6 +70,11 @@ final class RemoteCreations {
   private static final Duration CONNECT_BUDGET = Duration.ofSeconds(2);
   /** How long a read of the mesh's descriptors is reused by placement. */
   private static final long PEERS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+  /**
+   * A view that holds this node alone is reused for at most 20 ms: right after a mesh starts, one node's first read
+   * may precede its peers' descriptors, and 500 ms of placements on itself alone would follow.
+   */
+  private static final long LONE_PEERS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final String INLINE = "inline-v1:";
 
   /** What is being created. */
@@ -221,7 +226,8 @@ final class RemoteCreations {
 
   private List<NodePeer> peers(final boolean fresh) {
     Peers known = peers;
-    if (fresh || known == null || System.nanoTime() - known.readAtNanos() > PEERS_MAX_AGE_NANOS) {
+    if (fresh || known == null || System.nanoTime() - known.readAtNanos() > (known.peers().size() <= 1
+        ? LONE_PEERS_MAX_AGE_NANOS : PEERS_MAX_AGE_NANOS)) {
       known = new Peers(directory.readMesh(rt.meshName().value()), System.nanoTime());
       peers = known;
     }
