@@ -81,6 +81,13 @@ public final class Room implements UserSpot<Player> {
   }
 
   /**
+   * A request a player sends before it leaves: its answer ({@code true}) means every line that player sent
+   * earlier was handled (one sender's messages to one Spot arrive in order).
+   */
+  public record Flush() {
+  }
+
+  /**
    * A member changed its nick; {@code /who} shows the new one at once.
    *
    * @param from the member.
@@ -125,7 +132,8 @@ public final class Room implements UserSpot<Player> {
 
   @Override
   public void configure(final SpotHandlers on) {
-    on.message(Said.class, this::said)
+    on.request(Flush.class, flush -> Boolean.TRUE)
+      .message(Said.class, this::said)
       .message(Who.class, who -> tell(who.from(), new Player.Heard("who " + name + ": "
           + String.join(" ", nicks.values()))))
       .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()));
