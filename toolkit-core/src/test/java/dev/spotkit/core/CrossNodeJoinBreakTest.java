@@ -516,9 +516,11 @@ class CrossNodeJoinBreakTest {
     store.write(dev.spotkit.store.WriteBatch.unconditional(dev.spotkit.store.Mutation.Put.of(key, row.value())))
         .toCompletableFuture().get(5, TimeUnit.SECONDS); // same record, new version: b's CAS now fails
     held.open.complete(null);
+    // b either sees the conflict as stale at once or retries its CAS until the Restore validity (10 s) ends;
+    // either way queued and later requests end Unavailable, so the timeout is above that validity
     for (MeshNode via : List.of(a, b)) {
-      assertThat(via.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(4)).toFuture())
-          .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+      assertThat(via.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(13)).toFuture())
+          .failsWithin(Duration.ofSeconds(15)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
           .withCauseInstanceOf(SpotkitException.Unavailable.class);
     }
     assertThat(ownerHex(actor)).isEqualTo(a.nodeRid().hex());
