@@ -319,10 +319,13 @@ public final class Mailbox<T> {
     int drain(final Worker worker, final ExecutionGate running, final int budget) {
         int ran = 0;
         while (ran < budget && gate == running) { // a handler may move this mailbox: stop at once
-            if (pendingBacklog != null) {
-                takePending(); // before the state check: a backlog taken while CLOSED waits in front
-            }
+            // State first, then the pending backlog: openWithBacklog writes the backlog before OPEN, so a worker that
+            // reads OPEN also sees that backlog (reading the backlog first could miss one handed over in between
+            // and run a queued message ahead of it). A backlog taken while CLOSED waits in front.
             final int state = dispatch;
+            if (pendingBacklog != null) {
+                takePending();
+            }
             if (state != OPEN) {
                 if (state == RELEASED) {
                     drainLate();
