@@ -3,42 +3,14 @@ package dev.spotkit.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
-import dev.spotkit.core.ActorHandlers;
-import dev.spotkit.core.ActorId;
-import dev.spotkit.core.Deadline;
-import dev.spotkit.core.JoinDecision;
 import dev.spotkit.core.MeshNode;
-import dev.spotkit.core.NodeRid;
-import dev.spotkit.core.Spec;
-import dev.spotkit.core.SpotkitException;
-import dev.spotkit.core.UserSpot;
-import dev.spotkit.core.UserSpotContext;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.NodeDirectory;
 import dev.spotkit.core.location.NodePeer;
 import dev.spotkit.core.location.ObjectKey;
-import dev.spotkit.core.mesh.MeshConfig;
-import dev.spotkit.core.mesh.MeshListener;
-import dev.spotkit.core.mesh.MeshTransport;
-import dev.spotkit.core.mesh.PeerConnection;
-import dev.spotkit.core.wire.ActorJoin;
-import dev.spotkit.core.wire.OperationKind;
-import dev.spotkit.core.wire.Reply;
-import dev.spotkit.core.wire.ReplyCodec;
-import dev.spotkit.core.wire.ReplyTail;
 import dev.spotkit.core.wire.Rids;
-import dev.spotkit.core.wire.TerminalResult;
-import dev.spotkit.relocation.RelocationSettings;
-import dev.spotkit.relocation.wire.ApplicationPayload;
-import dev.spotkit.store.InMemoryLocationStore;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,92 +18,7 @@ import org.junit.jupiter.api.Test;
  * does not come from the actor's current owner is refused with an explicit command 53 and changes no store record,
  * and the actor keeps running where it is.
  */
-class RelocationHostileFramesTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
-  static final Duration WAIT = Duration.ofSeconds(10);
-  static final List<String> ASKED = new CopyOnWriteArrayList<>();
-
-  record Hello(String text) {}
-
-  static final class Plain implements Actor {
-    @Override
-    public void configure(final ActorHandlers on) {
-      on.message(String.class, s -> { });
-    }
-  }
-
-  static final class Door implements UserSpot<Actor> {
-    private final UserSpotContext ctx;
-
-    Door(final UserSpotContext ctx) {
-      this.ctx = ctx;
-    }
-
-    @Override
-    public UserSpotContext context() {
-      return ctx;
-    }
-
-    @Override
-    public JoinDecision onActorJoin(final ActorId actor, final Object request) {
-      ASKED.add(actor.value() + " " + request);
-      return ctx.self().id().value().startsWith("shut") ? JoinDecision.reject(new Hello("no"))
-          : JoinDecision.accept(new Hello("yes"));
-    }
-  }
-
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private MeshNode node;
-  private MeshTransport fake;
-  private PeerConnection connection;
-  private final NodeRid fakeRid = new NodeRid(0x0fa4_e000_0000_0002L);
-  private final java.util.concurrent.BlockingQueue<byte[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
-
-  @BeforeEach
-  void start() throws Exception {
-    node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(RelocationHostileFramesTest.Entry::new)
-            .actor("plain", ctx -> new Plain(), a -> a.recreateOnRelocation())
-            .userSpot("door", Door::new, o -> o.recreateOnRelocation()))
-        .start();
-    final NodePeer peer = new NodeDirectory(store, WAIT).readMesh("mesh").get(0);
-    fake = MeshTransport.start(MeshConfig.builder(fakeRid, 9, SECRET.getBytes(StandardCharsets.UTF_8)).build(),
-        new MeshListener() {
-          @Override
-          public void onFrame(final PeerConnection from, final byte[] frame) {
-            received.add(frame); // one-way frames and late replies (e.g. command 53)
-          }
-        });
-    final int colon = peer.endpoint().lastIndexOf(':');
-    connection = fake.connect(new InetSocketAddress("127.0.0.1", Integer.parseInt(peer.endpoint()
-        .substring(colon + 1))), node.nodeRid()).get(10, TimeUnit.SECONDS);
-  }
-
-  @AfterEach
-  void stop() {
-    ASKED.clear();
-    if (fake != null) {
-      fake.close();
-    }
-    if (node != null) {
-      node.close();
-    }
-  }
-
-  /** An Entry Spot that approves every creation. */
-  static final class Entry implements dev.spotkit.core.EntrySpot {
-    private final dev.spotkit.core.EntrySpotContext ctx;
-
-    Entry(final dev.spotkit.core.EntrySpotContext ctx) {
-      this.ctx = ctx;
-    }
-
-    @Override
-    public dev.spotkit.core.EntrySpotContext context() {
-      return ctx;
-    }
-  }
+class RelocationHostileFramesTest extends HandWrittenPeerFixture {
 
   private dev.spotkit.relocation.wire.RelocationFrame next() throws InterruptedException {
     final byte[] frame = received.poll(10, TimeUnit.SECONDS);
