@@ -1,5 +1,7 @@
 package dev.spotkit.core;
 
+import static dev.spotkit.core.Placed.actorOn;
+import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.location.LocationRecords;
@@ -195,27 +197,6 @@ class CrossNodeJoinTest {
     RESULTS.clear();
     EVENTS.clear();
     DEFERRED.clear();
-  }
-
-  /** An actor of {@code type} created through {@code via} that landed on {@code on}: ids tried in turn. */
-  private static String actorOn(final MeshNode on, final MeshNode via, final String prefix, final String type) {
-    for (int i = 0; i < 64; i++) {
-      final String id = prefix + "-" + i;
-      if (via.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
-        return id;
-      }
-    }
-    throw new AssertionError("placement never chose " + on.nodeRid());
-  }
-
-  private static String spotOn(final MeshNode on, final String prefix) {
-    for (int i = 0; i < 64; i++) {
-      final String id = prefix + "-" + i;
-      if (on.spots().getOrCreate(id, "room").await().nodeRid().equals(on.nodeRid())) {
-        return id;
-      }
-    }
-    throw new AssertionError("placement never chose " + on.nodeRid());
   }
 
   private static String where(final MeshNode via, final String actor) {

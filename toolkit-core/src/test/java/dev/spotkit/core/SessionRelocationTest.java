@@ -1,5 +1,6 @@
 package dev.spotkit.core;
 
+import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -130,16 +131,6 @@ class SessionRelocationTest {
   @AfterEach
   void close() {
     nodes.forEach(MeshNode::close);
-  }
-
-  private static String spotOn(final MeshNode on, final String prefix) {
-    for (int i = 0; i < 64; i++) {
-      final String id = prefix + "-" + i;
-      if (on.spots().getOrCreate(id, "room").await().nodeRid().equals(on.nodeRid())) {
-        return id;
-      }
-    }
-    throw new AssertionError("placement never chose " + on.nodeRid());
   }
 
   private static void write(final OutputStream out, final String line) throws Exception {

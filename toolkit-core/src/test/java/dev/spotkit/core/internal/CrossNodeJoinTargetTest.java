@@ -1,5 +1,7 @@
 package dev.spotkit.core.internal;
 
+import static dev.spotkit.core.Placed.actorOn;
+import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -122,26 +124,6 @@ class CrossNodeJoinTargetTest {
     return (NodeRuntime) field.get(node);
   }
 
-  private static String actorOn(final MeshNode on, final String prefix) {
-    for (int i = 0; i < 64; i++) {
-      final String id = prefix + "-" + i;
-      if (on.actors().getOrCreate(id, "walker").await().nodeRid().equals(on.nodeRid())) {
-        return id;
-      }
-    }
-    throw new AssertionError("placement never chose " + on.nodeRid());
-  }
-
-  private static String spotOn(final MeshNode on, final String prefix) {
-    for (int i = 0; i < 64; i++) {
-      final String id = prefix + "-" + i;
-      if (on.spots().getOrCreate(id, "room").await().nodeRid().equals(on.nodeRid())) {
-        return id;
-      }
-    }
-    throw new AssertionError("placement never chose " + on.nodeRid());
-  }
-
   private String ownerHex(final String actor) {
     return LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().authority().allocation()
         .routingIdHex();
@@ -163,7 +145,7 @@ class CrossNodeJoinTargetTest {
     Relocations.preparationValidity(Duration.ZERO);
     final MeshNode a = node();
     final MeshNode b = node();
-    final String actor = actorOn(a, "late");
+    final String actor = actorOn(a, "late", "walker");
     final String room = spotOn(b, "room");
     a.toActor(actor).send(new Move(room));
     assertThat(failed(actor).error()).isInstanceOf(SpotkitException.Unavailable.class)
@@ -199,7 +181,7 @@ class CrossNodeJoinTargetTest {
   void aJoinWhoseSpotIsGoneWhenItsRestoreFinishesEndsNotFound() throws Exception {
     final MeshNode a = node();
     final MeshNode b = node();
-    final String actor = actorOn(a, "homeless");
+    final String actor = actorOn(a, "homeless", "walker");
     final String room = spotOn(b, "room");
     final SpotRef ref = b.spots().find(room).orElseThrow();
     restoring = new CountDownLatch(1);
