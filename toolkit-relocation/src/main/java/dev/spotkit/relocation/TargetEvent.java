@@ -209,6 +209,19 @@ public sealed interface TargetEvent {
   }
 
   /**
+   * The transport wrote the unit's relay-ready reply (command 30): the cutover wait of spec 001 section 4.4 runs
+   * from here ("starting from when it sends that reply"), not from when the unit asked for the send; until it comes
+   * the unit judges no cutover wait (Restore validity still ends it). Feed it once the {@link Action.Send} of the
+   * reply is written. Only the first one after a Restore counts; a repeated reply (a repeated Restore) does not
+   * move the start.
+   *
+   * @param identity the identity of the reply.
+   * @param sentAtMs when the transport wrote the reply, in the driver's monotonic ms.
+   */
+  record RelayReadySent(RelocationIdentity identity, long sentAtMs) implements TargetEvent {
+  }
+
+  /**
    * Time advanced; the only clock a unit has.
    *
    * @param nowMs the driver's monotonic time in ms; a smaller value than before is ignored.

@@ -28,7 +28,9 @@ import java.util.Objects;
  * <ol>
  *   <li>Create it, then feed the {@link TargetEvent.RestoreRequested} that created it.</li>
  *   <li>Feed each further input to {@link #handle}; perform the actions in order; answer {@link Action.RunRestore},
- *       {@link Action.RunCas} and {@link Action.ReReadStore} with their events.</li>
+ *       {@link Action.RunCas} and {@link Action.ReReadStore} with their events; once the relay-ready reply of an
+ *       {@link Action.Send} is written, feed {@link TargetEvent.RelayReadySent}: the cutover wait starts only
+ *       then.</li>
  *   <li>Feed {@link TargetEvent.ClockAdvanced} at least when {@link #nextDeadlineMs()} has passed; a spurious tick
  *       does nothing.</li>
  * </ol>
@@ -52,6 +54,7 @@ public final class TargetUnit {
   /** The assembly of command 52 chunks; null before the manifest is accepted and after it ended. */
   private ChunkAssembler assembly;
   private boolean restoreRunning;
+  /** When the first relay-ready reply went out ({@link TargetEvent.RelayReadySent}); MAX until then. */
   private long relayReadySentMs = Long.MAX_VALUE;
   private long spanConnection = -1;
   private boolean cutoverAccepted;
@@ -97,6 +100,7 @@ public final class TargetUnit {
       case TargetEvent.StoreReadFailed f -> onUnsure(checked(f.identity(), f).requestId(), "read_failed", out);
       case TargetEvent.DirectMessageArrived d -> onDirect(d.message(), out);
       case TargetEvent.ClockAdvanced c -> onClock(c.nowMs(), out);
+      case TargetEvent.RelayReadySent s -> onReadySent(checked(s.identity(), s), out);
     }
     return out;
   }
@@ -209,9 +213,25 @@ public final class TargetUnit {
     }
     restoreRunning = false;
     savedWork.addAll(work); // The dispatch-closed saved-work span (section 4.3).
-    move(Trigger.RESTORED);
-    relayReadySentMs = nowMs;
+    move(Trigger.RESTORED); // the cutover wait starts when the driver reports the reply sent (RelayReadySent)
     out.add(new Action.Send(manifest.connectionId(), new Frame.RelayReady(identity)));
+  }
+
+  /**
+   * The transport wrote the first relay-ready reply: the cutover wait starts here (spec 001 section 4.4, "starting
+   * from when it sends that reply"), not when the unit asked for the send (a lane or an event loop that is behind
+   * sends late, and that delay must not count against the source).
+   */
+  private void onReadySent(final TargetEvent.RelayReadySent s, final List<Action> out) {
+    if (relayReadySentMs != Long.MAX_VALUE || stage != Stage.RELAY_READY) {
+      return;
+    }
+    relayReadySentMs = s.sentAtMs();
+  }
+
+  /** When the cutover wait ends, ms: MAX until the reply was sent ({@link TargetEvent.RelayReadySent}). */
+  private long cutoverWaitEndsMs() {
+    return relayReadySentMs == Long.MAX_VALUE ? Long.MAX_VALUE : relayReadySentMs + settings.cutoverWaitMs();
   }
 
   /** The Restore validity this unit was given, ms (the deadline less the clock when its Restore arrived). */
@@ -317,7 +337,8 @@ public final class TargetUnit {
     }
     if (cutoverAccepted || stage != Stage.RELAY_READY) {
       // REL-27: after the fallback, or a duplicate: a warning only, no change of owner or queue.
-      out.add(warn("late_cutover", "cutover in stage " + stage.specName() + " changes nothing"));
+      out.add(warn("late_cutover", "cutover in stage " + stage.specName() + " changes nothing (unit clock " + nowMs
+          + " ms; relay-ready reply sent at " + relayReadySentMs + " ms)"));
       return;
     }
     if (spanConnection != -1 && c.connectionId() < spanConnection) {
@@ -451,8 +472,9 @@ public final class TargetUnit {
       }
       return;
     }
-    if (stage == Stage.RELAY_READY && nowMs >= relayReadySentMs + settings.cutoverWaitMs()) {
-      out.add(warn("cutover_timeout", "no cutover " + settings.cutoverWaitMs() + " ms after relay-ready; proceeding"));
+    if (stage == Stage.RELAY_READY && nowMs >= cutoverWaitEndsMs()) {
+      out.add(warn("cutover_timeout", "no cutover " + settings.cutoverWaitMs() + " ms after the relay-ready reply"
+          + " was sent (at " + relayReadySentMs + " ms, now " + nowMs + " ms); proceeding"));
       move(Trigger.CUTOVER_WAIT_ELAPSED); // FACTS.md: CutoverFallback proceeds.
       runCas(out);
     } else if (stage == Stage.STORE_RETRY && outstandingRequest == 0 && nowMs >= retryAtMs) {
@@ -510,7 +532,7 @@ public final class TargetUnit {
     }
     long next = manifest.deadlineMs();
     if (stage == Stage.RELAY_READY) {
-      next = Math.min(next, relayReadySentMs + settings.cutoverWaitMs());
+      next = Math.min(next, cutoverWaitEndsMs());
     }
     if (stage == Stage.STORE_RETRY && outstandingRequest == 0) {
       next = Math.min(next, retryAtMs);

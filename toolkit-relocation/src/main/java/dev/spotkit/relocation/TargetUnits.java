@@ -56,7 +56,27 @@ public final class TargetUnits {
       case TargetEvent.CasIndeterminate i -> route(i.identity(), i);
       case TargetEvent.StoreReadAnswered a -> route(a.identity(), a);
       case TargetEvent.StoreReadFailed f -> route(f.identity(), f);
+      case TargetEvent.RelayReadySent s -> route(s.identity(), s);
     };
+  }
+
+  /**
+   * Consumes one event stamped with the time it arrived ({@link RelocationPump}). Only a clock tick moves the units'
+   * clock (to {@code max(nowMs, arrivedAtMs)}); any other input is judged at the clock the units already have, which
+   * is the time the driver has caught up with: a frame read late by a busy event loop, or handled late by a busy
+   * lane, must not move the clock past a cutover still queued behind it (spec 001 section 4.4 measures the cutover
+   * wait to the cutover's arrival; a driver ticks only once its intake caught up with the tick's time). The stamp of
+   * other inputs is kept for their log lines.
+   *
+   * @param event the input.
+   * @param arrivedAtMs when it arrived, in the driver's monotonic ms (the pump's stamp).
+   * @return the actions to perform, in order.
+   */
+  public List<Action> handle(final TargetEvent event, final long arrivedAtMs) {
+    if (event instanceof TargetEvent.ClockAdvanced c) {
+      return handle(new TargetEvent.ClockAdvanced(Math.max(c.nowMs(), arrivedAtMs)));
+    }
+    return handle(event);
   }
 
   private List<Action> onRestore(final TargetEvent.RestoreRequested r) {

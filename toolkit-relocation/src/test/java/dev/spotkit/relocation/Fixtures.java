@@ -77,6 +77,7 @@ final class Fixtures {
     sink.addAll(units.handle(chunk(ID, 1, 1, "4567".getBytes())));
     sink.addAll(units.handle(chunk(ID, 1, 2, "89".getBytes())));
     sink.addAll(units.handle(new TargetEvent.RestoreFinished(ID, saved)));
+    sink.addAll(units.handle(new TargetEvent.RelayReadySent(ID, 0)));
     return units;
   }
 }

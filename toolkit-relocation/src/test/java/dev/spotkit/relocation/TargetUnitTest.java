@@ -126,7 +126,7 @@ class TargetUnitTest {
     final long req = only(fallback, Action.RunCas.class).getFirst().requestId();
     final List<Action> late = units.handle(cutover(1, List.of()));
     assertThat(late).containsExactly(new Action.Log(Action.Level.WARNING, "late_cutover",
-        "cutover in stage CutoverFallback changes nothing"));
+        "cutover in stage CutoverFallback changes nothing (unit clock 1000 ms; relay-ready reply sent at 0 ms)"));
     units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED));
     final List<Action> dup = units.handle(cutover(1, List.of()));
     assertThat(codes(dup)).containsExactly("late_cutover");

@@ -208,9 +208,11 @@ final class RelocationSource {
               wakeWaiting();
             }
           });
-      case Frame.Relay relay -> c.send(RelocationCodec.encode(new RelocationFrame.Data(identity, Role.SOURCE,
+      // Relay and cutover go out in the step that accepts the relay-ready reply, on the loop that read it: written at
+      // once, not behind unrelated queued writes, since the target's cutover wait runs meanwhile (section 4.4).
+      case Frame.Relay relay -> c.sendNow(RelocationCodec.encode(new RelocationFrame.Data(identity, Role.SOURCE,
           object, records.get(relay.message()))));
-      case Frame.Cutover cutover -> c.send(RelocationCodec.encode(new RelocationFrame.Cutover(identity,
+      case Frame.Cutover cutover -> c.sendNow(RelocationCodec.encode(new RelocationFrame.Cutover(identity,
           Role.SOURCE, object, cutover.recordCount(), cutover.crc32c())));
       case Frame.Follow f -> {
         final Envelope.Msg msg = local.remove(f.message());

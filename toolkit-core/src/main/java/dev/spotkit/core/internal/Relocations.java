@@ -24,6 +24,7 @@ import dev.spotkit.core.wire.WireFormatException;
 import dev.spotkit.relocation.Action;
 import dev.spotkit.relocation.InFlightBudget;
 import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.RelocationPump;
 import dev.spotkit.relocation.RelocationSettings;
 import dev.spotkit.relocation.SourceEvent;
 import dev.spotkit.relocation.SourceUnit;
@@ -74,11 +75,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       later work), OnJoinedActor, the one-way leave notice to the source (its OnLeaveActor), the completion
  *       callback on the new instance, then dispatch.</li>
  * </ol>
- * Threads: each source unit is driven under its actor's ingress lock; all target units of the node on one serial
- * executor (frames, direct work, store answers and the clock, in arrival order); store I/O and Restore run
- * elsewhere and come back as events. Requests keep their reply route: a request captured or relayed from the
- * source is answered by the target with a command 20 whose correlation is the source's reply route id
- * ({@link #REPLY_ROUTE_BASE} and up), and the source completes the caller's reply from it.
+ * Threads: each source unit is driven under its actor's ingress lock; the target units run on the node's one
+ * {@link RelocationPump}, spread over {@link #LANES} serial lanes by ActorId: each input (frame, direct work, store
+ * answer, Restore result, clock tick) is stamped where it arrived and runs on its unit's lane in arrival order, and
+ * the units judge every deadline from the stamps; store I/O and Restore run elsewhere and come back as inputs.
+ * Requests keep their reply route: a request captured or relayed from the source is answered by the target with a
+ * command 20 whose correlation is the source's reply route id ({@link #REPLY_ROUTE_BASE} and up), and the source
+ * completes the caller's reply from it.
  * <p>Parts: {@link RelocationSource} drives one source unit, {@link TargetObject} the target units of one actor,
  * {@link JoinApprovals} answers command 28, {@link HostRelocations} starts {@code MeshNode.relocate}.
  */
@@ -102,6 +105,8 @@ final class Relocations {
   private static final int LOCAL = 0;
   /** How often live target units get the clock, ms. */
   static final long CLOCK_TICK_MS = 20;
+  /** Pump lanes per node: target units spread over this many serial executors by ActorId. */
+  static final int LANES = RelocationPump.DEFAULT_LANES;
 
   private final NodeRuntime rt;
   private final AtomicLong nextReplyRoute = new AtomicLong(REPLY_ROUTE_BASE);
@@ -126,23 +131,57 @@ final class Relocations {
   final Map<String, TargetObject> objects = new ConcurrentHashMap<>();
   final MessageFollowTable follow;
   final Map<String, Long> followGenerations = new ConcurrentHashMap<>();
-  private final java.util.concurrent.ThreadPoolExecutor executor;
-  /** Clock ticks skipped in a row because frames were still queued (executor thread only). */
-  private int deferredTicks;
+  /** One serial executor per pump lane (platform threads: relocation steps never block on user code). */
+  private final java.util.concurrent.ThreadPoolExecutor[] lanes;
+  /** The node's one relocation pump: every target input is stamped where it arrived and runs on its unit's lane. */
+  final RelocationPump pump;
   private final ScheduledFuture<?> ticker;
+  /** A tick waits for the event loops ({@link #tick}); set until it reached the lanes. */
+  private final java.util.concurrent.atomic.AtomicBoolean tickInFlight =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   Relocations(final NodeRuntime rt) {
     this.rt = rt;
     this.follow = new MessageFollowTable(rt.nodeRid().hex(), MessageFollowTable.DEFAULT_DURATION_MS,
         MessageFollowTable.DEFAULT_MAX_HOPS, 5_000);
-    this.executor = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-        new java.util.concurrent.LinkedBlockingQueue<>(), r -> Thread.ofPlatform().daemon()
-        .name("spotkit-relocation-" + rt.meshName()).unstarted(r));
-    this.ticker = rt.scheduler().scheduleAtFixedRate(() -> {
-      if (!objects.isEmpty()) {
-        post(this::clockAll);
+    this.lanes = new java.util.concurrent.ThreadPoolExecutor[LANES];
+    for (int i = 0; i < LANES; i++) {
+      final String name = "spotkit-relocation-" + rt.meshName() + "-" + i;
+      lanes[i] = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+          new java.util.concurrent.LinkedBlockingQueue<>(), r -> Thread.ofPlatform().daemon().name(name)
+          .unstarted(r));
+    }
+    this.pump = new RelocationPump(LANES, Relocations::nowMs, i -> lanes[i]::execute);
+    this.ticker = rt.scheduler().scheduleAtFixedRate(this::tick, CLOCK_TICK_MS, CLOCK_TICK_MS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * One clock tick ({@link #CLOCK_TICK_MS}): stamped when it fired, handed to the lanes only once the mesh event
+   * loops read what their sockets held at that moment ({@link RouteMesh#afterPendingIo}), and then behind every
+   * input those reads handed to the lanes. So the units' clock is time this node has caught up with: a cutover that
+   * reached the node before the tick is handled before it, however far behind an event loop or a lane was (spec 001
+   * section 4.4 measures the wait to the cutover's arrival). A tick fired while the previous one still waits is
+   * skipped. Scheduler thread.
+   */
+  private void tick() {
+    if (objects.isEmpty() || !tickInFlight.compareAndSet(false, true)) {
+      return;
+    }
+    final long firedAtMs = nowMs();
+    final Runnable deliver = () -> {
+      tickInFlight.set(false);
+      for (int lane = 0; lane < LANES; lane++) {
+        final int l = lane;
+        post(lane, at -> clockLane(l, firedAtMs));
       }
-    }, CLOCK_TICK_MS, CLOCK_TICK_MS, TimeUnit.MILLISECONDS);
+    };
+    final RouteMesh mesh = rt.mesh();
+    if (mesh == null) {
+      deliver.run();
+    } else {
+      mesh.afterPendingIo(deliver);
+    }
   }
 
   NodeRuntime runtime() {
@@ -151,18 +190,30 @@ final class Relocations {
 
   void close() {
     ticker.cancel(false);
-    executor.shutdownNow();
+    for (java.util.concurrent.ThreadPoolExecutor lane : lanes) {
+      lane.shutdownNow();
+    }
   }
 
   static long nowMs() {
     return System.nanoTime() / 1_000_000L;
   }
 
-  void post(final Runnable task) {
+  /**
+   * Runs {@code task} on the pump lane of {@code unitKey}, told when it was handed in (its arrival). Any thread.
+   *
+   * @param unitKey the unit's key: its ActorId.
+   * @param task the step, given the arrival stamp in {@link #nowMs()} ms.
+   */
+  void post(final String unitKey, final RelocationPump.Stamped task) {
+    post(pump.laneOf(unitKey), task);
+  }
+
+  private void post(final int lane, final RelocationPump.Stamped task) {
     try {
-      executor.execute(() -> {
+      pump.submitToLane(lane, at -> {
         try {
-          task.run();
+          task.run(at);
         } catch (RuntimeException e) {
           NodeRuntime.LOG.warn("relocation step failed", e);
         }
@@ -612,7 +663,7 @@ final class Relocations {
         final TargetEvent.ChunkArrived chunk = new TargetEvent.ChunkArrived(connection,
             RelocationCodec.decodeStateView(frame));
         final String id = chunk.chunk().object().id();
-        post(() -> known(id, command, from).ifPresent(t -> t.feed(chunk)));
+        post(id, at -> known(id, command, from).ifPresent(t -> t.feed(chunk, at)));
         return;
       }
       decoded = RelocationCodec.decode(frame);
@@ -631,12 +682,13 @@ final class Relocations {
         synchronized (divertLock) {
           diverted.add(id);
         }
-        post(() -> target(id).restoreRequested(from, connection, p));
+        post(id, at -> target(id).restoreRequested(from, connection, p, at));
       }
-      case RelocationFrame.Data d -> post(() -> known(id, command, from).ifPresent(t -> t.relay(connection, d)));
-      case RelocationFrame.Cutover c -> post(() -> known(id, command, from).ifPresent(t -> t.feed(
+      case RelocationFrame.Data d -> post(id, at -> known(id, command, from).ifPresent(t -> t.relay(connection, d,
+          at)));
+      case RelocationFrame.Cutover c -> post(id, at -> known(id, command, from).ifPresent(t -> t.feed(
           new TargetEvent.CutoverArrived(c.identity(), connection, c.boundaryRecordCount(),
-          c.boundaryChecksumCrc32c()))));
+          c.boundaryChecksumCrc32c()), at)));
       case RelocationFrame.State s -> throw new IllegalStateException("decoded above");
     }
   }
@@ -686,7 +738,7 @@ final class Relocations {
       if (!diverted.contains(actorId)) {
         return false;
       }
-      post(() -> target(actorId).direct(envelope));
+      post(actorId, at -> target(actorId).direct(envelope, at));
       return true;
     }
   }
@@ -729,26 +781,14 @@ final class Relocations {
   }
 
   /**
-   * Most clock ticks in a row that wait for queued frames: 250 ticks of {@link #CLOCK_TICK_MS}, 5 s. Past it the
-   * clock runs even behind a backlog, so timeouts still fire under sustained load.
+   * Gives the clock to every target unit of one lane: the time a tick fired, once every input that reached the node
+   * before it already ran on this lane ({@link #tick}). Lane.
    */
-  static final int MAX_DEFERRED_TICKS = 250;
-
-  /**
-   * Advances every target unit's clock to now, but only once the frames queued before it ran: a cutover that
-   * reached this node in time but waited behind other units' chunks and relay records on this executor must not
-   * be judged late (spec 001 section 4.4: the cutover wait measures the cutover's arrival, and its fallback is the
-   * path without an order guarantee). A tick that finds frames queued behind it gives way to them, up to
-   * {@link #MAX_DEFERRED_TICKS} in a row.
-   */
-  private void clockAll() {
-    if (!executor.getQueue().isEmpty() && deferredTicks < MAX_DEFERRED_TICKS) {
-      deferredTicks++;
-      return;
-    }
-    deferredTicks = 0;
+  private void clockLane(final int lane, final long firedAtMs) {
     for (TargetObject t : List.copyOf(objects.values())) {
-      t.feed(new TargetEvent.ClockAdvanced(nowMs()));
+      if (pump.laneOf(t.id) == lane) {
+        t.feed(new TargetEvent.ClockAdvanced(firedAtMs), firedAtMs);
+      }
     }
   }
 }

@@ -100,6 +100,14 @@ final class RouteMesh implements MeshListener {
     return address.getHostString() + ":" + address.getPort();
   }
 
+  /**
+   * Runs {@code then} once this node's mesh event loops read what their sockets held now (see
+   * {@link MeshTransport#afterPendingIo}). Any thread; {@code then} runs on an event loop and must not block.
+   */
+  void afterPendingIo(final Runnable then) {
+    transport.afterPendingIo(then);
+  }
+
   void close() {
     transport.close();
   }

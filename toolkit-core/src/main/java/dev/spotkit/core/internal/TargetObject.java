@@ -52,9 +52,8 @@ import java.util.Map;
 
 /**
  * The target side of one actor being relocated here (spec 001 sections 4.3-4.6): its {@link TargetUnits}, the
- * staging cell, the spans' work and the CAS; driven by {@link Relocations} on its executor thread only.
+ * staging cell, the spans' work and the CAS; driven by {@link Relocations} on the actor's pump lane only.
  */
-/** The target side of one actor: its TargetUnits, staging cell and work. Only the executor thread. */
 final class TargetObject {
   /** Late frames of a finished unit (a late cutover, a retransmission) are still recognised this long: 5 s. */
   private static final long FORGET_AFTER_MS = 5_000;
@@ -87,24 +86,29 @@ final class TargetObject {
     this.id = id;
   }
 
-  void feed(final TargetEvent event) {
-    final List<Action> actions = new ArrayList<>();
-    if (!(event instanceof TargetEvent.ClockAdvanced)) {
-      actions.addAll(units.handle(new TargetEvent.ClockAdvanced(Relocations.nowMs())));
-    }
-    actions.addAll(units.handle(event));
-    for (Action a : actions) {
+  /**
+   * Feeds one input, stamped where it arrived (the pump's stamp, or now for the driver's own feedback), and performs
+   * what the units answer. Lane.
+   */
+  void feed(final TargetEvent event, final long arrivedAtMs) {
+    for (Action a : units.handle(event, arrivedAtMs)) {
       perform(a);
     }
   }
 
-  void restoreRequested(final PeerConnection from, final long connection, final RelocationFrame.Prepare p) {
+  /** Hands an answer of work done elsewhere (Restore, store) back to this object's lane, stamped on arrival. */
+  private void answer(final TargetEvent event) {
+    r.post(id, at -> feed(event, at));
+  }
+
+  void restoreRequested(final PeerConnection from, final long connection, final RelocationFrame.Prepare p,
+      final long at) {
     final dev.spotkit.relocation.TargetUnit current = units.unitOf(id);
     if (current != null && !current.isTerminal() && current.stage() != dev.spotkit.relocation.Stage.TARGET_RESTORING
         && !current.identity().equals(p.identity())) {
       // Another identity while a preparation is past relay-ready: TargetUnits refuses it (BUSY); keep this state.
-      feed(new TargetEvent.RestoreRequested(p, id, connection, Relocations.nowMs(), new TargetEvent.CasPlan(
-          ObjectKey.actor(id).logicalKey().preimage(), "none", fence()), false));
+      feed(new TargetEvent.RestoreRequested(p, id, connection, at, new TargetEvent.CasPlan(
+          ObjectKey.actor(id).logicalKey().preimage(), "none", fence()), false), at);
       return;
     }
     final TargetEvent.CasPlan plan;
@@ -122,8 +126,8 @@ final class TargetObject {
     }
     plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
         : row.version().value(), fence());
-    feed(new TargetEvent.RestoreRequested(p, id, connection,
-        Relocations.nowMs() + Relocations.RESTORE_VALIDITY.toMillis(), plan, false));
+    feed(new TargetEvent.RestoreRequested(p, id, connection, at + Relocations.RESTORE_VALIDITY.toMillis(), plan,
+        false), at);
   }
 
   /**
@@ -186,7 +190,7 @@ final class TargetObject {
    * A relay record (command 31): thawed only for an identity a Restore made a unit for; another identity is
    * discarded by {@link TargetUnits} without thawing (a thawed request would hold a reply sink nobody completes).
    */
-  void relay(final long connection, final RelocationFrame.Data d) {
+  void relay(final long connection, final RelocationFrame.Data d, final long at) {
     if (units.unit(d.identity()) == null) {
       NodeRuntime.LOG.warn("relay record for unknown relocation identity {} of actor '{}' discarded", d.identity(),
           id);
@@ -197,13 +201,13 @@ final class TargetObject {
     final Message m = record.replyRouteId() == 0 ? Message.send(body)
         : Message.request(record.replyRouteId(), record.replyRouteId(), Relocations.deadlineOf(record), body);
     work.put(m, thaw(record));
-    feed(new TargetEvent.RelayArrived(d.identity(), connection, m));
+    feed(new TargetEvent.RelayArrived(d.identity(), connection, m), at);
   }
 
-  void direct(final Envelope.Msg envelope) {
+  void direct(final Envelope.Msg envelope, final long at) {
     final Message m = r.localMessage();
     work.put(m, envelope);
-    feed(new TargetEvent.DirectMessageArrived(id, m));
+    feed(new TargetEvent.DirectMessageArrived(id, m), at);
   }
 
   private void perform(final Action action) {
@@ -222,13 +226,23 @@ final class TargetObject {
       case Action.Send s -> {
         final PeerConnection c = r.connections.get(s.connectionId());
         if (c != null) {
-          c.send(RelocationCodec.encode(switch (s.frame()) {
+          final byte[] frame = RelocationCodec.encode(switch (s.frame()) {
             case Frame.RelayReady ready -> new RelocationFrame.Ready(ready.identity(), prepare.targetFence(),
                 prepare.object(), Role.TARGET);
             case Frame.Failed f -> new RelocationFrame.Failed(f.identity(), prepare.targetFence(),
                 prepare.object(), Role.TARGET, f.code().wireCode());
             default -> throw new IllegalStateException("target frame " + s.frame());
-          }));
+          });
+          if (s.frame() instanceof Frame.RelayReady ready) {
+            // The cutover wait runs from the write of the reply (spec 001 section 4.4), however late this lane or
+            // the connection's event loop got to it.
+            c.send(frame, () -> {
+              final long sent = Relocations.nowMs();
+              r.post(id, at -> feed(new TargetEvent.RelayReadySent(ready.identity(), sent), at));
+            });
+          } else {
+            c.send(frame);
+          }
         }
       }
       case Action.RunCas c -> cas(c);
@@ -308,7 +322,7 @@ final class TargetObject {
       final String why = refused != null ? refused : "no staging actor";
       final dev.spotkit.relocation.FailureCode code = refused != null ? refusedCode
           : dev.spotkit.relocation.FailureCode.RESTORE_FAILED;
-      r.post(() -> feed(new TargetEvent.RestoreFailed(identity, why, code)));
+      answer(new TargetEvent.RestoreFailed(identity, why, code));
       return;
     }
     staging.control(() -> {
@@ -320,7 +334,8 @@ final class TargetObject {
         answer = new TargetEvent.RestoreFailed(identity, String.valueOf(e));
       }
       final TargetEvent result = answer;
-      r.post(() -> feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result));
+      r.post(id, at -> feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result,
+          at));
     });
   }
 
@@ -463,27 +478,27 @@ final class TargetObject {
 
   private void cas(final Action.RunCas c) {
     if (rt.isClosing()) { // a closing node takes no ownership: the unit re-reads, finds it refused and ends stale
-      feed(new TargetEvent.CasAnswered(c.identity(), c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+      answer(new TargetEvent.CasAnswered(c.identity(), c.requestId(), TargetEvent.CasOutcome.CONFLICT));
       return;
     }
     final PlacementBatches.Target self = rt.store().self();
     final String membership = approval != null ? approval.spot().id : rt.entry().id;
     final RelocationIdentity identity = c.identity();
     rt.async(() -> rt.store().batches().relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
-        self, StoreBytes.utf8(membership))).whenComplete((outcome, failure) -> r.post(() -> {
+        self, StoreBytes.utf8(membership))).whenComplete((outcome, failure) -> r.post(id, at -> {
           if (failure != null) {
             final Throwable f = RouteMesh.unwrap(failure);
             feed(f instanceof SpotkitException.Unavailable
                 ? new TargetEvent.CasIndeterminate(identity, c.requestId())
-                : new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+                : new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT), at);
             return;
           }
           if (outcome instanceof PlacementBatches.Outcome.Done done) {
             committed = done.record().orElseThrow();
             committedVersion = done.version().orElseThrow();
-            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.APPLIED));
+            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.APPLIED), at);
           } else {
-            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT));
+            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT), at);
           }
         }));
   }
@@ -491,17 +506,17 @@ final class TargetObject {
   private void reRead(final Action.ReReadStore action) {
     final RelocationIdentity identity = prepare.identity();
     if (rt.isClosing()) {
-      feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "closing", "closing"));
+      answer(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "closing", "closing"));
       return;
     }
     rt.async(() -> LocationRecords.read(rt.store().store(), ObjectKey.actor(id))).whenComplete((read, failure) ->
-        r.post(() -> {
+        r.post(id, at -> {
           if (failure != null) {
-            feed(new TargetEvent.StoreReadFailed(identity, action.requestId()));
+            feed(new TargetEvent.StoreReadFailed(identity, action.requestId()), at);
             return;
           }
           if (read.isEmpty()) {
-            feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "", "none"));
+            feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "", "none"), at);
             return;
           }
           final AuthorityRecord a = read.get().authority();
@@ -511,7 +526,8 @@ final class TargetObject {
             committed = a;
             committedVersion = read.get().version();
           }
-          feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), owner, read.get().version().value()));
+          feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), owner,
+              read.get().version().value()), at);
         }));
   }
 
@@ -537,7 +553,7 @@ final class TargetObject {
     backlog = List.of();
     final Relocations.Prepared joined = approval;
     final OperationId op = operationId != null ? operationId : OperationId.random();
-    r.post(this::stopDiverting); // after every item posted before: later work goes straight to the mailbox
+    r.post(id, at -> stopDiverting()); // after every item posted before: later work goes straight to the mailbox
     target.control(() -> {
       if (joined != null) {
         target.runCallback("onJoinedActor of " + target.describe(), false, () -> {
@@ -587,7 +603,7 @@ final class TargetObject {
 
   /** Drops this object's state some seconds after its unit ended, unless a newer relocation started meanwhile. */
   private void forgetLater() {
-    rt.scheduler().schedule(() -> r.post(() -> {
+    rt.scheduler().schedule(() -> r.post(id, at -> {
       final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
       if (cell == null && (unit == null || unit.isTerminal()) && units.unitOf(id) == unit) {
         r.objects.remove(id, this);

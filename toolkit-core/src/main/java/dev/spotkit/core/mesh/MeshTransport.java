@@ -77,6 +77,38 @@ public final class MeshTransport implements AutoCloseable {
   }
 
   /**
+   * Runs {@code then} once every event loop of this transport has read what its sockets held when this was called
+   * and run every task queued on it before: a probe is queued on each loop and, when it runs there (after the
+   * loop's next pass over its ready sockets), queued once more so a loop that read a full batch reads again; when
+   * the last probe ran, {@code then} runs on that loop. Used to judge relocation deadlines in time the node has
+   * caught up with (spec 001 section 4.4: a cutover that reached this node in time must not be judged late because
+   * an event loop was behind). Never blocks; after {@link #close()} {@code then} may never run.
+   *
+   * @param then what to run once every loop caught up; must not block.
+   * @throws NullPointerException when {@code then} is null.
+   */
+  public void afterPendingIo(final Runnable then) {
+    Objects.requireNonNull(then, "then");
+    final List<io.netty.channel.EventLoop> loops = new java.util.ArrayList<>();
+    for (io.netty.util.concurrent.EventExecutor e : group) {
+      loops.add((io.netty.channel.EventLoop) e);
+    }
+    final java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(
+        loops.size());
+    for (io.netty.channel.EventLoop loop : loops) {
+      try {
+        loop.execute(() -> loop.execute(() -> {
+          if (left.decrementAndGet() == 0) {
+            then.run();
+          }
+        }));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        return; // shutting down
+      }
+    }
+  }
+
+  /**
    * Binds {@code config.host():config.port()} and starts accepting peers. Blocks until the bind is done; call
    * it from an ordinary thread, not an event loop.
    *

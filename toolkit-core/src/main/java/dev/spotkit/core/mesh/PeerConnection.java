@@ -160,6 +160,35 @@ public final class PeerConnection {
   }
 
   /**
+   * Sends one framework frame like {@link #send(byte[])}, except that when called on this connection's event loop it
+   * is written at once, ahead of frames other threads queued on the loop and the loop has not written yet; from any
+   * other thread it is queued like {@link #send(byte[])}. For a step that runs on the loop in answer to a frame this
+   * connection read and must reach the peer without waiting behind unrelated queued writes: the relocation relay and
+   * cutover a source sends on the relay-ready reply (spec 001 section 4.4: the target's cutover wait runs while they
+   * travel). Frames this call writes keep their call order among themselves.
+   *
+   * @param frame the whole frame, head included, 1..{@link MeshConfig#maxFrameLength()} bytes.
+   * @return true when written or queued; false when the connection is closed (the frame is dropped).
+   * @throws SpotkitException.InvalidOperation when the frame is empty or longer than the configured limit.
+   */
+  public boolean sendNow(final byte[] frame) {
+    Objects.requireNonNull(frame, "frame");
+    checkLength(frame.length);
+    if (!channel.eventLoop().inEventLoop()) {
+      return send(frame);
+    }
+    if (!isOpen()) {
+      return false;
+    }
+    channel.writeAndFlush(Unpooled.wrappedBuffer(frame)).addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess() && channel.isActive()) {
+        MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
+      }
+    });
+    return true;
+  }
+
+  /**
    * Sends one framework frame given in two parts, {@code head} followed by {@code length} bytes of {@code body}
    * from {@code offset}, after every frame sent before it on this connection; the peer receives one frame of
    * {@code head.length + length} bytes, exactly as if the two parts had been joined and passed to

@@ -79,6 +79,37 @@ class RelocationSimulationTest {
     assertThat(byOrder).as("caught by the section 5.1 order check").isNotNull();
   }
 
+  /**
+   * The defect the pump's arrival stamps fix: a driver that advances a unit's clock to when its lane got to an
+   * input (not when the input arrived) turns a cutover that arrived in time, but waited behind a stalled lane, into
+   * a cutover-wait fallback on a healthy run. The same seeds on the real driver finish on the ordered path (the
+   * invariant run above), so no reorder and no fallback come from local queueing.
+   */
+  @Test
+  void aDriverJudgingInputsWhenItsLaneGotToThemIsCaughtOnStalledLanes() {
+    final List<Long> caught = new ArrayList<>();
+    int stalledHealthy = 0;
+    String first = null;
+    for (long seed = 1; seed <= 5_000 && caught.size() < 5; seed++) {
+      final Scenario sc = Scenario.draw(seed);
+      if (!sc.healthy() || sc.laneStallMs() == 0) {
+        continue;
+      }
+      stalledHealthy++;
+      final Simulator real = new Simulator(sc, REAL, false);
+      assertThat(real.run().failed()).as("real driver, seed %d: %s", seed, real.describe()).isFalse();
+      final Checker c = new Simulator(sc, REAL, true).run();
+      if (c.failed()) {
+        caught.add(seed);
+        first = first == null ? c.failure() : first;
+      }
+    }
+    System.out.println("driver stamping at processing caught by seeds " + caught + " of " + stalledHealthy
+        + " healthy stalled runs: " + first);
+    assertThat(caught).as("the checker must report the processing-time driver").isNotEmpty();
+    assertThat(first).contains("fallback=true").contains("cutover_timeout");
+  }
+
   @Test
   void brokenVariantAppendingARetransmittedBatchIsCaught() {
     final List<Long> caught = new ArrayList<>();

@@ -28,12 +28,15 @@ import java.util.SplittableRandom;
  *     late, interleaved with the newer connection's frames (section 5.1 orders frames only within one connection).
  * @param pDuplicateCutover probability a sent cutover is delivered a second time later on its connection.
  * @param pEarlyDirect probability a client message goes directly to the target before its CAS (section 4.3).
+ * @param laneStallMs how long the target node's relocation lane stalls at a time, ms (0: never): "the node's
+ *     executor is seconds behind". Inputs keep arriving (stamped by the pump) while the lane runs nothing; no
+ *     reorder and no cutover-wait fallback may come from this local queueing (spec 001 section 4.4).
  */
 public record Scenario(long seed, int savedWork, int stateBytes, int chunkBytes, long budgetBytes,
     int clientMessages, double pLoss, int maxLosses, double pStoreTransient, double pStoreLost, double pClockJump,
     double pCorrupt, double pRestoreFail, double pStale, double pOther, boolean boundSession,
     long restoreValidityMs, long backoffMs, boolean healthy, double pStaleRead, double pDuplicateCutover,
-    double pEarlyDirect) {
+    double pEarlyDirect, long laneStallMs) {
 
   /**
    * Draws a scenario from a seed.
@@ -54,6 +57,7 @@ public record Scenario(long seed, int savedWork, int stateBytes, int chunkBytes,
         1_500 + r.nextInt(6_000), r.nextInt(3) * 25L, !faulty,
         // Drawn after the older fields, so those keep their values per seed.
         faulty && r.nextBoolean() ? 0.3 + r.nextDouble() * 0.7 : 0, faulty && r.nextInt(4) == 0 ? 0.5 : 0,
-        r.nextInt(3) == 0 ? r.nextDouble() * 0.3 : 0);
+        r.nextInt(3) == 0 ? r.nextDouble() * 0.3 : 0,
+        r.nextInt(3) == 0 ? 500 + r.nextInt(4_000) : 0);
   }
 }

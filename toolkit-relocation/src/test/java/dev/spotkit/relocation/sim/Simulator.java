@@ -4,6 +4,7 @@ import dev.spotkit.relocation.Action;
 import dev.spotkit.relocation.Frame;
 import dev.spotkit.relocation.InFlightBudget;
 import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.RelocationPump;
 import dev.spotkit.relocation.RelocationSettings;
 import dev.spotkit.relocation.SourceEvent;
 import dev.spotkit.relocation.SourceUnit;
@@ -52,6 +53,10 @@ public final class Simulator {
   }
 
   /** A pending store request: a CAS (its action) or a re-read of {@code key}. */
+  /** A task handed to the target's relocation lane and the pump stamp it got. */
+  record LaneTask(long stampMs, Runnable task) {
+  }
+
   record StoreOp(Action.RunCas cas, String key, long requestId, boolean late, TargetEvent answer) {
     boolean isCas() {
       return cas != null;
@@ -73,6 +78,18 @@ public final class Simulator {
   private final Deque<Wire> staleToSource = new ArrayDeque<>();
   private final Deque<StoreOp> store = new ArrayDeque<>();
   private final Deque<Runnable> internal = new ArrayDeque<>();
+  /** The target node's relocation lane: the pump hands it stamped inputs, it runs them when not stalled. */
+  private final Deque<LaneTask> lane = new ArrayDeque<>();
+  private final RelocationPump pump;
+  /** When the stalled lane runs again (virtual ms); before it, nothing queued on the lane runs. */
+  private long laneStalledUntil;
+  private int stalls;
+  /** Lane stalls per run at most; the Restore validity of such a run is longer by this many stalls. */
+  private static final int MAX_STALLS = 2;
+  /** The stamp of the input the target is handling now (the pump's stamp, or now for a driver feedback). */
+  private long arrival;
+  /** The old driver's defect, for the checker's review: inputs judged at the time the lane got to them. */
+  private final boolean stampAtProcessing;
   private final Deque<Long> sourceQueue = new ArrayDeque<>();
   private final Deque<Long> targetQueue = new ArrayDeque<>();
   private final Map<Long, Message> messages = new HashMap<>();
@@ -102,7 +119,22 @@ public final class Simulator {
    */
   public Simulator(final Scenario sc, final Function<Function<TargetEvent, List<Action>>,
       Function<TargetEvent, List<Action>>> broken) {
+    this(sc, broken, false);
+  }
+
+  /**
+   * Creates a world whose target driver may have the defect of judging each input when its lane got to it.
+   *
+   * @param sc the scenario.
+   * @param broken wraps the target side with a deliberate defect, or identity for the real machine.
+   * @param stampAtProcessing true: the target sees the time its lane ran an input, not when it arrived (the
+   *     defect the pump's stamps fix); false: the real driver.
+   */
+  public Simulator(final Scenario sc, final Function<Function<TargetEvent, List<Action>>,
+      Function<TargetEvent, List<Action>>> broken, final boolean stampAtProcessing) {
     this.sc = sc;
+    this.stampAtProcessing = stampAtProcessing;
+    this.pump = new RelocationPump(1, () -> now, i -> task -> lane.add(new LaneTask(now, task)));
     this.rnd = new SplittableRandom(sc.seed() * 0x9E3779B97F4A7C15L + 1);
     this.checker = new Checker(sc.boundSession());
     final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
@@ -111,7 +143,11 @@ public final class Simulator {
     this.source = new SourceUnit(identity, OBJECT, connection, settings, new InFlightBudget(sc.budgetBytes(), null),
         sc.boundSession(), 0);
     this.targetUnits = new TargetUnits(settings, 0);
-    this.target = broken.apply(targetUnits::handle);
+    this.target = broken.apply(this.stampAtProcessing ? e -> {
+      final List<Action> out = new ArrayList<>(targetUnits.handle(new TargetEvent.ClockAdvanced(now)));
+      out.addAll(targetUnits.handle(e)); // the old driver: every input moved the clock to when it ran
+      return out;
+    } : e -> targetUnits.handle(e, arrival));
     for (int i = 0; i < sc.savedWork(); i++) {
       final long id = newMessage();
       checker.acceptedAtSource(id, true);
@@ -147,7 +183,7 @@ public final class Simulator {
         && source.nextDeadlineMs() == Long.MAX_VALUE;
     return sent >= sc.clientMessages() && toTarget.isEmpty() && toSource.isEmpty() && store.isEmpty()
         && staleToTarget.isEmpty() && staleToSource.isEmpty() && duplicateCutover == null
-        && internal.isEmpty() && (!sourceOpen || sourceQueue.isEmpty()) && (!targetOpen || targetQueue.isEmpty())
+        && internal.isEmpty() && lane.isEmpty() && (!sourceOpen || sourceQueue.isEmpty()) && (!targetOpen || targetQueue.isEmpty())
         && sourceDone && (targetDone || source.stage() == Stage.SOURCE_RUNNING);
   }
 
@@ -180,7 +216,8 @@ public final class Simulator {
         8,
         staleToTarget.isEmpty() ? 0 : 10,
         staleToSource.isEmpty() ? 0 : 5,
-        duplicateCutover == null ? 0 : 5};
+        duplicateCutover == null ? 0 : 5,
+        lane.isEmpty() || now < laneStalledUntil ? 0 : 40};
     int total = 0;
     for (final int w : weights) {
       total += w;
@@ -208,8 +245,20 @@ public final class Simulator {
         injected.merge("stale_to_source", 1, Integer::sum);
         deliverToSource(staleToSource.poll());
       }
-      default -> repeatCutover();
+      case 10 -> repeatCutover();
+      default -> runLane();
     }
+  }
+
+  /** The target's lane runs its next input, or (laneStallMs) stalls for a while with inputs queued. */
+  private void runLane() {
+    if (sc.laneStallMs() > 0 && stalls < MAX_STALLS && rnd.nextInt(4) == 0) {
+      stalls++;
+      injected.merge("lane_stall", 1, Integer::sum);
+      laneStalledUntil = now + sc.laneStallMs();
+      return;
+    }
+    lane.poll().task().run();
   }
 
   private void clientSends() {
@@ -247,7 +296,7 @@ public final class Simulator {
     switch (w.frame()) {
       case Frame.Prepare p -> onTarget(new TargetEvent.RestoreRequested(new RelocationFrame.Prepare(p.identity(),
           WIRE_TARGET_FENCE, Role.SOURCE, WIRE_OBJECT, Rid.ofUtf8("node-a"), 1, p.totalLength(), p.chunkCount(),
-          p.crc32c(), 1), p.objectId(), w.connectionId(), sc.restoreValidityMs(),
+          p.crc32c(), 1), p.objectId(), w.connectionId(), sc.restoreValidityMs() + MAX_STALLS * sc.laneStallMs(),
           new TargetEvent.CasPlan(KEY, FIRST_READ_VERSION, TARGET_FENCE), sc.boundSession()));
       case Frame.StateChunk c -> {
         if (!stale) {
@@ -356,7 +405,13 @@ public final class Simulator {
   }
 
   private void advanceClock() {
-    now += rnd.nextDouble() < sc.pClockJump() ? rnd.nextInt(1_500) : 1 + rnd.nextInt(20);
+    if (now < laneStalledUntil && toTarget.isEmpty() && toSource.isEmpty() && store.isEmpty()) {
+      // A stall lasts seconds, in a few steps, once the wire is idle: the network stays as fast as ever (only the
+      // lane is behind), so a fallback here could only come from the lane's local queueing.
+      now += 1 + rnd.nextInt((int) Math.max(1, sc.laneStallMs() / 4));
+    } else {
+      now += rnd.nextDouble() < sc.pClockJump() ? rnd.nextInt(1_500) : 1 + rnd.nextInt(20);
+    }
     if (sc.pStale() > 0 && owner.equals(SOURCE_FENCE) && now > 300 && version == 1) {
       owner = "owner:node-c"; // A third party moved the object: the target must end as stale.
       version = 2;
@@ -446,7 +501,13 @@ public final class Simulator {
     return ids;
   }
 
+  /** An input of the target node: through the pump (stamped now), run when its lane gets to it. */
   private void onTarget(final TargetEvent e) {
+    pump.submit(OBJECT, at -> handleOnTarget(e, at));
+  }
+
+  private void handleOnTarget(final TargetEvent e, final long at) {
+    arrival = at;
     final List<Action> actions = target.apply(e);
     checker.targetActions(e, actions, owner);
     for (final Action a : actions) {
@@ -459,6 +520,9 @@ public final class Simulator {
       case Action.Send s -> {
         if (s.connectionId() == connection) {
           toSource.add(new Wire(connection, s.frame(), 0));
+        }
+        if (s.frame() instanceof Frame.RelayReady ready) {
+          handleOnTarget(new TargetEvent.RelayReadySent(ready.identity(), now), now); // the driver's feedback
         }
       }
       case Action.RunRestore r -> {
@@ -504,7 +568,7 @@ public final class Simulator {
    * @return the scenario and where the run stopped.
    */
   public String describe() {
-    return sc + " steps=" + steps + " now=" + now + " source=" + source.stage() + " target="
+    return sc + " steps=" + steps + " now=" + now + " lane=" + lane.size() + " source=" + source.stage() + " target="
         + (targetUnits.unitOf(OBJECT) == null ? "none" : targetUnits.unitOf(OBJECT).stage());
   }
 }

@@ -37,7 +37,7 @@ class SimulatorCoverageTest {
         // Injected faults: frames of an older connection read after the newer one's, a duplicate cutover.
         "stale_relay", "stale_cutover", "stale_restore");
     // Every injected fault happened, and those runs still kept every invariant.
-    assertThat(injected.keySet()).contains("stale_to_target", "stale_to_target_interleaved", "stale_to_source",
+    assertThat(injected.keySet()).contains("lane_stall", "stale_to_target", "stale_to_target_interleaved", "stale_to_source",
         "duplicate_cutover", "direct_before_cas");
     // Other objects' frames were delivered between this unit's chunks, and those runs still kept every invariant.
     assertThat(otherBetweenChunks).isPositive();
