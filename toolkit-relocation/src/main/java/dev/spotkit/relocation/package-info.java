@@ -22,6 +22,10 @@
  *       table of command 53 failure codes.</li>
  *   <li>{@link dev.spotkit.relocation.InFlightBudget} (spec 001 section 5.3) and
  *       {@link dev.spotkit.relocation.follow.MessageFollowTable} (spec 002 section 7.3).</li>
+ *   <li>{@link dev.spotkit.relocation.session.SessionBarrier}: the Session owner's side of a bound Actor's move
+ *       (commands 42, 43 and 44; spec 001 sections 7, 9 and 12), with its own events, actions and stage table.
+ *       {@link dev.spotkit.relocation.Frame.SessionRoute} remains the units' meaning-level command 44; its bytes
+ *       are {@link dev.spotkit.relocation.wire.SessionRelocationFrame.Route}.</li>
  * </ul>
  *
  * <h2>Decisions where the spec leaves room</h2>

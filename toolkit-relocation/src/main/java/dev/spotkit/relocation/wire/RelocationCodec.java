@@ -14,7 +14,7 @@ package dev.spotkit.relocation.wire;
 public final class RelocationCodec {
 
   /** Length of the frame head in bytes. */
-  public static final int HEAD_LENGTH = 5;
+  public static final int HEAD_LENGTH = FrameHead.LENGTH;
 
   private RelocationCodec() {
   }
@@ -27,11 +27,7 @@ public final class RelocationCodec {
    */
   public static byte[] encode(final RelocationFrame frame) {
     final WireOut out = new WireOut(160);
-    out.u8(0x5A);
-    out.u8(0x4D);
-    out.u8(1);
-    out.u8(frame.command());
-    out.u8(0);
+    FrameHead.write(out, frame.command());
     frame.identity().writeTo(out);
     switch (frame) {
       case RelocationFrame.Ready r -> {
@@ -100,11 +96,7 @@ public final class RelocationCodec {
 
   private static void writeStateHead(final RelocationIdentity identity, final Role senderRole,
       final ObjectIdentity object, final long chunkOrdinal, final int chunkLength, final WireOut out) {
-    out.u8(0x5A);
-    out.u8(0x4D);
-    out.u8(1);
-    out.u8(RelocationFrame.State.COMMAND);
-    out.u8(0);
+    FrameHead.write(out, RelocationFrame.State.COMMAND);
     identity.writeTo(out);
     out.u8(senderRole.wireValue());
     ObjectIdentityCodec.writeTo(object, out);
@@ -209,29 +201,7 @@ public final class RelocationCodec {
 
   /** Reads and checks the framework head of a relocation command and the identity after it. */
   private static RelocationIdentity readHead(final WireIn in, final int command) {
-    final int m0 = in.u8("magic");
-    final int m1 = in.u8("magic");
-    if (m0 != 0x5A || m1 != 0x4D) {
-      throw in.error(RelocationWireError.BAD_MAGIC, "magic", 0, String.format("%02x%02x", m0, m1), "5a4d");
-    }
-    final int major = in.u8("wireMajor");
-    if (major != 1) {
-      throw in.error(RelocationWireError.UNSUPPORTED_VERSION, "wireMajor", 2, "value " + major, "1");
-    }
-    in.u8("commandId");
-    if (frameName(command).equals("frame")) {
-      throw in.error(RelocationWireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command,
-          "30, 31, 34, 40, 52 or 53");
-    }
-    final int flags = in.u8("flags");
-    if ((flags & ~0x0F) != 0) {
-      throw in.error(RelocationWireError.UNDEFINED_FLAG, "flags", 4, String.format("0x%02x", flags),
-          "bits of 0x0f");
-    }
-    if (flags != 0) {
-      throw in.error(RelocationWireError.FORBIDDEN_FLAG, "flags", 4, String.format("0x%02x", flags),
-          "0x00 (relocation commands allow no flags)");
-    }
+    FrameHead.read(in, !frameName(command).equals("frame"), "30, 31, 34, 40, 52 or 53");
     return RelocationIdentity.read(in);
   }
 

@@ -1,13 +1,18 @@
 /**
  * The relocation wire of spec 001 as pure code: the relocation-envelope-v1 stream (section 4.2), the bodies of
- * commands 30, 31, 34, 40, 52 and 53 (sections 4.2 to 4.4, FACTS.md "Wire"), and the chunk transfer with
- * CRC-32C (sections 4.2, 4.3, 5.3). No I/O, no threads, no clocks; nothing here depends on toolkit-core.
+ * commands 30, 31, 34, 40, 52 and 53 (sections 4.2 to 4.4, FACTS.md "Wire"), the session-relocation commands 42,
+ * 43 and 44 (sections 4.1, 7 and 9, FACTS.md "Sessions"), and the chunk transfer with CRC-32C (sections 4.2,
+ * 4.3, 5.3). No I/O, no threads, no clocks; nothing here depends on toolkit-core.
  *
  * <h2>Entry points</h2>
  * <ul>
  *   <li>{@link dev.spotkit.relocation.wire.RelocationCodec}: {@code encode(RelocationFrame)} and
  *       {@code decode(byte[])} for the six commands; {@link dev.spotkit.relocation.wire.RelocationFrame} is a
  *       sealed interface of six records.</li>
+ *   <li>{@link dev.spotkit.relocation.wire.SessionRelocationCodec}: {@code encode} and {@code decode} for
+ *       commands 42, 43 and 44; {@link dev.spotkit.relocation.wire.SessionRelocationFrame} is a sealed interface
+ *       of three records, the command 44 action the sealed {@link dev.spotkit.relocation.wire.SessionRouteAction}
+ *       (commit or abort).</li>
  *   <li>{@link dev.spotkit.relocation.wire.RelocationEnvelopeCodec}: the stream;
  *       {@link dev.spotkit.relocation.wire.RelocationEnvelope} and
  *       {@link dev.spotkit.relocation.wire.EnvelopeEntries} its records;
@@ -37,6 +42,10 @@
  *   <li>Frozen record: only recordKind 6 (spotRequest) has a body layout; other kinds are refused. Present
  *       metadata is u8 1, u32 length, bytes. Reply route: u16 length 0 (none) or 8 (route id). Source kinds other
  *       than node are carried as opaque bytes.</li>
+ *   <li>Commands 42 to 44 carry no targetAttemptGeneration (read off the vectors): their relocation identity is
+ *       the RelocationId and the coordinator fence. The route block of 42 and 43 (labelled {@code targetNode*}
+ *       in the fixture's {@code decoded}) holds the source's values and is read as the binding's current route
+ *       ({@link dev.spotkit.relocation.wire.ActorRoute}).</li>
  *   <li>Chunks: a manifest needs 1..payloadTotalLength chunks; an empty chunk fails the assembly.</li>
  * </ul>
  */

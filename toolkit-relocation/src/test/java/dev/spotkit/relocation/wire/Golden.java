@@ -7,13 +7,22 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.HexFormat;
 
-/** Loads the golden fixtures (copies of shared/fixtures/golden) from the test classpath. */
-final class Golden {
+/**
+ * Loads the golden fixtures (copies of shared/fixtures/golden) from the test classpath. Public for the session
+ * tests in {@code dev.spotkit.relocation.session}.
+ */
+public final class Golden {
 
   private Golden() {
   }
 
-  static JsonNode load(final String name) {
+  /**
+   * One fixture file.
+   *
+   * @param name e.g. {@code session-relocation-barrier-v1.json}.
+   * @return its JSON tree.
+   */
+  public static JsonNode load(final String name) {
     try (InputStream in = Golden.class.getResourceAsStream("/dev/spotkit/relocation/golden/" + name)) {
       if (in == null) {
         throw new IllegalStateException("fixture " + name + " missing from the test classpath");
@@ -33,11 +42,23 @@ final class Golden {
     throw new IllegalArgumentException("no vector " + vectorName);
   }
 
-  static byte[] hex(final JsonNode vector) {
+  /**
+   * The {@code hex} field of a vector.
+   *
+   * @param vector a vector object.
+   * @return its bytes.
+   */
+  public static byte[] hex(final JsonNode vector) {
     return HexFormat.of().parseHex(vector.get("hex").asText());
   }
 
-  static String hex(final byte[] bytes) {
+  /**
+   * Lowercase hex.
+   *
+   * @param bytes any bytes.
+   * @return their hex.
+   */
+  public static String hex(final byte[] bytes) {
     return HexFormat.of().formatHex(bytes);
   }
 }
