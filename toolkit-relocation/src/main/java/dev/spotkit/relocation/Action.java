@@ -7,16 +7,19 @@ import java.util.Objects;
 
 /**
  * What a unit asks its driver to do. The driver performs actions in list order and feeds results back as events;
- * the unit itself performs no I/O. Every switch over actions is exhaustive (sealed).
+ * the unit itself performs no I/O. A source unit answers with {@link SourceAction}s, a target unit with
+ * {@link TargetAction}s: each side's driver switches exhaustively over its own sealed type, with no {@code default}
+ * branch, so an action added to one side is a compile error in that side's driver. {@link Send},
+ * {@link SendToSessionOwner}, {@link DispatchLocal}, {@link FailMessage} and {@link Log} belong to both sides.
  */
-public sealed interface Action {
+public sealed interface Action permits SourceAction, TargetAction {
   /**
    * Send a frame on a connection.
    *
    * @param connectionId the ordered peer connection, as the driver numbered it.
    * @param frame the frame.
    */
-  record Send(long connectionId, Frame frame) implements Action {
+  record Send(long connectionId, Frame frame) implements SourceAction, TargetAction {
   }
 
   /**
@@ -24,18 +27,18 @@ public sealed interface Action {
    *
    * @param frame the route update.
    */
-  record SendToSessionOwner(Frame.SessionRoute frame) implements Action {
+  record SendToSessionOwner(Frame.SessionRoute frame) implements SourceAction, TargetAction {
   }
 
   /** Source: stop application dispatch after the current turn (section 4.2); ingress keeps being accepted. */
-  record PauseDispatch() implements Action {
+  record PauseDispatch() implements SourceAction {
   }
 
   /**
    * Source: capture state, not-yet-executed queue and timers into one payload; answer with
    * {@link SourceEvent.PayloadCaptured}.
    */
-  record CapturePayload() implements Action {
+  record CapturePayload() implements SourceAction {
   }
 
   /**
@@ -44,7 +47,7 @@ public sealed interface Action {
    *
    * @param message the work.
    */
-  record DispatchLocal(Message message) implements Action {
+  record DispatchLocal(Message message) implements SourceAction, TargetAction {
   }
 
   /**
@@ -54,7 +57,7 @@ public sealed interface Action {
    * @param payload the captured payload kept in memory (copied).
    * @param held the ingress hold in acceptance order.
    */
-  record RestoreSourceQueue(byte[] payload, List<Message> held) implements Action {
+  record RestoreSourceQueue(byte[] payload, List<Message> held) implements SourceAction {
     /**
      * Copies the inputs.
      *
@@ -88,11 +91,11 @@ public sealed interface Action {
   }
 
   /** Source: start application dispatch again (only after {@link RestoreSourceQueue}). */
-  record ReopenDispatch() implements Action {
+  record ReopenDispatch() implements SourceAction {
   }
 
   /** Source: the retransmission window ended; free the payload and the boundary batch copy (exactly once). */
-  record ReleasePayload() implements Action {
+  record ReleasePayload() implements SourceAction {
   }
 
   /**
@@ -102,11 +105,11 @@ public sealed interface Action {
    * @param message the work.
    * @param errorKind the error kind name of DESIGN.md "Messaging".
    */
-  record FailMessage(Message message, String errorKind) implements Action {
+  record FailMessage(Message message, String errorKind) implements SourceAction, TargetAction {
   }
 
   /** Target: register the temporary queue, before any factory call or chunk (section 4.3). */
-  record RegisterTemporaryQueue() implements Action {
+  record RegisterTemporaryQueue() implements TargetAction {
   }
 
   /**
@@ -115,7 +118,7 @@ public sealed interface Action {
    *
    * @param payload the assembled, checksum-verified payload (copied).
    */
-  record RunRestore(byte[] payload) implements Action {
+  record RunRestore(byte[] payload) implements TargetAction {
     /**
      * Copies the payload.
      *
@@ -157,7 +160,7 @@ public sealed interface Action {
    * @param fence the target fence to write (the same on every retry).
    */
   record RunCas(long requestId, RelocationIdentity identity, String key, String expectedVersion, String fence)
-      implements Action {
+      implements TargetAction {
   }
 
   /**
@@ -167,7 +170,7 @@ public sealed interface Action {
    * @param requestId this request's number.
    * @param key the authority key.
    */
-  record ReReadStore(long requestId, String key) implements Action {
+  record ReReadStore(long requestId, String key) implements TargetAction {
   }
 
   /**
@@ -179,7 +182,7 @@ public sealed interface Action {
    * @param postBoundary work that reached the temporary queue after the boundary, arrival order.
    */
   record MergeBacklog(List<Message> savedWork, List<Message> preBoundary, List<Message> postBoundary)
-      implements Action {
+      implements TargetAction {
     /** Copies the lists. */
     public MergeBacklog {
       savedWork = List.copyOf(savedWork);
@@ -189,15 +192,52 @@ public sealed interface Action {
   }
 
   /** Target: switch the temporary route to the regular route and open application dispatch. */
-  record OpenDispatch() implements Action {
+  record OpenDispatch() implements TargetAction {
   }
 
   /**
    * Target: remove the prepared object, temporary queue (its work is not run) and relocation state.
    *
-   * @param reason a short code, e.g. {@code location_update_failed}.
+   * @param reason why (spec 001 sections 4.5, 6, 9).
+   * @param failure the command 53 code sent, for {@link Removal#EXPLICIT_FAILURE}; null otherwise.
    */
-  record RemoveStaging(String reason) implements Action {
+  record RemoveStaging(Removal reason, FailureCode failure) implements TargetAction {
+    /**
+     * Validates.
+     *
+     * @throws NullPointerException when {@code reason} is null, or {@code failure} is null for an explicit failure.
+     * @throws IllegalArgumentException when {@code failure} is given for another reason.
+     */
+    public RemoveStaging {
+      Objects.requireNonNull(reason, "reason");
+      if ((reason == Removal.EXPLICIT_FAILURE) != (failure != null)) {
+        throw new IllegalArgumentException("a failure code goes with EXPLICIT_FAILURE only: " + reason + "/"
+            + failure);
+      }
+    }
+  }
+
+  /** Why a target removed its staging. */
+  enum Removal {
+    /**
+     * An explicit failure (command 53) before the relay-ready reply: the source restores itself and keeps serving
+     * (spec 001 section 9).
+     */
+    EXPLICIT_FAILURE,
+    /** The store showed another valid owner or generation past relay-ready: ended as stale at once (section 6). */
+    STALE,
+    /** Past relay-ready, the owner was not confirmed by Restore validity: {@code location_update_failed}. */
+    LOCATION_UPDATE_FAILED;
+
+    /**
+     * Whether the removal happened past the irreversible boundary, so the source does not serve again and the actor
+     * is unavailable here until Message Follow ends (spec 001 sections 4.4, 9).
+     *
+     * @return true for {@link #STALE} and {@link #LOCATION_UPDATE_FAILED}.
+     */
+    public boolean pastRelayReady() {
+      return this != EXPLICIT_FAILURE;
+    }
   }
 
   /**
@@ -207,7 +247,7 @@ public sealed interface Action {
    * @param code e.g. {@code cutover_timeout}, {@code late_cutover}, {@code location_update_failed}.
    * @param detail human text with the values involved.
    */
-  record Log(Level level, String code, String detail) implements Action {
+  record Log(Level level, String code, String detail) implements SourceAction, TargetAction {
   }
 
   /** Log levels. */

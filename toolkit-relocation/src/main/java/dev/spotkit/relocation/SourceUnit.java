@@ -79,8 +79,8 @@ public final class SourceUnit {
    * @return the actions to perform, in order (possibly empty).
    * @throws IllegalTransition when the event needs an edge the table lacks (e.g. a second start); no change.
    */
-  public List<Action> handle(final SourceEvent event) {
-    final List<Action> out = new ArrayList<>();
+  public List<SourceAction> handle(final SourceEvent event) {
+    final List<SourceAction> out = new ArrayList<>();
     switch (event) {
       case SourceEvent.StartRequested s -> onStart(out);
       case SourceEvent.BudgetChanged b -> onBudget(out);
@@ -99,7 +99,7 @@ public final class SourceUnit {
     return out;
   }
 
-  private void onStart(final List<Action> out) {
+  private void onStart(final List<SourceAction> out) {
     Transitions.next(stage, Trigger.SEAL); // Throws IllegalTransition outside SourceRunning.
     if (startPending) {
       throw new IllegalTransition(stage, Trigger.SEAL, Transitions.allowed(stage));
@@ -113,7 +113,7 @@ public final class SourceUnit {
     onBudget(out);
   }
 
-  private void onBudget(final List<Action> out) {
+  private void onBudget(final List<SourceAction> out) {
     if (startPending && stage == Stage.SOURCE_RUNNING) {
       // Section 5.3: a new unit waits before its seal while the budget is full; its object keeps serving.
       if (budget.hasRoomFor(chunkBytes)) {
@@ -127,7 +127,7 @@ public final class SourceUnit {
     }
   }
 
-  private void onCaptured(final byte[] bytes, final List<Action> out) {
+  private void onCaptured(final byte[] bytes, final List<SourceAction> out) {
     if (stage != Stage.SOURCE_PAUSED || payload != null) {
       throw new IllegalStateException("PayloadCaptured is only valid once, in SourcePaused; stage "
           + stage.specName() + (payload != null ? ", payload already captured" : ""));
@@ -137,7 +137,7 @@ public final class SourceUnit {
     sendManifest(out);
   }
 
-  private void sendManifest(final List<Action> out) {
+  private void sendManifest(final List<SourceAction> out) {
     if (!connectionUp) {
       return; // Sent again on the next ConnectionOpened.
     }
@@ -147,7 +147,7 @@ public final class SourceUnit {
     pumpChunks(out);
   }
 
-  private void pumpChunks(final List<Action> out) {
+  private void pumpChunks(final List<SourceAction> out) {
     while (connectionUp && payload != null && nextChunk < chunkCount) {
       final int from = nextChunk * chunkBytes;
       final int to = Math.min(payload.length, from + chunkBytes);
@@ -161,7 +161,7 @@ public final class SourceUnit {
     }
   }
 
-  private void onChunkReleased(final int ordinal, final List<Action> out) {
+  private void onChunkReleased(final int ordinal, final List<SourceAction> out) {
     final Integer bytes = inFlight.remove(ordinal);
     if (bytes != null) {
       budget.release(bytes);
@@ -176,7 +176,7 @@ public final class SourceUnit {
     inFlight.clear();
   }
 
-  private void onMessage(final Message message, final List<Action> out) {
+  private void onMessage(final Message message, final List<SourceAction> out) {
     switch (stage) {
       case SOURCE_RUNNING -> out.add(new Action.DispatchLocal(message));
       case SOURCE_PAUSED -> hold.add(message); // Ingress hold: no record-count or byte bound (section 4.2).
@@ -191,7 +191,7 @@ public final class SourceUnit {
     }
   }
 
-  private void onRelayReady(final RelocationIdentity from, final List<Action> out) {
+  private void onRelayReady(final RelocationIdentity from, final List<SourceAction> out) {
     if (!identity.equals(from)) {
       out.add(warn("unknown_relocation", "relay-ready for " + from + " ignored by " + identity));
       return;
@@ -207,14 +207,14 @@ public final class SourceUnit {
     followEndsMs = nowMs + settings.followDurationMs();
   }
 
-  private void sendBatchAndCutover(final List<Action> out) {
+  private void sendBatchAndCutover(final List<SourceAction> out) {
     for (final Message m : hold) {
       out.add(new Action.Send(connectionId, new Frame.Relay(identity, m)));
     }
     out.add(new Action.Send(connectionId, new Frame.Cutover(identity, hold.size(), RelayChecksum.of(hold))));
   }
 
-  private void onFailure(final RelocationIdentity from, final FailureCode code, final List<Action> out) {
+  private void onFailure(final RelocationIdentity from, final FailureCode code, final List<SourceAction> out) {
     if (!identity.equals(from)) {
       out.add(warn("unknown_relocation", "failure " + code + " for " + from + " ignored by " + identity));
       return;
@@ -235,7 +235,7 @@ public final class SourceUnit {
     hold.clear();
   }
 
-  private void onConnection(final long newConnection, final List<Action> out) {
+  private void onConnection(final long newConnection, final List<SourceAction> out) {
     connectionId = newConnection;
     connectionUp = true;
     releaseAllChunks(); // Charges of the broken connection are gone with it.
@@ -246,7 +246,7 @@ public final class SourceUnit {
     }
   }
 
-  private void onClock(final long t, final List<Action> out) {
+  private void onClock(final long t, final List<SourceAction> out) {
     nowMs = Math.max(nowMs, t);
     if (stage == Stage.FOLLOW_ONLY && !payloadReleased && nowMs >= windowEndsMs) {
       payloadReleased = true; // REL-14: exactly once; no retransmission afterwards.
@@ -261,7 +261,7 @@ public final class SourceUnit {
     stage = Transitions.next(stage, trigger);
   }
 
-  private static Action warn(final String code, final String detail) {
+  private static SourceAction warn(final String code, final String detail) {
     return new Action.Log(Action.Level.WARNING, code, detail);
   }
 

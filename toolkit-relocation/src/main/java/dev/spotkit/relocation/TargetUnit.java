@@ -8,7 +8,6 @@ import dev.spotkit.relocation.wire.RelocationWireError;
 import dev.spotkit.relocation.wire.RelocationWireException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -85,8 +84,8 @@ public final class TargetUnit {
    * @throws IllegalArgumentException when an identity-bound event carries another identity (route with
    *     {@link TargetUnits}).
    */
-  public List<Action> handle(final TargetEvent event) {
-    final List<Action> out = new ArrayList<>();
+  public List<TargetAction> handle(final TargetEvent event) {
+    final List<TargetAction> out = new ArrayList<>();
     switch (event) {
       case TargetEvent.RestoreRequested r -> onRestore(checked(r.identity(), r), out);
       case TargetEvent.ChunkArrived c -> onChunk(checked(c.identity(), c), out);
@@ -117,7 +116,7 @@ public final class TargetUnit {
     return stage == Stage.TARGET_REMOVED || stage == Stage.TARGET_OPEN || stage == Stage.OWNER_COMMITTED;
   }
 
-  private void onRestore(final TargetEvent.RestoreRequested r, final List<Action> out) {
+  private void onRestore(final TargetEvent.RestoreRequested r, final List<TargetAction> out) {
     if (manifest == null) {
       manifest = r;
       restoreArrivedMs = nowMs;
@@ -165,7 +164,7 @@ public final class TargetUnit {
         + p.payloadChecksumCrc32c();
   }
 
-  private void onChunk(final TargetEvent.ChunkArrived c, final List<Action> out) {
+  private void onChunk(final TargetEvent.ChunkArrived c, final List<TargetAction> out) {
     final long ordinal = c.chunk().chunkOrdinal();
     if (stage != Stage.TARGET_RESTORING || assembly == null || restoreRunning
         || c.connectionId() != manifest.connectionId()) {
@@ -206,7 +205,7 @@ public final class TargetUnit {
         || error == RelocationWireError.CHUNK_BEYOND_TOTAL;
   }
 
-  private void onRestored(final List<Message> work, final List<Action> out) {
+  private void onRestored(final List<Message> work, final List<TargetAction> out) {
     if (stage != Stage.TARGET_RESTORING || !restoreRunning) {
       out.add(warn("late_restore_result", "Restore result in stage " + stage.specName() + " ignored"));
       return;
@@ -222,7 +221,7 @@ public final class TargetUnit {
    * from when it sends that reply"), not when the unit asked for the send (a lane or an event loop that is behind
    * sends late, and that delay must not count against the source).
    */
-  private void onReadySent(final TargetEvent.RelayReadySent s, final List<Action> out) {
+  private void onReadySent(final TargetEvent.RelayReadySent s, final List<TargetAction> out) {
     if (relayReadySentMs != Long.MAX_VALUE || stage != Stage.RELAY_READY) {
       return;
     }
@@ -239,7 +238,7 @@ public final class TargetUnit {
     return manifest.deadlineMs() - restoreArrivedMs;
   }
 
-  private void onRestoreFailed(final FailureCode code, final String reason, final List<Action> out) {
+  private void onRestoreFailed(final FailureCode code, final String reason, final List<TargetAction> out) {
     if (stage != Stage.TARGET_RESTORING || !restoreRunning) {
       out.add(warn("late_restore_result", "Restore failure in stage " + stage.specName() + " ignored"));
       return;
@@ -248,16 +247,16 @@ public final class TargetUnit {
   }
 
   /** Explicit failure before relay-ready: reply 53, remove staging. */
-  private void fail(final FailureCode code, final String detail, final List<Action> out) {
+  private void fail(final FailureCode code, final String detail, final List<TargetAction> out) {
     move(Trigger.STAGING_REMOVED);
     out.add(log(Action.Level.ERROR, "relocation_failed", code + ": " + detail));
     failureSent = code;
     out.add(new Action.Send(manifest.connectionId(), new Frame.Failed(identity, code)));
-    removeStaging(code.name().toLowerCase(Locale.ROOT), out);
+    removeStaging(new Action.RemoveStaging(Action.Removal.EXPLICIT_FAILURE, code), out);
   }
 
-  private void removeStaging(final String reason, final List<Action> out) {
-    out.add(new Action.RemoveStaging(reason));
+  private void removeStaging(final Action.RemoveStaging removal, final List<TargetAction> out) {
+    out.add(removal);
     assembly = null;
     for (final List<Message> span : List.of(savedWork, preBoundary, postBoundary)) {
       for (final Message m : span) {
@@ -278,8 +277,8 @@ public final class TargetUnit {
    * @return the actions: failure reply to the old source and staging removal.
    * @throws IllegalTransition when the unit is past {@link Stage#TARGET_RESTORING}.
    */
-  public List<Action> supersede() {
-    final List<Action> out = new ArrayList<>();
+  public List<TargetAction> supersede() {
+    final List<TargetAction> out = new ArrayList<>();
     if (stage != Stage.TARGET_RESTORING) {
       throw new IllegalTransition(stage, Trigger.STAGING_REMOVED, Transitions.allowed(stage));
     }
@@ -287,7 +286,7 @@ public final class TargetUnit {
     return out;
   }
 
-  private void onRelay(final TargetEvent.RelayArrived r, final List<Action> out) {
+  private void onRelay(final TargetEvent.RelayArrived r, final List<TargetAction> out) {
     final Message message = r.message();
     if (stage == Stage.TARGET_RESTORING) {
       out.add(log(Action.Level.ERROR, "relay_before_ready", "relay before the relay-ready reply discarded"));
@@ -330,7 +329,7 @@ public final class TargetUnit {
     preBoundary.add(message);
   }
 
-  private void onCutover(final TargetEvent.CutoverArrived c, final List<Action> out) {
+  private void onCutover(final TargetEvent.CutoverArrived c, final List<TargetAction> out) {
     if (stage == Stage.TARGET_RESTORING) {
       out.add(log(Action.Level.ERROR, "cutover_before_ready", "cutover before the relay-ready reply discarded"));
       return;
@@ -360,7 +359,7 @@ public final class TargetUnit {
     runCas(out);
   }
 
-  private void runCas(final List<Action> out) {
+  private void runCas(final List<TargetAction> out) {
     final TargetEvent.CasPlan plan = manifest.plan();
     outstandingRequest = nextRequestId++;
     retryAtMs = Long.MAX_VALUE;
@@ -368,13 +367,13 @@ public final class TargetUnit {
         plan.targetFence()));
   }
 
-  private void reRead(final List<Action> out) {
+  private void reRead(final List<TargetAction> out) {
     outstandingRequest = nextRequestId++;
     retryAtMs = Long.MAX_VALUE;
     out.add(new Action.ReReadStore(outstandingRequest, manifest.plan().key()));
   }
 
-  private boolean acceptAnswer(final long requestId, final List<Action> out) {
+  private boolean acceptAnswer(final long requestId, final List<TargetAction> out) {
     if (terminal()) {
       // REL-21: a late store answer for a terminal RelocationId reactivates nothing.
       out.add(warn("late_store_answer", "store answer " + requestId + " in stage " + stage.specName() + " ignored"));
@@ -388,7 +387,7 @@ public final class TargetUnit {
     return true;
   }
 
-  private void onCasAnswer(final TargetEvent.CasAnswered a, final List<Action> out) {
+  private void onCasAnswer(final TargetEvent.CasAnswered a, final List<TargetAction> out) {
     if (!acceptAnswer(a.requestId(), out)) {
       return;
     }
@@ -402,13 +401,13 @@ public final class TargetUnit {
     }
   }
 
-  private void onUnsure(final long requestId, final String code, final List<Action> out) {
+  private void onUnsure(final long requestId, final String code, final List<TargetAction> out) {
     if (acceptAnswer(requestId, out)) {
       scheduleRetry(out);
     }
   }
 
-  private void scheduleRetry(final List<Action> out) {
+  private void scheduleRetry(final List<TargetAction> out) {
     move(Trigger.STORE_UNSURE);
     retryAtMs = nowMs + settings.storeRetryBackoffMs();
     if (settings.storeRetryBackoffMs() == 0) {
@@ -416,7 +415,7 @@ public final class TargetUnit {
     }
   }
 
-  private void onRead(final TargetEvent.StoreReadAnswered a, final List<Action> out) {
+  private void onRead(final TargetEvent.StoreReadAnswered a, final List<TargetAction> out) {
     if (!acceptAnswer(a.requestId(), out)) {
       return;
     }
@@ -429,11 +428,11 @@ public final class TargetUnit {
       out.add(warn("relocation_stale", "store shows owner " + a.ownerFence() + " at version " + a.version()
           + ", expected " + plan.expectedVersion()));
       move(Trigger.STAGING_REMOVED);
-      removeStaging("stale", out);
+      removeStaging(new Action.RemoveStaging(Action.Removal.STALE, null), out);
     }
   }
 
-  private void commit(final List<Action> out) {
+  private void commit(final List<TargetAction> out) {
     move(Trigger.CAS_APPLIED);
     out.add(new Action.MergeBacklog(savedWork, preBoundary, postBoundary));
     merged = true;
@@ -447,7 +446,7 @@ public final class TargetUnit {
     }
   }
 
-  private void onDirect(final Message message, final List<Action> out) {
+  private void onDirect(final Message message, final List<TargetAction> out) {
     switch (stage) {
       case TARGET_OPEN -> out.add(new Action.DispatchLocal(message));
       case TARGET_REMOVED -> out.add(new Action.FailMessage(message, "Unavailable"));
@@ -455,7 +454,7 @@ public final class TargetUnit {
     }
   }
 
-  private void onClock(final long t, final List<Action> out) {
+  private void onClock(final long t, final List<TargetAction> out) {
     nowMs = Math.max(nowMs, t);
     if (manifest == null || terminal()) {
       return;
@@ -468,7 +467,7 @@ public final class TargetUnit {
         out.add(log(Action.Level.ERROR, "location_update_failed", "owner not confirmed by Restore validity "
             + validityMs() + " ms"));
         move(Trigger.STAGING_REMOVED);
-        removeStaging("location_update_failed", out);
+        removeStaging(new Action.RemoveStaging(Action.Removal.LOCATION_UPDATE_FAILED, null), out);
       }
       return;
     }
@@ -486,11 +485,11 @@ public final class TargetUnit {
     stage = Transitions.next(stage, trigger);
   }
 
-  private static Action warn(final String code, final String detail) {
+  private static TargetAction warn(final String code, final String detail) {
     return log(Action.Level.WARNING, code, detail);
   }
 
-  private static Action log(final Action.Level level, final String code, final String detail) {
+  private static TargetAction log(final Action.Level level, final String code, final String detail) {
     return new Action.Log(level, code, detail);
   }
 

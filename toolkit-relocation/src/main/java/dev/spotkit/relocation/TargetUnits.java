@@ -42,7 +42,7 @@ public final class TargetUnits {
    * @param event the input.
    * @return the actions to perform, in order.
    */
-  public List<Action> handle(final TargetEvent event) {
+  public List<TargetAction> handle(final TargetEvent event) {
     return switch (event) {
       case TargetEvent.RestoreRequested r -> onRestore(r);
       case TargetEvent.DirectMessageArrived d -> onDirect(d);
@@ -72,28 +72,23 @@ public final class TargetUnits {
    * @param arrivedAtMs when it arrived, in the driver's monotonic ms (the pump's stamp).
    * @return the actions to perform, in order.
    */
-  public List<Action> handle(final TargetEvent event, final long arrivedAtMs) {
+  public List<TargetAction> handle(final TargetEvent event, final long arrivedAtMs) {
     if (event instanceof TargetEvent.ClockAdvanced c) {
       return handle(new TargetEvent.ClockAdvanced(Math.max(c.nowMs(), arrivedAtMs)));
     }
     return handle(event);
   }
 
-  private List<Action> onRestore(final TargetEvent.RestoreRequested r) {
+  private List<TargetAction> onRestore(final TargetEvent.RestoreRequested r) {
     final TargetUnit known = byIdentity.get(r.identity());
     if (known != null) {
       return known.handle(r); // The same identity: existing progress, or a conflict failure (REL-09).
     }
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnit current = byObject.get(r.objectId());
     if (current != null && !current.isTerminal()) {
-      final RelocationIdentity held = current.identity();
-      if (held.relocationId().equals(r.identity().relocationId())
-          && r.identity().targetAttemptGeneration() < held.targetAttemptGeneration()) {
-        // An older attempt of the same relocation read late: attribution never goes by arrival order (section 11).
-        return List.of(new Action.Log(Action.Level.WARNING, "stale_attempt", "Restore " + r.identity()
-            + " is older than the attempt " + held + " already preparing " + r.objectId() + "; discarded"));
-      }
+      // Spec 002 section 8.1: targetAttemptGeneration is compared for equality only, never ordered: another
+      // attempt is another identity, and the later arrival wins (spec 000 section 4.2).
       if (current.stage() == Stage.TARGET_RESTORING) {
         out.addAll(current.supersede()); // REL-32: the existing prepare is aborted; the later attempt wins.
       } else {
@@ -110,7 +105,7 @@ public final class TargetUnits {
     return out;
   }
 
-  private List<Action> route(final RelocationIdentity identity, final TargetEvent event) {
+  private List<TargetAction> route(final RelocationIdentity identity, final TargetEvent event) {
     final TargetUnit unit = byIdentity.get(identity);
     if (unit == null) {
       // REL-08: a different identity is never linked to an in-progress assembly.
@@ -120,7 +115,7 @@ public final class TargetUnits {
     return unit.handle(event);
   }
 
-  private List<Action> onDirect(final TargetEvent.DirectMessageArrived d) {
+  private List<TargetAction> onDirect(final TargetEvent.DirectMessageArrived d) {
     final TargetUnit unit = byObject.get(d.objectId());
     if (unit == null) {
       return List.of(new Action.FailMessage(d.message(), "NotFound"));
@@ -128,9 +123,9 @@ public final class TargetUnits {
     return unit.handle(d);
   }
 
-  private List<Action> onClock(final TargetEvent.ClockAdvanced c) {
+  private List<TargetAction> onClock(final TargetEvent.ClockAdvanced c) {
     nowMs = Math.max(nowMs, c.nowMs());
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     for (final TargetUnit unit : byIdentity.values()) {
       if (!unit.isTerminal()) {
         out.addAll(unit.handle(c));

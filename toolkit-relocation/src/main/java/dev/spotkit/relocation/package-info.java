@@ -43,9 +43,9 @@
  *       buffered on a connection the transfer already left can be read after the newer connection's frames
  *       (section 5.1 orders frames only within one connection); a relay, cutover or repeated Restore on an older
  *       connection than the one in use is discarded with a warning ({@code stale_relay}, {@code stale_cutover},
- *       {@code stale_restore}), never allowed to replace the newer batch or take attribution back. Likewise an
- *       older targetAttemptGeneration of the same RelocationId never supersedes a newer one
- *       ({@code stale_attempt}).</li>
+ *       {@code stale_restore}), never allowed to replace the newer batch or take attribution back. A
+ *       targetAttemptGeneration is compared for equality only (spec 002 section 8.1): another attempt of the same
+ *       RelocationId is another identity, and the later arrival wins like any other.</li>
  *   <li>A retransmitted batch (relay on a new connection) replaces the pre-boundary span wholly until the backlog
  *       merge, also after the fallback; after an accepted cutover it is discarded ({@code duplicate_relay}); after
  *       the merge it is discarded ({@code late_retransmission}), while late relay on the span's own connection is

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class CutoverWaitTest {
   /** A target restored at 0 whose relay-ready reply the driver has not reported written yet. */
-  private static TargetUnits restoredNotSent(final List<Action> sink) {
+  private static TargetUnits restoredNotSent(final List<? super TargetAction> sink) {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     final byte[] payload = "0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     sink.addAll(units.handle(Fixtures.restore(ID, payload, 3, 1, 10_000)));
@@ -29,7 +29,7 @@ class CutoverWaitTest {
   @Test
   @Spec("REL-16")
   void noCutoverWaitIsJudgedBeforeTheReplyWasWritten() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = restoredNotSent(out);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.RELAY_READY);
     assertThat(units.handle(new TargetEvent.ClockAdvanced(9_999))).isEmpty();
@@ -40,12 +40,12 @@ class CutoverWaitTest {
   @Test
   @Spec("REL-16")
   void theWaitRunsFromTheWriteOfTheReplyNotFromWhenTheUnitAskedForIt() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = restoredNotSent(out);
     // The lane was 2.5 s behind: the reply was written at 2,500 although the unit asked for it at 0.
     assertThat(units.handle(new TargetEvent.RelayReadySent(ID, 2_500), 2_600)).isEmpty();
     assertThat(units.handle(new TargetEvent.ClockAdvanced(3_499), 3_499)).isEmpty();
-    final List<Action> cutover = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0,
+    final var cutover = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0,
         RelayChecksum.of(List.of())), 3_499);
     assertThat(codes(cutover)).doesNotContain("cutover_timeout");
     assertThat(only(cutover, Action.RunCas.class)).hasSize(1);
@@ -54,14 +54,14 @@ class CutoverWaitTest {
 
   @Test
   void aFrameReadLateDoesNotMoveTheClockPastACutoverStillQueuedBehindIt() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = restoredNotSent(out);
     units.handle(new TargetEvent.RelayReadySent(ID, 100), 100);
     units.handle(new TargetEvent.ClockAdvanced(1_000), 1_000); // the node caught up with 1,000
     // A direct message stamped 5,000 (read by a loop that was behind) is judged at the caught-up clock.
     assertThat(codes(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, Fixtures.send(1)), 5_000)))
         .doesNotContain("cutover_timeout");
-    final List<Action> cutover = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0,
+    final var cutover = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0,
         RelayChecksum.of(List.of())), 5_001);
     assertThat(codes(cutover)).doesNotContain("cutover_timeout", "late_cutover");
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_RECEIVED);
@@ -69,12 +69,12 @@ class CutoverWaitTest {
 
   @Test
   void aTickPastTheWaitFallsBackAndALaterCutoverOnlyWarns() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = restoredNotSent(out);
     units.handle(new TargetEvent.RelayReadySent(ID, 100), 100);
     assertThat(units.handle(new TargetEvent.ClockAdvanced(1_099), 1_099)).isEmpty();
     assertThat(codes(units.handle(new TargetEvent.ClockAdvanced(1_100), 1_100))).containsExactly("cutover_timeout");
-    final List<Action> cutover = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0,
+    final var cutover = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0,
         RelayChecksum.of(List.of())), 1_101);
     assertThat(codes(cutover)).containsExactly("late_cutover");
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_FALLBACK);
@@ -82,7 +82,7 @@ class CutoverWaitTest {
 
   @Test
   void onlyTheFirstWriteOfTheReplyStartsTheWait() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = restoredNotSent(out);
     units.handle(new TargetEvent.RelayReadySent(ID, 100), 100);
     units.handle(new TargetEvent.RelayReadySent(ID, 900), 900); // a repeated reply (repeated Restore)

@@ -33,7 +33,7 @@ class FailureCodeTest {
     final SourceUnit unit = new SourceUnit(ID, OBJECT, 1, SETTINGS, InFlightBudget.peerDefault(), false, 0);
     unit.handle(new SourceEvent.StartRequested());
     unit.handle(new SourceEvent.PayloadCaptured(new byte[] {1, 2, 3}));
-    final List<Action> failed = unit.handle(new SourceEvent.FailureArrived(ID, FailureCode.fromWire(999)));
+    final var failed = unit.handle(new SourceEvent.FailureArrived(ID, FailureCode.fromWire(999)));
     assertThat(failed).last().isInstanceOf(Action.ReopenDispatch.class);
     assertThat(unit.stage()).isEqualTo(Stage.SOURCE_RUNNING);
   }

@@ -35,15 +35,15 @@ final class Fixtures {
     return Message.request(n, 100 + n, 50_000 + n, ByteBuffer.allocate(8).putLong(n).array());
   }
 
-  static <T> List<T> only(final List<Action> actions, final Class<T> type) {
+  static <T> List<T> only(final List<? extends Action> actions, final Class<T> type) {
     return actions.stream().filter(type::isInstance).map(type::cast).toList();
   }
 
-  static List<Frame> frames(final List<Action> actions) {
+  static List<Frame> frames(final List<? extends Action> actions) {
     return only(actions, Action.Send.class).stream().map(Action.Send::frame).toList();
   }
 
-  static List<String> codes(final List<Action> actions) {
+  static List<String> codes(final List<? extends Action> actions) {
     return only(actions, Action.Log.class).stream().map(Action.Log::code).toList();
   }
 
@@ -69,7 +69,7 @@ final class Fixtures {
   }
 
   /** A target that has restored {@code saved} and sent its relay-ready reply at time 0; chunks of 4 bytes. */
-  static TargetUnits readyTarget(final List<Message> saved, final List<Action> sink) {
+  static TargetUnits readyTarget(final List<Message> saved, final List<? super TargetAction> sink) {
     final TargetUnits units = new TargetUnits(SETTINGS, 0);
     final byte[] payload = "0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     sink.addAll(units.handle(restore(ID, payload, 3, 1, 10_000)));

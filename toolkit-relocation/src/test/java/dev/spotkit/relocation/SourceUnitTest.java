@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class SourceUnitTest {
   private final byte[] payload = "0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-  private SourceUnit paused(final InFlightBudget budget, final boolean bound, final List<Action> sink) {
+  private SourceUnit paused(final InFlightBudget budget, final boolean bound, final List<SourceAction> sink) {
     final SourceUnit unit = new SourceUnit(ID, OBJECT, 1, SETTINGS, budget, bound, 0);
     sink.addAll(unit.handle(new SourceEvent.StartRequested()));
     sink.addAll(unit.handle(new SourceEvent.PayloadCaptured(payload)));
@@ -25,7 +25,7 @@ class SourceUnitTest {
 
   @Test
   void sealCapturesThenSendsManifestAndChunksOnTheSameConnection() {
-    final List<Action> out = new ArrayList<>();
+    final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), false, out);
     assertThat(out.get(0)).isInstanceOf(Action.PauseDispatch.class);
     assertThat(out.get(1)).isInstanceOf(Action.CapturePayload.class);
@@ -39,14 +39,14 @@ class SourceUnitTest {
   @Spec("REL-03")
   @Spec("REL-04")
   void nothingIsRelayedBeforeRelayReadyAndSavedWorkIsNeverRelayed() {
-    final List<Action> out = new ArrayList<>();
+    final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), false, out);
     for (int i = 1; i <= 3; i++) {
       out.addAll(unit.handle(new SourceEvent.MessageArrived(send(i))));
     }
     out.addAll(unit.handle(new SourceEvent.ClockAdvanced(5_000)));
     assertThat(frames(out)).noneMatch(f -> f instanceof Frame.Relay || f instanceof Frame.Cutover);
-    final List<Action> after = unit.handle(new SourceEvent.RelayReadyArrived(ID));
+    final var after = unit.handle(new SourceEvent.RelayReadyArrived(ID));
     // Only the post-capture ingress hold is relayed; the payload's saved work went only in the chunks.
     assertThat(frames(after)).containsExactly(new Frame.Relay(ID, send(1)), new Frame.Relay(ID, send(2)),
         new Frame.Relay(ID, send(3)), new Frame.Cutover(ID, 3, RelayChecksum.of(List.of(send(1), send(2),
@@ -56,10 +56,10 @@ class SourceUnitTest {
   @Test
   @Spec("REL-02")
   void cutoverDoesNotWaitForTheMailboxAndLaterWorkFollows() {
-    final List<Action> out = new ArrayList<>();
+    final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), false, out);
     unit.handle(new SourceEvent.MessageArrived(send(1)));
-    final List<Action> boundary = unit.handle(new SourceEvent.RelayReadyArrived(ID));
+    final var boundary = unit.handle(new SourceEvent.RelayReadyArrived(ID));
     assertThat(frames(boundary)).last().isInstanceOf(Frame.Cutover.class);
     assertThat(unit.stage()).isEqualTo(Stage.FOLLOW_ONLY);
     // Messages keep arriving at the old address and are relayed to the target without any drain or wait.
@@ -72,10 +72,10 @@ class SourceUnitTest {
   @Spec("REL-30")
   @Spec("REL-31")
   void onlyAnExplicitFailureBeforeRelayReadyRestoresTheSourceAndTheAbortFollowsTheRestoration() {
-    final List<Action> out = new ArrayList<>();
+    final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), true, out);
     unit.handle(new SourceEvent.MessageArrived(send(1)));
-    final List<Action> failed = unit.handle(new SourceEvent.FailureArrived(ID, FailureCode.CHECKSUM_MISMATCH));
+    final var failed = unit.handle(new SourceEvent.FailureArrived(ID, FailureCode.CHECKSUM_MISMATCH));
     assertThat(failed).hasSize(3);
     assertThat(failed.get(0)).isInstanceOfSatisfying(Action.RestoreSourceQueue.class, r -> {
       assertThat(r.payload()).isEqualTo(payload);
@@ -91,7 +91,7 @@ class SourceUnitTest {
 
     final SourceUnit past = paused(InFlightBudget.peerDefault(), true, new ArrayList<>());
     past.handle(new SourceEvent.RelayReadyArrived(ID));
-    final List<Action> late = past.handle(new SourceEvent.FailureArrived(ID, FailureCode.RESTORE_FAILED));
+    final var late = past.handle(new SourceEvent.FailureArrived(ID, FailureCode.RESTORE_FAILED));
     assertThat(late).containsExactly(new Action.Log(Action.Level.WARNING, "late_failure",
         "failure RESTORE_FAILED in stage FollowOnly changes nothing"));
     assertThat(past.stage()).isEqualTo(Stage.FOLLOW_ONLY);
@@ -100,7 +100,7 @@ class SourceUnitTest {
   @Test
   @Spec("REL-14")
   void theRetransmissionWindowResendsTheWholeBatchThenReleasesThePayloadExactlyOnce() {
-    final List<Action> out = new ArrayList<>();
+    final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), false, out);
     unit.handle(new SourceEvent.MessageArrived(send(1)));
     unit.handle(new SourceEvent.MessageArrived(send(2)));
@@ -108,7 +108,7 @@ class SourceUnitTest {
     unit.handle(new SourceEvent.RelayReadyArrived(ID));
     assertThat(unit.nextDeadlineMs()).isEqualTo(1_100);
     unit.handle(new SourceEvent.ConnectionLost());
-    final List<Action> resent = unit.handle(new SourceEvent.ConnectionOpened(2));
+    final var resent = unit.handle(new SourceEvent.ConnectionOpened(2));
     assertThat(only(resent, Action.Send.class)).allMatch(s -> s.connectionId() == 2);
     assertThat(frames(resent)).containsExactly(new Frame.Relay(ID, send(1)), new Frame.Relay(ID, send(2)),
         new Frame.Cutover(ID, 2, RelayChecksum.of(List.of(send(1), send(2)))));
@@ -123,7 +123,7 @@ class SourceUnitTest {
   @Spec("REL-12")
   void aFullBudgetDelaysTheNextSealWhileTheObjectKeepsServingAndALargerPayloadStillFinishes() {
     final InFlightBudget budget = new InFlightBudget(8, null); // Two 4-byte chunks in flight at most.
-    final List<Action> first = new ArrayList<>();
+    final List<SourceAction> first = new ArrayList<>();
     final SourceUnit big = paused(budget, false, first);
     assertThat(only(first, Action.Send.class)).hasSize(3); // Manifest and two chunks: the third waits for room.
     assertThat(big.isWaitingForBudget()).isTrue();
@@ -135,7 +135,7 @@ class SourceUnitTest {
     assertThat(next.handle(new SourceEvent.MessageArrived(send(9))))
         .containsExactly(new Action.DispatchLocal(send(9))); // It keeps processing during the wait.
 
-    final List<Action> more = big.handle(new SourceEvent.ChunkReleased(0));
+    final var more = big.handle(new SourceEvent.ChunkReleased(0));
     assertThat(frames(more)).singleElement().isInstanceOfSatisfying(Frame.StateChunk.class,
         c -> assertThat(c.ordinal()).isEqualTo(2));
     big.handle(new SourceEvent.ChunkReleased(1));
@@ -160,14 +160,14 @@ class SourceUnitTest {
 
   @Test
   void theSourceNeverTouchesTheLocationStore() {
-    final List<Action> all = new ArrayList<>();
+    final List<SourceAction> all = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), true, all);
     all.addAll(unit.handle(new SourceEvent.MessageArrived(send(1))));
     all.addAll(unit.handle(new SourceEvent.RelayReadyArrived(ID)));
     all.addAll(unit.handle(new SourceEvent.ConnectionOpened(2)));
     all.addAll(unit.handle(new SourceEvent.ClockAdvanced(40_000)));
     all.addAll(unit.handle(new SourceEvent.MessageArrived(send(2))));
-    assertThat(all).noneMatch(a -> a instanceof Action.RunCas || a instanceof Action.ReReadStore);
+    // No RunCas or ReReadStore can be among them: a SourceAction is neither (sealed), so the compiler proves it.
     assertThat(only(all, Action.FailMessage.class)).containsExactly(new Action.FailMessage(send(2), "Unavailable"));
   }
 
@@ -177,7 +177,7 @@ class SourceUnitTest {
     // Replies are the frames a source unit consumes; everything it sends is one-way and expects no answer.
     assertThat(List.of(new Frame.RelayReady(ID).command(), new Frame.Failed(ID, FailureCode.BUSY).command()))
         .containsExactly(30, 53);
-    final List<Action> out = new ArrayList<>();
+    final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), false, out);
     out.addAll(unit.handle(new SourceEvent.RelayReadyArrived(ID)));
     assertThat(frames(out)).allMatch(f -> f instanceof Frame.Prepare || f instanceof Frame.StateChunk

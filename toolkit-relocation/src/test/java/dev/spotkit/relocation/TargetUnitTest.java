@@ -33,7 +33,7 @@ class TargetUnitTest {
   @Test
   @Spec("REL-15")
   void theTemporaryQueueComesFirstAndNoStoreWriteHappensBeforeRelayReady() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(send(1)), out);
     assertThat(out.get(0)).isInstanceOf(Action.RegisterTemporaryQueue.class);
     assertThat(out).noneMatch(a -> a instanceof Action.RunCas || a instanceof Action.ReReadStore);
@@ -46,13 +46,13 @@ class TargetUnitTest {
   @Test
   @Spec("REL-16")
   void noCasAndNoDispatchBeforeCutoverOrTheCutoverWait() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(), out);
-    final List<Action> before = new ArrayList<>();
+    final List<TargetAction> before = new ArrayList<>();
     before.addAll(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(5))));
     before.addAll(units.handle(new TargetEvent.ClockAdvanced(999)));
     assertThat(before).isEmpty();
-    final List<Action> fallback = units.handle(new TargetEvent.ClockAdvanced(1_000));
+    final var fallback = units.handle(new TargetEvent.ClockAdvanced(1_000));
     assertThat(codes(fallback)).containsExactly("cutover_timeout");
     assertThat(only(fallback, Action.RunCas.class)).containsExactly(new Action.RunCas(1, ID, PLAN.key(), "v1",
         PLAN.targetFence()));
@@ -63,16 +63,16 @@ class TargetUnitTest {
   @Test
   @Spec("REL-22")
   void theBacklogMergesSavedWorkThenPreBoundaryRelayThenLaterWorkBeforeDispatchOpens() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(request(1), send(2)), out);
     units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(7)));
     units.handle(relay(1, send(3)));
     units.handle(relay(1, request(4)));
-    final List<Action> cas = units.handle(cutover(1, List.of(send(3), request(4))));
+    final var cas = units.handle(cutover(1, List.of(send(3), request(4))));
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_RECEIVED);
     units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(8)));
     final long req = only(cas, Action.RunCas.class).getFirst().requestId();
-    final List<Action> opened = units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED));
+    final var opened = units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED));
     assertThat(opened).containsExactly(
         new Action.MergeBacklog(List.of(request(1), send(2)), List.of(send(3), request(4)), List.of(send(7),
             send(8))),
@@ -86,7 +86,7 @@ class TargetUnitTest {
   @Test
   @Spec("REL-13")
   void aRetransmittedBatchWhollyReplacesThePartialSpanAndIsStagedOnce() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(), out);
     units.handle(relay(1, send(1)));
     units.handle(relay(1, send(2))); // Connection 1 breaks here: send(3) and the cutover are lost.
@@ -94,10 +94,10 @@ class TargetUnitTest {
     units.handle(relay(2, send(2)));
     units.handle(relay(2, send(3)));
     final List<Message> batch = List.of(send(1), send(2), send(3));
-    final List<Action> cas = units.handle(cutover(2, batch));
+    final var cas = units.handle(cutover(2, batch));
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.CUTOVER_RECEIVED);
     // A second retransmission (connection 3) after the accepted cutover is neither staged nor a new cutover.
-    final List<Action> again = new ArrayList<>(units.handle(relay(3, send(1))));
+    final List<TargetAction> again = new ArrayList<>(units.handle(relay(3, send(1))));
     again.addAll(units.handle(cutover(3, List.of(send(1)))));
     assertThat(codes(again)).containsExactly("duplicate_relay", "late_cutover");
     final long req = only(cas, Action.RunCas.class).getFirst().requestId();
@@ -108,10 +108,10 @@ class TargetUnitTest {
 
   @Test
   void aMismatchedCutoverIsAnErrorAndTheTargetKeepsWaiting() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(), out);
     units.handle(relay(1, send(1)));
-    final List<Action> bad = units.handle(new TargetEvent.CutoverArrived(ID, 1, 2, 0));
+    final var bad = units.handle(new TargetEvent.CutoverArrived(ID, 1, 2, 0));
     assertThat(codes(bad)).containsExactly("cutover_mismatch");
     assertThat(only(bad, Action.Log.class).getFirst().level()).isEqualTo(Action.Level.ERROR);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.RELAY_READY);
@@ -120,15 +120,15 @@ class TargetUnitTest {
   @Test
   @Spec("REL-27")
   void aLateOrDuplicateCutoverOnlyWarns() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(), out);
-    final List<Action> fallback = units.handle(new TargetEvent.ClockAdvanced(1_000));
+    final var fallback = units.handle(new TargetEvent.ClockAdvanced(1_000));
     final long req = only(fallback, Action.RunCas.class).getFirst().requestId();
-    final List<Action> late = units.handle(cutover(1, List.of()));
+    final var late = units.handle(cutover(1, List.of()));
     assertThat(late).containsExactly(new Action.Log(Action.Level.WARNING, "late_cutover",
         "cutover in stage CutoverFallback changes nothing (unit clock 1000 ms; relay-ready reply sent at 0 ms)"));
     units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED));
-    final List<Action> dup = units.handle(cutover(1, List.of()));
+    final var dup = units.handle(cutover(1, List.of()));
     assertThat(codes(dup)).containsExactly("late_cutover");
     assertThat(dup).hasSize(1);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_OPEN);
@@ -137,20 +137,20 @@ class TargetUnitTest {
   @Test
   @Spec("REL-19")
   void transientAndIndeterminateAnswersRetryTheSameCasAfterAReReadAndConvergeWhenAlreadyOwner() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(), out);
     final Action.RunCas first = only(units.handle(cutover(1, List.of())), Action.RunCas.class).getFirst();
-    final List<Action> a1 = units.handle(new TargetEvent.CasAnswered(ID, first.requestId(), CasOutcome.TRANSIENT));
+    final var a1 = units.handle(new TargetEvent.CasAnswered(ID, first.requestId(), CasOutcome.TRANSIENT));
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.STORE_RETRY);
     final Action.ReReadStore read = only(a1, Action.ReReadStore.class).getFirst(); // Backoff 0: re-read at once.
-    final List<Action> a2 = units.handle(new TargetEvent.StoreReadAnswered(ID, read.requestId(), "owner:node-a",
+    final var a2 = units.handle(new TargetEvent.StoreReadAnswered(ID, read.requestId(), "owner:node-a",
         "v1"));
     final Action.RunCas second = only(a2, Action.RunCas.class).getFirst();
     assertThat(second).isEqualTo(new Action.RunCas(second.requestId(), ID, first.key(), first.expectedVersion(),
         first.fence()));
-    final List<Action> a3 = units.handle(new TargetEvent.CasIndeterminate(ID, second.requestId()));
+    final var a3 = units.handle(new TargetEvent.CasIndeterminate(ID, second.requestId()));
     final Action.ReReadStore read2 = only(a3, Action.ReReadStore.class).getFirst();
-    final List<Action> a4 = units.handle(new TargetEvent.StoreReadAnswered(ID, read2.requestId(), PLAN.targetFence(),
+    final var a4 = units.handle(new TargetEvent.StoreReadAnswered(ID, read2.requestId(), PLAN.targetFence(),
         "v2")); // The indeterminate CAS had applied.
     assertThat(a4).first().isInstanceOf(Action.MergeBacklog.class);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_OPEN);
@@ -159,18 +159,18 @@ class TargetUnitTest {
   @Test
   @Spec("REL-18")
   void aConflictWithAnotherOwnerEndsAtOnceWithoutRunningStagedWork() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(send(1)), out);
     units.handle(relay(1, send(2)));
     final Action.RunCas cas = only(units.handle(cutover(1, List.of(send(2)))), Action.RunCas.class).getFirst();
     units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(3)));
-    final List<Action> conflict = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(),
+    final var conflict = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(),
         CasOutcome.CONFLICT));
     final Action.ReReadStore read = only(conflict, Action.ReReadStore.class).getFirst();
-    final List<Action> stale = units.handle(new TargetEvent.StoreReadAnswered(ID, read.requestId(), "owner:node-c",
+    final var stale = units.handle(new TargetEvent.StoreReadAnswered(ID, read.requestId(), "owner:node-c",
         "v2"));
     assertThat(codes(stale)).containsExactly("relocation_stale");
-    assertThat(only(stale, Action.RemoveStaging.class)).containsExactly(new Action.RemoveStaging("stale"));
+    assertThat(only(stale, Action.RemoveStaging.class)).containsExactly(new Action.RemoveStaging(Action.Removal.STALE, null));
     assertThat(only(stale, Action.FailMessage.class)).extracting(Action.FailMessage::message)
         .containsExactly(send(1), send(2), send(3));
     assertThat(stale).noneMatch(a -> a instanceof Action.DispatchLocal || a instanceof Action.OpenDispatch
@@ -184,17 +184,17 @@ class TargetUnitTest {
   @Spec("REL-20")
   @Spec("REL-21")
   void restoreValidityExpiryRemovesStagingAndLateAnswersReactivateNothing() {
-    final List<Action> out = new ArrayList<>();
+    final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(), out);
     final Action.RunCas cas = only(units.handle(cutover(1, List.of())), Action.RunCas.class).getFirst();
     units.handle(new TargetEvent.CasIndeterminate(ID, cas.requestId()));
-    final List<Action> expired = units.handle(new TargetEvent.ClockAdvanced(10_000));
+    final var expired = units.handle(new TargetEvent.ClockAdvanced(10_000));
     assertThat(expired.getFirst()).isEqualTo(new Action.Log(Action.Level.ERROR, "location_update_failed",
         "owner not confirmed by Restore validity 10000 ms"));
-    assertThat(expired).contains(new Action.RemoveStaging("location_update_failed"));
+    assertThat(expired).contains(new Action.RemoveStaging(Action.Removal.LOCATION_UPDATE_FAILED, null));
     assertThat(expired).noneMatch(a -> a instanceof Action.SendToSessionOwner || a instanceof Action.OpenDispatch);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
-    final List<Action> late = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(), CasOutcome.APPLIED));
+    final var late = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(), CasOutcome.APPLIED));
     assertThat(codes(late)).containsExactly("late_store_answer");
     assertThat(late).hasSize(1);
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
@@ -208,13 +208,13 @@ class TargetUnitTest {
   void framesOfAnotherIdentityAreNeverLinkedToTheAssembly() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
-    final List<Action> foreign = units.handle(chunk(OTHER, 1, 0, "XXXX".getBytes()));
+    final var foreign = units.handle(chunk(OTHER, 1, 0, "XXXX".getBytes()));
     assertThat(codes(foreign)).containsExactly("unknown_relocation");
-    final List<Action> wrongConnection = units.handle(chunk(ID, 9, 0, "XXXX".getBytes()));
+    final var wrongConnection = units.handle(chunk(ID, 9, 0, "XXXX".getBytes()));
     assertThat(codes(wrongConnection)).containsExactly("stray_chunk");
     units.handle(chunk(ID, 1, 0, "0123".getBytes()));
     units.handle(chunk(ID, 1, 1, "4567".getBytes()));
-    final List<Action> done = units.handle(chunk(ID, 1, 2, "89".getBytes()));
+    final var done = units.handle(chunk(ID, 1, 2, "89".getBytes()));
     assertThat(only(done, Action.RunRestore.class)).singleElement()
         .satisfies(r -> assertThat(r.payload()).isEqualTo(PAYLOAD));
   }
@@ -228,7 +228,7 @@ class TargetUnitTest {
     units.handle(chunk(ID, 1, 0, "0123".getBytes()));
     assertThat(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))).isEmpty(); // No new queue or assembly.
     units.handle(chunk(ID, 2, 1, "4567".getBytes()));
-    final List<Action> conflict = units.handle(restore(ID, "0123456789AB".getBytes(), 3, 2, 10_000));
+    final var conflict = units.handle(restore(ID, "0123456789AB".getBytes(), 3, 2, 10_000));
     assertThat(frames(conflict)).containsExactly(new Frame.Failed(ID, FailureCode.MANIFEST_CONFLICT));
     assertThat(only(conflict, Action.RemoveStaging.class)).hasSize(1);
     assertThat(conflict).noneMatch(a -> a instanceof Action.RunRestore || a instanceof Action.RegisterTemporaryQueue);
@@ -239,7 +239,7 @@ class TargetUnitTest {
   @Spec("REL-10")
   void aChecksumMismatchFailsExplicitlyWithoutRestoreOrCas() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
-    final List<Action> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
+    final List<TargetAction> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
     all.addAll(units.handle(chunk(ID, 1, 0, "0123".getBytes())));
     all.addAll(units.handle(chunk(ID, 1, 1, "4567".getBytes())));
     all.addAll(units.handle(chunk(ID, 1, 2, "8!".getBytes())));
@@ -257,7 +257,7 @@ class TargetUnitTest {
   @Spec("REL-09")
   void aChunkRestatedWithOtherBytesFailsExplicitlyAndNeverRestores() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
-    final List<Action> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
+    final List<TargetAction> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
     all.addAll(units.handle(chunk(ID, 1, 0, "0123".getBytes())));
     assertThat(units.handle(chunk(ID, 1, 0, "0123".getBytes()))).isEmpty(); // the same bytes again: no change
     all.addAll(units.handle(chunk(ID, 1, 0, "9999".getBytes())));
@@ -272,14 +272,30 @@ class TargetUnitTest {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
     units.handle(chunk(ID, 1, 0, "0123".getBytes()));
-    final List<Action> newer = units.handle(restore(OTHER, PAYLOAD, 1, 1, 10_000));
+    final var newer = units.handle(restore(OTHER, PAYLOAD, 1, 1, 10_000));
     assertThat(frames(newer)).containsExactly(new Frame.Failed(ID, FailureCode.SUPERSEDED));
-    assertThat(newer).containsSubsequence(new Action.RemoveStaging("superseded"),
-        new Action.RegisterTemporaryQueue());
+    assertThat(newer).containsSubsequence(new Action.RemoveStaging(Action.Removal.EXPLICIT_FAILURE,
+        FailureCode.SUPERSEDED), new Action.RegisterTemporaryQueue());
     assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
     assertThat(units.unitOf(Fixtures.OBJECT).identity()).isEqualTo(OTHER);
     assertThat(codes(units.handle(chunk(ID, 1, 1, "4567".getBytes()))))
         .containsExactly("stray_chunk"); // The old identity's late chunks are not linked.
+  }
+
+  /**
+   * Spec 002 section 8.1: targetAttemptGeneration is compared for equality only, never ordered. An attempt with a
+   * smaller number than the one preparing, arriving later, is simply another identity: it wins like any other.
+   */
+  @Test
+  @Spec("REL-32")
+  void aLaterAttemptWinsEvenWithASmallerTargetAttemptGeneration() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    assertThat(OTHER.targetAttemptGeneration()).isGreaterThan(ID.targetAttemptGeneration());
+    units.handle(restore(OTHER, PAYLOAD, 3, 1, 10_000));
+    final var later = units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
+    assertThat(frames(later)).containsExactly(new Frame.Failed(OTHER, FailureCode.SUPERSEDED));
+    assertThat(later).contains(new Action.RegisterTemporaryQueue());
+    assertThat(units.unitOf(Fixtures.OBJECT).identity()).isEqualTo(ID);
   }
 
   @Test
@@ -298,7 +314,7 @@ class TargetUnitTest {
   void theRestoreValidityLogLineNamesTheValidityNotAClockReading() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 1_000_000);
     units.handle(restore(ID, PAYLOAD, 3, 1, 1_000_500)); // arrives at 1 000 000 ms, valid 500 ms
-    final List<Action> late = units.handle(new TargetEvent.ClockAdvanced(1_000_500));
+    final var late = units.handle(new TargetEvent.ClockAdvanced(1_000_500));
     assertThat(frames(late)).containsExactly(new Frame.Failed(ID, FailureCode.DEADLINE));
     assertThat(late).filteredOn(Action.Log.class::isInstance).map(a -> ((Action.Log) a).detail())
         .anyMatch(d -> d.contains("Restore validity 500 ms passed")).noneMatch(d -> d.contains("1000500"));

@@ -11,6 +11,7 @@ import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ApplicationMessage;
 import dev.spotkit.core.wire.Rids;
 import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.SourceAction;
 import dev.spotkit.relocation.Frame;
 import dev.spotkit.relocation.InFlightBudget;
 import dev.spotkit.relocation.Message;
@@ -141,11 +142,11 @@ final class RelocationSource {
           if (e instanceof SourceEvent.FailureArrived failure && failure.identity().equals(identity)) {
             failureCode = failure.code();
           }
-          final List<Action> actions;
+          final List<SourceAction> actions;
           synchronized (budget) { // the peer's budget is shared by units driven under other actors' locks
             actions = unit.handle(e);
           }
-          for (Action action : actions) {
+          for (SourceAction action : actions) {
             perform(action);
           }
           if (unit.stage() == Stage.FOLLOW_ONLY && !detached) {
@@ -158,7 +159,7 @@ final class RelocationSource {
     }
   }
 
-  private void perform(final Action action) {
+  private void perform(final SourceAction action) {
     switch (action) {
       case Action.PauseDispatch p -> {
         // The join barrier already closed the mailbox; the seal is the ingress switch made before StartRequested.
@@ -189,7 +190,6 @@ final class RelocationSource {
       case Action.Log l -> Relocations.log(l);
       case Action.SendToSessionOwner s -> {
       }
-      default -> NodeRuntime.LOG.warn("source relocation action {} not expected", action);
     }
   }
 

@@ -24,6 +24,7 @@ import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ApplicationMessage;
 import dev.spotkit.core.wire.Rids;
 import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.TargetAction;
 import dev.spotkit.relocation.Frame;
 import dev.spotkit.relocation.Message;
 import dev.spotkit.relocation.RelocationSettings;
@@ -91,7 +92,7 @@ final class TargetObject {
    * what the units answer. Lane.
    */
   void feed(final TargetEvent event, final long arrivedAtMs) {
-    for (Action a : units.handle(event, arrivedAtMs)) {
+    for (TargetAction a : units.handle(event, arrivedAtMs)) {
       perform(a);
     }
   }
@@ -210,7 +211,7 @@ final class TargetObject {
     feed(new TargetEvent.DirectMessageArrived(id, m), at);
   }
 
-  private void perform(final Action action) {
+  private void perform(final TargetAction action) {
     switch (action) {
       case Action.RegisterTemporaryQueue r -> {
         discardCell();
@@ -272,7 +273,7 @@ final class TargetObject {
         if (approval != null) {
           approval.release(id); // the join failed: its Spot may close again (kept for a retransmitted Restore)
         }
-        if ("stale".equals(rs.reason()) || "location_update_failed".equals(rs.reason())) {
+        if (rs.reason().pastRelayReady()) {
           // Past relay-ready, no commit: followed work for the actor ends Unavailable here (spec 001 section 9).
           final long until = Relocations.nowMs() + dev.spotkit.relocation.follow.MessageFollowTable
               .DEFAULT_DURATION_MS;
@@ -298,7 +299,6 @@ final class TargetObject {
       case Action.Log l -> Relocations.log(l);
       case Action.SendToSessionOwner s -> {
       }
-      default -> NodeRuntime.LOG.warn("target relocation action {} not expected", action);
     }
   }
 

@@ -116,13 +116,13 @@ public final class Checker {
     }
   }
 
-  private void record(final List<Action> actions) {
+  private void record(final List<? extends Action> actions) {
     for (final Action a : actions) {
       trace = trace * 31 + a.toString().hashCode();
     }
   }
 
-  void sourceActions(final List<Action> actions, final Stage stageAfter) {
+  void sourceActions(final List<? extends Action> actions, final Stage stageAfter) {
     record(actions);
     boolean restoredHere = false;
     for (final Action a : actions) {
