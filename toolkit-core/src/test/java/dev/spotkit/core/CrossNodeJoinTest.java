@@ -54,6 +54,10 @@ class CrossNodeJoinTest {
   /** Node rids whose factory for "mover" blocks until released (a target stuck in Restore). */
   static final java.util.Set<NodeRid> BLOCKING = ConcurrentHashMap.newKeySet();
   static volatile CountDownLatch restoring = new CountDownLatch(1);
+  /** Node rids whose PreserveStateWith capture blocks until released (user code that blocks in capture). */
+  static final java.util.Set<NodeRid> BLOCKING_CAPTURE = ConcurrentHashMap.newKeySet();
+  static volatile CountDownLatch capturing = new CountDownLatch(1);
+  static volatile CountDownLatch releaseCapture = new CountDownLatch(1);
   static volatile CountDownLatch release = new CountDownLatch(1);
 
   static void event(final String key, final String what) {
@@ -108,6 +112,14 @@ class CrossNodeJoinTest {
   static final class MoverState implements ActorRelocationAdapter<Mover> {
     @Override
     public byte[] capture(final Mover actor) {
+      if (BLOCKING_CAPTURE.contains(actor.ctx.self().nodeRid())) {
+        capturing.countDown();
+        try {
+          releaseCapture.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       final ByteBuffer b = ByteBuffer.allocate(8 + 4 * total(actor));
       b.putInt(actor.beats);
       b.putInt(actor.notes.size());
@@ -191,6 +203,8 @@ class CrossNodeJoinTest {
   @AfterEach
   void close() {
     release.countDown();
+    releaseCapture.countDown();
+    BLOCKING_CAPTURE.clear();
     FAILING.clear();
     BLOCKING.clear();
     nodes.forEach(MeshNode::close);
@@ -407,6 +421,42 @@ class CrossNodeJoinTest {
     assertThat(where(c, actor)).isEqualTo(b.nodeRid().hex()); // answered by b through the kept reply route
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, actor, 1).size() == 500);
     assertThat(seen(b, actor, 1)).containsExactlyElementsOf(upTo(500));
+  }
+
+  /**
+   * A user capture that blocks holds up only its own move: senders on the source node and through the mesh (whose
+   * messages are handed in on a mesh event loop) return at once, their messages held and relayed in order after the
+   * capture ends. Capture used to run inside the ingress lock every send takes, so both kinds of sender blocked.
+   */
+  @Test
+  void aCaptureThatBlocksDoesNotBlockSendersOnTheSourceOrThroughTheMesh() throws Exception {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final MeshNode c = node();
+    final String actor = actorOn(a, a, "slow-capture", "mover");
+    final String room = spotOn(b, "capture-room");
+    capturing = new CountDownLatch(1);
+    releaseCapture = new CountDownLatch(1);
+    BLOCKING_CAPTURE.add(a.nodeRid());
+    a.toActor(actor).send(new Move(room));
+    assertThat(capturing.await(10, TimeUnit.SECONDS)).as("capture started").isTrue();
+    final java.util.concurrent.CompletableFuture<Void> sends = java.util.concurrent.CompletableFuture.runAsync(() -> {
+      for (int k = 0; k < 50; k++) {
+        a.toActor(actor).send(new Note(0, k));
+        c.toActor(actor).send(new Note(1, k));
+      }
+    }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+    // Bounded wait, capture still blocked: the sends must not need it to end.
+    sends.get(10, TimeUnit.SECONDS);
+    assertThat(capturing.getCount()).isZero();
+    assertThat(releaseCapture.getCount()).as("the capture is still blocked").isOne();
+    releaseCapture.countDown();
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Accepted.class);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(b, actor, 0).size() == 50
+        && seen(b, actor, 1).size() == 50);
+    assertThat(seen(b, actor, 0)).containsExactlyElementsOf(upTo(50));
+    assertThat(seen(b, actor, 1)).containsExactlyElementsOf(upTo(50));
   }
 
   @Test

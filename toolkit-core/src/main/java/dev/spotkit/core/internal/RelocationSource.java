@@ -322,65 +322,80 @@ final class RelocationSource {
         .orElse(false);
   }
 
-  /** On the actor's gate: the not-yet-run queue, the timers and the state, frozen into one payload. */
+  /**
+   * On the actor's gate: the not-yet-run queue, the timers and the state, frozen into one payload. Only the drain of
+   * the queue and the timers holds the ingress lock (every send takes it, also on mesh I/O threads); the adapter's
+   * {@code capture} (user code, which may block) and the encoding run outside it, while later sends go to the
+   * ingress hold, so no sender waits on a move.
+   */
   private void capture() {
+    final Relocations.Binding binding;
+    final List<CellTimers.Entry> timers;
+    final List<EnvelopeEntries.SavedWork> saved = new ArrayList<>();
+    final List<EnvelopeEntries.PendingTimerTick> ticks = new ArrayList<>();
+    final List<EnvelopeEntries.TimerRegistration> registrations;
     synchronized (actor.ingressLock) { // serialized with the ingress, replies and a restoration
-      if (unit.stage() == Stage.SOURCE_PAUSED && actor.relocating == this) {
-        captureSealed();
+      if (unit.stage() != Stage.SOURCE_PAUSED || actor.relocating != this) {
+        return;
+      }
+      try {
+        binding = Relocations.bindingOf(actor);
+        final List<Envelope> drained = new ArrayList<>(actor.mailbox.drainUnrun());
+        for (int i = 0; i < drained.size(); i++) { // frames of the bound session move as routed messages
+          if (drained.get(i) instanceof Envelope.Frame frame) {
+            drained.set(i, frame.link().routedFrame(frame));
+          }
+        }
+        timers = actor.timers.entries();
+        actor.timers.cancelAll();
+        captured = drained;
+        capturedTimers = timers;
+        long order = 0;
+        for (Envelope e : drained) {
+          switch (e) {
+            case Envelope.Msg msg -> saved.add(new EnvelopeEntries.SavedWork(1, order++, r.freeze(msg, actor)));
+            case Envelope.Tick tick -> {
+              if (timers.contains(tick.timer())) {
+                ticks.add(new EnvelopeEntries.PendingTimerTick(1, order++, tick.timer().name,
+                    tick.timer().delivered, tick.timer().delivered, System.currentTimeMillis(), 0));
+              }
+            }
+            case Envelope.Marker marker -> marker.task().run();
+            case Envelope.Frame frame -> frame.link().frameHandled();
+          }
+        }
+        final long nowNanos = System.nanoTime();
+        registrations = timers.stream()
+            .sorted(Comparator.comparing(t -> t.name.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned))
+            .map(t -> new EnvelopeEntries.TimerRegistration(1, t.name, Relocations.HANDLER_TYPE,
+                TimeUnit.NANOSECONDS.toMillis(t.periodNanos),
+                EnvelopeEntries.TimerRegistration.OVERRUN_SKIP_LATE_TICKS, 0, false, t.delivered, t.delivered,
+                System.currentTimeMillis() + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos))))
+            .toList();
+      } catch (RuntimeException e) {
+        captureFailed(e);
+        return;
       }
     }
-  }
-
-  private void captureSealed() {
     try {
-      final Relocations.Binding binding = Relocations.bindingOf(actor);
-      final List<Envelope> drained = new ArrayList<>(actor.mailbox.drainUnrun());
-      for (int i = 0; i < drained.size(); i++) { // frames of the bound session move as routed messages
-        if (drained.get(i) instanceof Envelope.Frame frame) {
-          drained.set(i, frame.link().routedFrame(frame));
-        }
-      }
-      final List<CellTimers.Entry> timers = actor.timers.entries();
-      actor.timers.cancelAll();
-      captured = drained;
-      capturedTimers = timers;
       final byte[] state = switch (actor.type.policy()) {
-        case PRESERVE -> captureState();
-        default -> null;
+        case PRESERVE -> captureState(); // user code, outside the ingress lock
+        case RECREATE, DISABLE -> null;
       };
-      final List<EnvelopeEntries.SavedWork> saved = new ArrayList<>();
-      final List<EnvelopeEntries.PendingTimerTick> ticks = new ArrayList<>();
-      long order = 0;
-      for (Envelope e : drained) {
-        switch (e) {
-          case Envelope.Msg msg -> saved.add(new EnvelopeEntries.SavedWork(1, order++, r.freeze(msg, actor)));
-          case Envelope.Tick tick -> {
-            if (timers.contains(tick.timer())) {
-              ticks.add(new EnvelopeEntries.PendingTimerTick(1, order++, tick.timer().name,
-                  tick.timer().delivered, tick.timer().delivered, System.currentTimeMillis(), 0));
-            }
-          }
-          case Envelope.Marker marker -> marker.task().run();
-          case Envelope.Frame frame -> frame.link().frameHandled();
-        }
-      }
-      final long nowNanos = System.nanoTime();
-      final List<EnvelopeEntries.TimerRegistration> registrations = timers.stream()
-          .sorted(Comparator.comparing(t -> t.name.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned))
-          .map(t -> new EnvelopeEntries.TimerRegistration(1, t.name, Relocations.HANDLER_TYPE,
-              TimeUnit.NANOSECONDS.toMillis(t.periodNanos), EnvelopeEntries.TimerRegistration.OVERRUN_SKIP_LATE_TICKS,
-              0, false, t.delivered, t.delivered, System.currentTimeMillis()
-              + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))).toList();
       final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
           1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
           join == null ? null : join.operationId(), join == null ? 0 : RouteMesh.unixMs(join.deadline()),
           state, binding))), saved, registrations, ticks));
       post(new SourceEvent.PayloadCaptured(stream));
     } catch (RuntimeException e) {
-      NodeRuntime.LOG.warn("capture of {} failed; the source keeps serving", actor.describe(), e);
-      captureFailure = Cell.typed(e, "capture of " + actor.describe());
-      post(new SourceEvent.FailureArrived(identity, dev.spotkit.relocation.FailureCode.RESTORE_FAILED));
+      captureFailed(e);
     }
+  }
+
+  private void captureFailed(final RuntimeException e) {
+    NodeRuntime.LOG.warn("capture of {} failed; the source keeps serving", actor.describe(), e);
+    captureFailure = Cell.typed(e, "capture of " + actor.describe());
+    post(new SourceEvent.FailureArrived(identity, dev.spotkit.relocation.FailureCode.RESTORE_FAILED));
   }
 
   private SpotkitException captureFailure;
