@@ -471,59 +471,55 @@ class CrossNodeJoinTest {
     final io.netty.util.ResourceLeakDetector.Level leaks = io.netty.util.ResourceLeakDetector.getLevel();
     io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.SIMPLE);
     try {
-      joinStorm();
-    } finally {
-      io.netty.util.ResourceLeakDetector.setLevel(leaks);
-    }
-  }
-
-  private void joinStorm() {
-    final List<MeshNode> mesh = List.of(node(), node(), node());
-    final String[] rooms = new String[3];
-    for (int n = 0; n < 3; n++) {
-      rooms[n] = spotOn(mesh.get(n), "storm-room-" + n);
-    }
-    final int actors = 1000;
-    final int notes = 20;
-    final List<java.util.concurrent.CompletableFuture<CreateOutcome<ActorRef>>> created = new ArrayList<>();
-    for (int i = 0; i < actors; i++) {
-      // Creation is not what this test measures: 1,000 at once on a busy 2-core machine get 30 s, not the 5 s default.
-      created.add(mesh.get(i % 3).actors().getOrCreate("storm-" + i, "mover").timeout(Duration.ofSeconds(30))
-          .toOutcomeFuture());
-    }
-    final List<ActorRef> refs = created.stream().map(f -> ((CreateOutcome.Created<ActorRef>) f.join()).ref())
-        .toList();
-    final Map<String, Integer> home = new java.util.HashMap<>();
-    for (ActorRef ref : refs) {
-      home.put(ref.id().value(), java.util.stream.IntStream.range(0, 3)
-          .filter(n -> mesh.get(n).nodeRid().equals(ref.nodeRid())).findFirst().orElseThrow());
-    }
-    // Steady load: every actor gets numbered notes from a sender on its home node before, during and after its move.
-    for (int k = 0; k < notes; k++) {
+      final List<MeshNode> mesh = List.of(node(), node(), node());
+      final String[] rooms = new String[3];
+      for (int n = 0; n < 3; n++) {
+        rooms[n] = spotOn(mesh.get(n), "storm-room-" + n);
+      }
+      final int actors = 1000;
+      final int notes = 20;
+      final List<java.util.concurrent.CompletableFuture<CreateOutcome<ActorRef>>> created = new ArrayList<>();
+      for (int i = 0; i < actors; i++) {
+        // Creation is not what this test measures: 1,000 at once on a busy 2-core machine get 30 s, not 5 s.
+        created.add(mesh.get(i % 3).actors().getOrCreate("storm-" + i, "mover").timeout(Duration.ofSeconds(30))
+            .toOutcomeFuture());
+      }
+      final List<ActorRef> refs = created.stream().map(f -> ((CreateOutcome.Created<ActorRef>) f.join()).ref())
+          .toList();
+      final Map<String, Integer> home = new java.util.HashMap<>();
       for (ActorRef ref : refs) {
-        final String id = ref.id().value();
-        final int at = home.get(id);
-        mesh.get(at).toActor(id).send(new Note(0, k));
-        mesh.get((at + 2) % 3).toActor(id).send(new Note(1, k)); // a sender on a third node, through the mesh
-        if (k == notes / 2) {
-          mesh.get(at).toActor(id).send(new Move(rooms[(at + 1) % 3]));
+        home.put(ref.id().value(), java.util.stream.IntStream.range(0, 3)
+            .filter(n -> mesh.get(n).nodeRid().equals(ref.nodeRid())).findFirst().orElseThrow());
+      }
+      // Steady load: every actor gets numbered notes from a sender on its home node before, during and after its move.
+      for (int k = 0; k < notes; k++) {
+        for (ActorRef ref : refs) {
+          final String id = ref.id().value();
+          final int at = home.get(id);
+          mesh.get(at).toActor(id).send(new Note(0, k));
+          mesh.get((at + 2) % 3).toActor(id).send(new Note(1, k)); // a sender on a third node, through the mesh
+          if (k == notes / 2) {
+            mesh.get(at).toActor(id).send(new Move(rooms[(at + 1) % 3]));
+          }
         }
       }
-    }
-    Awaitility.await().atMost(25, TimeUnit.SECONDS).until(() ->
-        refs.stream().allMatch(r -> RESULTS.containsKey(r.id().value())));
-    Awaitility.await().atMost(10, TimeUnit.SECONDS).pollDelay(Duration.ZERO).until(() -> refs.stream().allMatch(r ->
-        seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 0).size() >= notes
-        && seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 1).size() >= notes));
-    for (ActorRef ref : refs) {
-      final String id = ref.id().value();
-      assertThat(RESULTS.get(id)).as(id).singleElement().isInstanceOf(JoinResult.Accepted.class);
-      final MeshNode now = mesh.get((home.get(id) + 1) % 3);
-      assertThat(seen(now, id, 0)).as(id).containsExactlyElementsOf(upTo(notes));
-      assertThat(seen(now, id, 1)).as(id).containsExactlyElementsOf(upTo(notes));
-      final dev.spotkit.core.location.AuthorityRecord row = row(id);
-      assertThat(row.objectGeneration()).isEqualTo(ref.generation());
-      assertThat(row.allocation().routingIdHex()).isEqualTo(now.nodeRid().hex());
+      Awaitility.await().atMost(25, TimeUnit.SECONDS).until(() ->
+          refs.stream().allMatch(r -> RESULTS.containsKey(r.id().value())));
+      Awaitility.await().atMost(10, TimeUnit.SECONDS).pollDelay(Duration.ZERO).until(() -> refs.stream()
+          .allMatch(r -> seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 0).size() >= notes
+          && seen(mesh.get((home.get(r.id().value()) + 1) % 3), r.id().value(), 1).size() >= notes));
+      for (ActorRef ref : refs) {
+        final String id = ref.id().value();
+        assertThat(RESULTS.get(id)).as(id).singleElement().isInstanceOf(JoinResult.Accepted.class);
+        final MeshNode now = mesh.get((home.get(id) + 1) % 3);
+        assertThat(seen(now, id, 0)).as(id).containsExactlyElementsOf(upTo(notes));
+        assertThat(seen(now, id, 1)).as(id).containsExactlyElementsOf(upTo(notes));
+        final dev.spotkit.core.location.AuthorityRecord row = row(id);
+        assertThat(row.objectGeneration()).isEqualTo(ref.generation());
+        assertThat(row.allocation().routingIdHex()).isEqualTo(now.nodeRid().hex());
+      }
+    } finally {
+      io.netty.util.ResourceLeakDetector.setLevel(leaks);
     }
   }
 
