@@ -456,7 +456,8 @@ public final class PlacementBatches {
    * one batch, only while the authority row still has {@code expectedVersion} (the source values first read), the
    * row names {@code target} as owner and {@code payload} as membership, keeps its ObjectGeneration and gets the
    * next AuthorityOwnerGeneration; the source node's active slots are returned and the target's taken. Conditions:
-   * the row's version, the target's owner lease, both capacity records and the AuthorityOwnerGeneration counter.
+   * the row's version, the target's owner lease, both capacity records and the AuthorityOwnerGeneration counter; a
+   * source capacity record that is gone (its node closed and removed it) is conditioned absent and left alone.
    * A Conflict caused by a counter or capacity record moving is retried after re-reading; a row at another version
    * is the answer ({@link Outcome.Changed}), never retried. A lost answer is resolved by re-reading the row.
    *
@@ -466,6 +467,7 @@ public final class PlacementBatches {
    * @param payload the row's new membership payload.
    * @return Done (the new row and version), Changed, Missing or LeaseInvalid.
    * @throws SpotkitException.CapacityExceeded when the target node has no room for the row's bundle.
+   * @throws SpotkitException.InternalFailure when the target's capacity record is missing.
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public Outcome relocate(final ObjectKey key, final StoreVersion expectedVersion, final Target target,
@@ -493,21 +495,32 @@ public final class PlacementBatches {
       }
       final ReadResult sourceRead = read(sourceCap);
       final ReadResult targetRead = read(targetCap);
-      if (!(sourceRead instanceof ReadResult.Found sourceFound)
-          || !(targetRead instanceof ReadResult.Found targetFound)) {
-        throw new SpotkitException.InternalFailure(what + ": a node capacity record is missing; the store was"
-            + " not changed");
+      if (!(targetRead instanceof ReadResult.Found targetFound)) {
+        throw new SpotkitException.InternalFailure(what + ": the target's node capacity record is missing; the"
+            + " store was not changed");
       }
       final NodeCapacityRecord targetUsage = NodeCapacityRecord.decode(targetFound.value());
       final java.util.Optional<String> full = targetUsage.whyFull(a.capacity());
       if (full.isPresent()) {
         throw new SpotkitException.CapacityExceeded(what + ": the target node is full: " + full.get());
       }
-      final NodeCapacityRecord sourceUsage;
-      try {
-        sourceUsage = NodeCapacityRecord.decode(sourceFound.value()).retire(a.capacity());
-      } catch (IllegalStateException e) {
-        throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed", e);
+      // Spec 002 sections 4 and 7: a source node that is gone removed its capacity record; there is nothing to give
+      // back there, and the move still commits (as a delete of such a row does).
+      final Condition sourceCondition;
+      final List<Mutation> sourceMutation;
+      if (sourceRead instanceof ReadResult.Found sourceFound) {
+        final NodeCapacityRecord sourceUsage;
+        try {
+          sourceUsage = NodeCapacityRecord.decode(sourceFound.value()).retire(a.capacity());
+        } catch (IllegalStateException e) {
+          throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed",
+              e);
+        }
+        sourceCondition = new Condition.ExpectVersion(sourceCap, sourceFound.version());
+        sourceMutation = List.of(Mutation.Put.of(sourceCap, sourceUsage.encode()));
+      } else {
+        sourceCondition = new Condition.ExpectAbsent(sourceCap);
+        sourceMutation = List.of();
       }
       final Generations.Issued aog = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
           read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
@@ -516,12 +529,12 @@ public final class PlacementBatches {
           new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(),
               target.meshName(), target.routingIdHex(), target.lifecycleGeneration(), a.capacity()), null);
       final List<Condition> conditions = List.of(new Condition.ExpectVersion(authKey, found.version()),
-          lease.condition().get(), new Condition.ExpectVersion(sourceCap, sourceFound.version()),
-          new Condition.ExpectVersion(targetCap, targetFound.version()), aog.condition());
-      final List<Mutation> mutations = List.of(Mutation.Put.of(authKey, after.encode()),
-          Mutation.Put.of(sourceCap, sourceUsage.encode()),
-          Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()),
-          aog.advance());
+          lease.condition().get(), sourceCondition, new Condition.ExpectVersion(targetCap, targetFound.version()),
+          aog.condition());
+      final List<Mutation> mutations = new ArrayList<>(List.of(Mutation.Put.of(authKey, after.encode())));
+      mutations.addAll(sourceMutation);
+      mutations.add(Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()));
+      mutations.add(aog.advance());
       final Optional<Written> written = write(WriteBatch.of(conditions, mutations), authKey, after.encode(), what);
       if (written.isPresent()) {
         return new Outcome.Done(Optional.of(after), written.get().version(), written.get().now());
