@@ -58,6 +58,8 @@ public final class PlacementBatches {
   private final LocationStore store;
   private final Duration timeout;
   private final int maxAttempts;
+  /** No store call starts or waits past this; null for none. */
+  private final dev.spotkit.core.Deadline deadline;
 
   /**
    * Batches over {@code store}.
@@ -68,6 +70,23 @@ public final class PlacementBatches {
    * @throws IllegalArgumentException when a bound is out of range.
    */
   public PlacementBatches(final LocationStore store, final Duration timeout, final int maxAttempts) {
+    this(store, timeout, maxAttempts, null);
+  }
+
+  /**
+   * Batches over {@code store} bounded by {@code deadline} as well: each store call waits at most the smaller of
+   * {@code timeout} and the time left, and none starts once the deadline passed (a relocation CAS bounded by Restore
+   * validity, spec 001 section 4.5: the retry deadline is the absolute deadline the Restore carries).
+   *
+   * @param store the Location Store.
+   * @param timeout the longest wait of each store call, positive.
+   * @param maxAttempts tries per operation, 1..10000.
+   * @param deadline the absolute end of every call, or null for none.
+   * @throws IllegalArgumentException when a bound is out of range.
+   */
+  public PlacementBatches(final LocationStore store, final Duration timeout, final int maxAttempts,
+      final dev.spotkit.core.Deadline deadline) {
+    this.deadline = deadline;
     this.store = Objects.requireNonNull(store, "store");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -289,7 +308,7 @@ public final class PlacementBatches {
       if (notServing.isPresent()) {
         return notServing.get();
       }
-      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), timeout);
+      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), callTimeout());
       if (!lease.valid()) {
         return new Reservation.Refused(Refusal.LEASE_INVALID, t.hostRun(), lease.why());
       }
@@ -426,7 +445,7 @@ public final class PlacementBatches {
     }
     final AuthorityRecord row = AuthorityRecord.decode(found.value());
     if (row.allocation().state() != AuthorityRecord.State.RESERVED
-        || Leases.check(store, row.ownerId(), row.ownerLeaseGeneration(), timeout).valid()) {
+        || Leases.check(store, row.ownerId(), row.ownerLeaseGeneration(), callTimeout()).valid()) {
       return false;
     }
     return abort(key, version, List.of()) instanceof Outcome.Done;
@@ -483,7 +502,7 @@ public final class PlacementBatches {
       if (!found.version().equals(expectedVersion)) {
         return new Outcome.Changed(record, found.version());
       }
-      final Leases.Check lease = Leases.check(store, target.ownerId(), target.leaseGeneration(), timeout);
+      final Leases.Check lease = Leases.check(store, target.ownerId(), target.leaseGeneration(), callTimeout());
       if (!lease.valid()) {
         return new Outcome.LeaseInvalid(lease.why());
       }
@@ -575,7 +594,7 @@ public final class PlacementBatches {
       final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
           found.version())));
       if (plan.checkLease()) {
-        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), timeout);
+        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), callTimeout());
         if (!lease.valid()) {
           return new Outcome.LeaseInvalid(lease.why());
         }
@@ -650,7 +669,8 @@ public final class PlacementBatches {
         condition = new Condition.ExpectAbsent(capKey);
       }
       final WriteResult result = StoreCalls.await(store.write(WriteBatch.of(List.of(condition),
-          List.of(Mutation.Put.of(capKey, merged.encode())))), timeout, "write of " + capKey.replace("\0", "\\0"));
+          List.of(Mutation.Put.of(capKey, merged.encode())))), callTimeout(),
+          "write of " + capKey.replace("\0", "\\0"));
       if (result instanceof WriteResult.Applied) {
         return merged;
       }
@@ -677,8 +697,25 @@ public final class PlacementBatches {
     return out;
   }
 
+  /**
+   * The wait of the next store call: the timeout, or less when the deadline is nearer.
+   *
+   * @throws SpotkitException.Unavailable when the deadline passed: the call is not sent, so nothing changes.
+   */
+  private Duration callTimeout() {
+    if (deadline == null) {
+      return timeout;
+    }
+    final Duration left = deadline.remaining();
+    if (left.isZero() || left.isNegative()) {
+      throw new SpotkitException.Unavailable("the deadline of this store operation passed; the next store call was"
+          + " not sent");
+    }
+    return left.compareTo(timeout) < 0 ? left : timeout;
+  }
+
   private ReadResult read(final String key) {
-    return StoreCalls.await(store.read(key), timeout, "read of " + key.replace("\0", "\\0"));
+    return StoreCalls.await(store.read(key), callTimeout(), "read of " + key.replace("\0", "\\0"));
   }
 
   /** An applied write: the row's new version (empty when deleted) and StoreNow. */
@@ -693,7 +730,7 @@ public final class PlacementBatches {
       final String what) {
     final WriteResult result;
     try {
-      result = StoreCalls.await(store.write(batch), timeout, "write of " + what);
+      result = StoreCalls.await(store.write(batch), callTimeout(), "write of " + what);
     } catch (SpotkitException.Unavailable e) {
       if (!(e.getCause() instanceof StoreException.Indeterminate)) {
         throw e;
