@@ -196,12 +196,17 @@ public final class MeshNode implements AutoCloseable {
    * approval round trip). The actors are those of the Entry Spot at this call. An actor running a join is
    * moved once that join ended (MEM-16), unless the join took it elsewhere. An actor registered with
    * DisableRelocation, or one whose move fails before the target's relay-ready reply stays here and keeps serving;
-   * the result names it. An actor bound to a client session moves too while the session stays on this node: its
-   * frames follow it and its pushes come back here (see {@link ActorContext#session()}). Actors of User Spots do
-   * not move. Returns at once; the work runs on the node's threads.
+   * the result names it. An actor counts as moved only once the Location Store names the target (the target's CAS
+   * committed; this node learns it by reading the actor's row, it never writes the owner); one whose move passed
+   * the relay-ready reply but did not commit is named in the result with {@link SpotkitException.Unavailable} and
+   * runs nowhere (spec 001 section 9). An actor bound to a client session moves too while the session stays on
+   * this node: its frames follow it and its pushes come back here (see {@link ActorContext#session()}). Actors of
+   * User Spots do not move. Returns at once; the work runs on the node's threads.
    *
    * @param target the NodeRid of another Serving node of this mesh with the actors' types registered.
-   * @return completes with the result once every actor moved or stayed; fails with
+   * @return completes with the result once every actor's move committed or failed (a move that passed the
+   *     relay-ready reply is known at most the target's Restore validity, 10 s, plus one store call, 2 s, after
+   *     it, while the store answers); fails with
    *     {@link SpotkitException.InvalidOperation} when {@code target} is this node,
    *     {@link SpotkitException.NotConfigured} without a mesh, {@link SpotkitException.Unavailable} when the
    *     target published no descriptor or cannot be reached, {@link SpotkitException.ShuttingDown} while closing.
@@ -243,6 +248,8 @@ public final class MeshNode implements AutoCloseable {
    *   <li>accepted handler and timer turns finish (by 45 %);</li>
    *   <li>OnClosing(HostShutdown) runs on every spot, with a ClosingContext whose absolute deadline is the 75 %
    *       checkpoint (by 75 %);</li>
+   *   <li>relocations this node started ({@link #relocate}, cross-node joins) reach their result: committed on
+   *       the target, or failed (by 85 %), so the records their target's CAS depends on are still there;</li>
    *   <li>actors and spots are released: mailboxes, timers, store records; requests they had not started fail
    *       with {@link SpotkitException.ShuttingDown} (by 95 %);</li>
    *   <li>every request and manager-call future still pending (including one whose handler is stuck) fails

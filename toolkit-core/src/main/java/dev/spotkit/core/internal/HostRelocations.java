@@ -103,6 +103,10 @@ public final class HostRelocations {
       };
       return;
     }
+    if (rt.isClosing()) { // spec 001 section 9: shutdown sealed first, so no new relocation starts
+      moved.completeExceptionally(rt.shuttingDown("relocation of " + actor.describe()));
+      return;
+    }
     if (actor.state != CellState.READY || actor.relocating != null || actor.membership != rt.entry()) {
       moved.completeExceptionally(new SpotkitException.Unavailable(actor.describe() + " is not an Entry Spot"
           + " actor of this node any more, or cannot move now (moved or joined a User Spot, closing)"));

@@ -25,6 +25,8 @@ public final class Lifecycle {
   static final int TURNS_END_PERCENT = 45;
   /** Node close: OnClosing(HostShutdown) ends by this share; also the ClosingContext deadline. */
   static final int CLOSING_END_PERCENT = 75;
+  /** Node close: the wait for relocations this node started as source ends by this share. */
+  static final int RELOCATIONS_END_PERCENT = 85;
   /** Node close: releases end by this share; the rest stops the dispatcher. */
   static final int RELEASE_END_PERCENT = 95;
 
@@ -222,9 +224,10 @@ public final class Lifecycle {
    * (measured from the start, so time a step leaves unused carries over to the next): sessions stop
    * (15 %); accepted turns finish: a marker behind every accepted message, in parallel (until 45 %);
    * OnClosing(HostShutdown) on every spot, in parallel, with the 75 % checkpoint as its ClosingContext
-   * deadline (until 75 %); actors and spots are released, failing their unrun requests with ShuttingDown
-   * (until 95 %). A turn stuck in a handler holds only its own gate: the other cells still get OnClosing and
-   * are released on time, and the caller fails what the stuck gate still holds once the timer thread stopped.
+   * deadline (until 75 %); relocations this node started as source reach their result, committed or not (until
+   * 85 %); actors and spots are released, failing their unrun requests with ShuttingDown (until 95 %). A turn
+   * stuck in a handler holds only its own gate: the other cells still get OnClosing and are released on time, and
+   * the caller fails what the stuck gate still holds once the timer thread stopped.
    *
    * @param deadline the close deadline (now + close timeout).
    */
@@ -259,7 +262,13 @@ public final class Lifecycle {
         done.run();
       }
     }));
-    // 3. release actors, then spots: mailboxes, timers, store records.
+    // 3. relocations this node started reach their result (restored, committed or not committed): their target's
+    // CAS still conditions on this node's rows and capacity record, which the release and the close remove.
+    final Relocations moves = rt.relocations();
+    if (moves != null) {
+      moves.awaitSources(checkpoint(start, budget, RELOCATIONS_END_PERCENT));
+    }
+    // 4. release actors, then spots: mailboxes, timers, store records.
     final Deadline releaseDeadline = checkpoint(start, budget, RELEASE_END_PERCENT);
     final SpotkitException stopped = new SpotkitException.ShuttingDown("the node closed before handling the request");
     forEach(actors, releaseDeadline, "releasing actors", (actor, done) -> actor.control(() -> {

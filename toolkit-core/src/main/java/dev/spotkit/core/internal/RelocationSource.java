@@ -60,6 +60,11 @@ final class RelocationSource {
   final ObjectIdentity object;
   final InFlightBudget budget;
   volatile PeerConnection connection;
+  /**
+   * Completes once this unit has its result here: the source restored after an explicit failure, or, past the
+   * boundary, the Location Store's answer to the target's CAS (committed, or not). Node close waits for it.
+   */
+  final java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
   private final ArrayDeque<SourceEvent> events = new ArrayDeque<>();
   private boolean draining;
   private boolean detached;
@@ -464,6 +469,7 @@ final class RelocationSource {
       }
       moved.completeExceptionally(error);
     }
+    settled.complete(null);
   }
 
   /**
@@ -495,8 +501,6 @@ final class RelocationSource {
     rt.actors.remove(actor.id, actor);
     if (join == null) { // host relocation: no membership callbacks (spec 000 section 4.2)
       actor.membership.members.remove(actor);
-      moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
-          rt.meshName(), owner));
     }
     actor.state = CellState.GONE;
     actor.control(() -> { // work waiting for this barrier (e.g. a host relocation) learns the actor left
@@ -524,5 +528,101 @@ final class RelocationSource {
       r.sourcesByIdentity.remove(identity);
       r.followGenerations.remove(actor.id, actor.generation);
     }, MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
+    final long now = System.nanoTime();
+    confirm(now + Relocations.RESTORE_VALIDITY.plus(Relocations.STORE_CALL_TIMEOUT).toNanos(),
+        now + TimeUnit.MILLISECONDS.toNanos(MessageFollowTable.DEFAULT_DURATION_MS), FIRST_CONFIRM_DELAY_MS);
+  }
+
+  /** What the Location Store says about this move, past the boundary (see {@link #confirm}). */
+  private enum Commit {
+    /** The row has this incarnation with a newer AuthorityOwnerGeneration: the target's CAS applied. */
+    COMMITTED,
+    /** The row is gone, has another incarnation, or changed without an owner change: the CAS can never apply. */
+    REFUSED,
+    /** The row is still at the version this move started from: the target may still be trying its CAS. */
+    PENDING,
+    /** The read failed or did not answer in time. */
+    UNREADABLE
+  }
+
+  /** First wait before a commit read, ms; doubled after each read up to {@link #MAX_CONFIRM_DELAY_MS}. */
+  private static final long FIRST_CONFIRM_DELAY_MS = 5;
+  private static final long MAX_CONFIRM_DELAY_MS = 200;
+
+  /**
+   * Past the boundary, the source learns whether the target's CAS committed by reading the actor's authority row,
+   * never by writing it (spec 001 sections 4.5 and 6: only the target changes the owner), and only then reports the
+   * move (spec 001 section 9, "Cutover submit result is unknown": the source does not guess, it reads the Location
+   * Store authority, bounded by the Message Follow duration). A row still at this move's starting version is no
+   * answer before {@code giveUpAtNanos}, the target's Restore validity (it starts before the relay-ready reply
+   * this source accepted) plus one store call that may be in flight at its end; after it the target can no longer
+   * commit. An unreadable store is retried until {@code followEndsAtNanos}. Reads run on virtual threads, the waits
+   * between them on the scheduler. Any thread.
+   */
+  private void confirm(final long giveUpAtNanos, final long followEndsAtNanos, final long delayMs) {
+    rt.async(this::readCommit).whenComplete((read, failure) -> {
+      final Commit commit = failure != null ? Commit.UNREADABLE : read;
+      final long now = System.nanoTime();
+      switch (commit) {
+        case COMMITTED -> committed();
+        case REFUSED -> notCommitted("the Location Store shows another incarnation or version of its row: the"
+            + " target's CAS ended stale");
+        case PENDING, UNREADABLE -> {
+          if (commit == Commit.PENDING && now - giveUpAtNanos > 0) {
+            notCommitted("the Location Store still names this node after the target's Restore validity ("
+                + Relocations.RESTORE_VALIDITY.toMillis() + " ms): its CAS did not commit");
+          } else if (now - followEndsAtNanos > 0) {
+            notCommitted("the Location Store could not be read until Message Follow ended; whether the target"
+                + " committed is unknown");
+          } else {
+            try {
+              rt.scheduler().schedule(() -> confirm(giveUpAtNanos, followEndsAtNanos,
+                  Math.min(delayMs * 2, MAX_CONFIRM_DELAY_MS)), delayMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+              notCommitted("this node closed before the Location Store confirmed the move");
+            }
+          }
+        }
+      }
+    });
+  }
+
+  /** Virtual thread: one read of the actor's authority row. */
+  private Commit readCommit() {
+    final java.util.Optional<dev.spotkit.core.location.LocationRecords.Stored> row;
+    try {
+      row = dev.spotkit.core.location.LocationRecords.read(rt.store().store(), actor.key,
+          Relocations.STORE_CALL_TIMEOUT);
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.debug("relocation of {}: commit read failed: {}", actor.describe(), e.toString());
+      return Commit.UNREADABLE;
+    }
+    if (row.isEmpty() || row.get().authority().objectGeneration().value() != actor.generation) {
+      return Commit.REFUSED;
+    }
+    if (row.get().authority().authorityOwnerGeneration().value() > object.expectedAuthorityOwnerGeneration()) {
+      return Commit.COMMITTED; // only an owner change issues a newer one, and only the target could make it
+    }
+    return row.get().version().value().equals(identity.coordinatorFence().expectedAuthorityStoreVersion())
+        ? Commit.PENDING : Commit.REFUSED;
+  }
+
+  private void committed() {
+    if (join == null) {
+      moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
+          rt.meshName(), owner));
+    }
+    settled.complete(null);
+  }
+
+  private void notCommitted(final String why) {
+    NodeRuntime.LOG.error("relocation of {} to node {} did not commit: {}; the actor is unavailable", actor.describe(),
+        owner, why);
+    if (join == null) {
+      moved.completeExceptionally(new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node "
+          + owner + " passed the target's relay-ready reply but did not commit (" + why + "); the actor is"
+          + " unavailable (spec 001 section 9)"));
+    }
+    settled.complete(null);
   }
 }

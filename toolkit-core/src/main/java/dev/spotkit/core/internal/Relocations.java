@@ -96,6 +96,12 @@ final class Relocations {
   static final int RECEIVE_CHUNK_LIMIT = RelocationSettings.DEFAULT_CHUNK_LIMIT;
   /** Restore validity on the target, from its command 40 (which carries no deadline): 10 s. */
   static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
+  /**
+   * The longest wait of one Location Store call of a relocation (the target's CAS steps and re-reads, the source's
+   * commit reads): a fifth of {@link #RESTORE_VALIDITY}, 2 s, so a lost or slow answer still leaves time to re-read
+   * and retry the same CAS inside the validity (spec 001 sections 4.5 and 6, REL-19).
+   */
+  static final Duration STORE_CALL_TIMEOUT = RESTORE_VALIDITY.dividedBy(5);
   /** How long an approved preparation waits for its Restore (MEM-27): 30 s. */
   static final Duration PREPARATION_VALIDITY = Duration.ofSeconds(30);
   /** The preparation validity in force; only tests shorten it ({@link #preparationValidity(Duration)}). */
@@ -186,6 +192,33 @@ final class Relocations {
 
   NodeRuntime runtime() {
     return rt;
+  }
+
+  /**
+   * Node close: waits until every relocation this node started as source reached its result here (restored after
+   * an explicit failure, or past the boundary, the Location Store's answer: committed or not), so the close removes
+   * no record the target's CAS still conditions on (the node's capacity record). Bounded by {@code deadline}.
+   * Caller's thread (the close).
+   *
+   * @param deadline the latest end of the wait.
+   */
+  void awaitSources(final Deadline deadline) {
+    final List<java.util.concurrent.CompletableFuture<Void>> open = sourcesByIdentity.values().stream()
+        .map(s -> s.settled).filter(f -> !f.isDone()).toList();
+    if (open.isEmpty()) {
+      return;
+    }
+    try {
+      java.util.concurrent.CompletableFuture.allOf(open.toArray(java.util.concurrent.CompletableFuture[]::new))
+          .get(Math.max(0, deadline.remaining().toNanos()), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      NodeRuntime.LOG.warn("node close: {} of {} relocation(s) started here had no result by the close deadline",
+          open.stream().filter(f -> !f.isDone()).count(), open.size());
+    } catch (java.util.concurrent.ExecutionException e) {
+      NodeRuntime.LOG.debug("node close: a relocation ended with {}", e.getCause().toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   void close() {

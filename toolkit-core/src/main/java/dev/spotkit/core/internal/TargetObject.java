@@ -79,6 +79,8 @@ final class TargetObject {
   OperationId operationId;
   /** The join's absolute deadline from the payload, Unix ms; 0 for none (a host relocation). */
   long joinDeadlineUnixMs;
+  /** The end of the current unit's Restore validity, {@link Relocations#nowMs()} ms: no store call waits past it. */
+  long validUntilMs;
   List<Envelope> backlog = List.of();
 
   TargetObject(final Relocations r, final String id) {
@@ -124,6 +126,7 @@ final class TargetObject {
       }
       refused = check(from, p);
       prepare = p;
+      validUntilMs = at + Relocations.RESTORE_VALIDITY.toMillis(); // the unit's deadline (its first Restore)
     }
     plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
         : row.version().value(), fence());
@@ -484,7 +487,11 @@ final class TargetObject {
     final PlacementBatches.Target self = rt.store().self();
     final String membership = approval != null ? approval.spot().id : rt.entry().id;
     final RelocationIdentity identity = c.identity();
-    rt.async(() -> rt.store().batches().relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
+    // Each store call of the CAS waits a fraction of the Restore validity and none outlives it, so a lost or slow
+    // answer leaves time for the re-read and the same CAS again (spec 001 sections 4.5 and 6, REL-19).
+    final PlacementBatches batches = new PlacementBatches(rt.store().store(), Relocations.STORE_CALL_TIMEOUT,
+        PlacementBatches.DEFAULT_ATTEMPTS, validity());
+    rt.async(() -> batches.relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
         self, StoreBytes.utf8(membership))).whenComplete((outcome, failure) -> r.post(id, at -> {
           if (failure != null) {
             final Throwable f = RouteMesh.unwrap(failure);
@@ -509,7 +516,15 @@ final class TargetObject {
       answer(new TargetEvent.StoreReadAnswered(identity, action.requestId(), "closing", "closing"));
       return;
     }
-    rt.async(() -> LocationRecords.read(rt.store().store(), ObjectKey.actor(id))).whenComplete((read, failure) ->
+    final Deadline validity = validity();
+    rt.async(() -> {
+      final Duration left = validity.remaining();
+      if (left.isZero()) {
+        throw new SpotkitException.Unavailable("Restore validity of actor '" + id + "' passed; no re-read sent");
+      }
+      return LocationRecords.read(rt.store().store(), ObjectKey.actor(id),
+          left.compareTo(Relocations.STORE_CALL_TIMEOUT) < 0 ? left : Relocations.STORE_CALL_TIMEOUT);
+    }).whenComplete((read, failure) ->
         r.post(id, at -> {
           if (failure != null) {
             feed(new TargetEvent.StoreReadFailed(identity, action.requestId()), at);
@@ -529,6 +544,11 @@ final class TargetObject {
           feed(new TargetEvent.StoreReadAnswered(identity, action.requestId(), owner,
               read.get().version().value()), at);
         }));
+  }
+
+  /** The end of the current unit's Restore validity as a deadline. */
+  private Deadline validity() {
+    return new Deadline(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(validUntilMs));
   }
 
   /** After the CAS: the real queue gets the backlog; OnJoinedActor, leave notice, completion, then dispatch. */

@@ -49,7 +49,22 @@ public final class LocationRecords {
    * @throws RecordDecodeException when the row is not a readable authority record.
    */
   public static Optional<Stored> read(final LocationStore store, final ObjectKey key) {
-    final ReadResult result = StoreCalls.await(store.read(key.logicalKey().preimage()), READ_TIMEOUT,
+    return read(store, key, READ_TIMEOUT);
+  }
+
+  /**
+   * Reads one object's row, waiting at most {@code timeout}; a missing row creates nothing (LOC-06). Virtual threads
+   * only.
+   *
+   * @param store the store.
+   * @param key the object.
+   * @param timeout the longest wait, positive.
+   * @return the row, or empty when Missing.
+   * @throws dev.spotkit.core.SpotkitException.Unavailable when the store fails or does not answer in time.
+   * @throws RecordDecodeException when the row is not a readable authority record.
+   */
+  public static Optional<Stored> read(final LocationStore store, final ObjectKey key, final Duration timeout) {
+    final ReadResult result = StoreCalls.await(store.read(key.logicalKey().preimage()), timeout,
         "read of " + key.logicalKey());
     return switch (result) {
       case ReadResult.Missing missing -> Optional.empty();

@@ -58,6 +58,8 @@ public final class PlacementBatches {
   private final LocationStore store;
   private final Duration timeout;
   private final int maxAttempts;
+  /** No store call starts or waits past this; null for none. */
+  private final dev.spotkit.core.Deadline deadline;
 
   /**
    * Batches over {@code store}.
@@ -68,6 +70,23 @@ public final class PlacementBatches {
    * @throws IllegalArgumentException when a bound is out of range.
    */
   public PlacementBatches(final LocationStore store, final Duration timeout, final int maxAttempts) {
+    this(store, timeout, maxAttempts, null);
+  }
+
+  /**
+   * Batches over {@code store} bounded by {@code deadline} as well: each store call waits at most the smaller of
+   * {@code timeout} and the time left, and none starts once the deadline passed (a relocation CAS bounded by Restore
+   * validity, spec 001 section 4.5: the retry deadline is the absolute deadline the Restore carries).
+   *
+   * @param store the Location Store.
+   * @param timeout the longest wait of each store call, positive.
+   * @param maxAttempts tries per operation, 1..10000.
+   * @param deadline the absolute end of every call, or null for none.
+   * @throws IllegalArgumentException when a bound is out of range.
+   */
+  public PlacementBatches(final LocationStore store, final Duration timeout, final int maxAttempts,
+      final dev.spotkit.core.Deadline deadline) {
+    this.deadline = deadline;
     this.store = Objects.requireNonNull(store, "store");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -289,7 +308,7 @@ public final class PlacementBatches {
       if (notServing.isPresent()) {
         return notServing.get();
       }
-      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), timeout);
+      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), callTimeout());
       if (!lease.valid()) {
         return new Reservation.Refused(Refusal.LEASE_INVALID, t.hostRun(), lease.why());
       }
@@ -426,7 +445,7 @@ public final class PlacementBatches {
     }
     final AuthorityRecord row = AuthorityRecord.decode(found.value());
     if (row.allocation().state() != AuthorityRecord.State.RESERVED
-        || Leases.check(store, row.ownerId(), row.ownerLeaseGeneration(), timeout).valid()) {
+        || Leases.check(store, row.ownerId(), row.ownerLeaseGeneration(), callTimeout()).valid()) {
       return false;
     }
     return abort(key, version, List.of()) instanceof Outcome.Done;
@@ -456,7 +475,8 @@ public final class PlacementBatches {
    * one batch, only while the authority row still has {@code expectedVersion} (the source values first read), the
    * row names {@code target} as owner and {@code payload} as membership, keeps its ObjectGeneration and gets the
    * next AuthorityOwnerGeneration; the source node's active slots are returned and the target's taken. Conditions:
-   * the row's version, the target's owner lease, both capacity records and the AuthorityOwnerGeneration counter.
+   * the row's version, the target's owner lease, both capacity records and the AuthorityOwnerGeneration counter; a
+   * source capacity record that is gone (its node closed and removed it) is conditioned absent and left alone.
    * A Conflict caused by a counter or capacity record moving is retried after re-reading; a row at another version
    * is the answer ({@link Outcome.Changed}), never retried. A lost answer is resolved by re-reading the row.
    *
@@ -466,6 +486,7 @@ public final class PlacementBatches {
    * @param payload the row's new membership payload.
    * @return Done (the new row and version), Changed, Missing or LeaseInvalid.
    * @throws SpotkitException.CapacityExceeded when the target node has no room for the row's bundle.
+   * @throws SpotkitException.InternalFailure when the target's capacity record is missing.
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public Outcome relocate(final ObjectKey key, final StoreVersion expectedVersion, final Target target,
@@ -481,7 +502,7 @@ public final class PlacementBatches {
       if (!found.version().equals(expectedVersion)) {
         return new Outcome.Changed(record, found.version());
       }
-      final Leases.Check lease = Leases.check(store, target.ownerId(), target.leaseGeneration(), timeout);
+      final Leases.Check lease = Leases.check(store, target.ownerId(), target.leaseGeneration(), callTimeout());
       if (!lease.valid()) {
         return new Outcome.LeaseInvalid(lease.why());
       }
@@ -493,21 +514,32 @@ public final class PlacementBatches {
       }
       final ReadResult sourceRead = read(sourceCap);
       final ReadResult targetRead = read(targetCap);
-      if (!(sourceRead instanceof ReadResult.Found sourceFound)
-          || !(targetRead instanceof ReadResult.Found targetFound)) {
-        throw new SpotkitException.InternalFailure(what + ": a node capacity record is missing; the store was"
-            + " not changed");
+      if (!(targetRead instanceof ReadResult.Found targetFound)) {
+        throw new SpotkitException.InternalFailure(what + ": the target's node capacity record is missing; the"
+            + " store was not changed");
       }
       final NodeCapacityRecord targetUsage = NodeCapacityRecord.decode(targetFound.value());
       final java.util.Optional<String> full = targetUsage.whyFull(a.capacity());
       if (full.isPresent()) {
         throw new SpotkitException.CapacityExceeded(what + ": the target node is full: " + full.get());
       }
-      final NodeCapacityRecord sourceUsage;
-      try {
-        sourceUsage = NodeCapacityRecord.decode(sourceFound.value()).retire(a.capacity());
-      } catch (IllegalStateException e) {
-        throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed", e);
+      // Spec 002 sections 4 and 7: a source node that is gone removed its capacity record; there is nothing to give
+      // back there, and the move still commits (as a delete of such a row does).
+      final Condition sourceCondition;
+      final List<Mutation> sourceMutation;
+      if (sourceRead instanceof ReadResult.Found sourceFound) {
+        final NodeCapacityRecord sourceUsage;
+        try {
+          sourceUsage = NodeCapacityRecord.decode(sourceFound.value()).retire(a.capacity());
+        } catch (IllegalStateException e) {
+          throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed",
+              e);
+        }
+        sourceCondition = new Condition.ExpectVersion(sourceCap, sourceFound.version());
+        sourceMutation = List.of(Mutation.Put.of(sourceCap, sourceUsage.encode()));
+      } else {
+        sourceCondition = new Condition.ExpectAbsent(sourceCap);
+        sourceMutation = List.of();
       }
       final Generations.Issued aog = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
           read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
@@ -516,12 +548,12 @@ public final class PlacementBatches {
           new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(),
               target.meshName(), target.routingIdHex(), target.lifecycleGeneration(), a.capacity()), null);
       final List<Condition> conditions = List.of(new Condition.ExpectVersion(authKey, found.version()),
-          lease.condition().get(), new Condition.ExpectVersion(sourceCap, sourceFound.version()),
-          new Condition.ExpectVersion(targetCap, targetFound.version()), aog.condition());
-      final List<Mutation> mutations = List.of(Mutation.Put.of(authKey, after.encode()),
-          Mutation.Put.of(sourceCap, sourceUsage.encode()),
-          Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()),
-          aog.advance());
+          lease.condition().get(), sourceCondition, new Condition.ExpectVersion(targetCap, targetFound.version()),
+          aog.condition());
+      final List<Mutation> mutations = new ArrayList<>(List.of(Mutation.Put.of(authKey, after.encode())));
+      mutations.addAll(sourceMutation);
+      mutations.add(Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()));
+      mutations.add(aog.advance());
       final Optional<Written> written = write(WriteBatch.of(conditions, mutations), authKey, after.encode(), what);
       if (written.isPresent()) {
         return new Outcome.Done(Optional.of(after), written.get().version(), written.get().now());
@@ -562,7 +594,7 @@ public final class PlacementBatches {
       final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
           found.version())));
       if (plan.checkLease()) {
-        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), timeout);
+        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), callTimeout());
         if (!lease.valid()) {
           return new Outcome.LeaseInvalid(lease.why());
         }
@@ -637,7 +669,8 @@ public final class PlacementBatches {
         condition = new Condition.ExpectAbsent(capKey);
       }
       final WriteResult result = StoreCalls.await(store.write(WriteBatch.of(List.of(condition),
-          List.of(Mutation.Put.of(capKey, merged.encode())))), timeout, "write of " + capKey.replace("\0", "\\0"));
+          List.of(Mutation.Put.of(capKey, merged.encode())))), callTimeout(),
+          "write of " + capKey.replace("\0", "\\0"));
       if (result instanceof WriteResult.Applied) {
         return merged;
       }
@@ -664,8 +697,25 @@ public final class PlacementBatches {
     return out;
   }
 
+  /**
+   * The wait of the next store call: the timeout, or less when the deadline is nearer.
+   *
+   * @throws SpotkitException.Unavailable when the deadline passed: the call is not sent, so nothing changes.
+   */
+  private Duration callTimeout() {
+    if (deadline == null) {
+      return timeout;
+    }
+    final Duration left = deadline.remaining();
+    if (left.isZero() || left.isNegative()) {
+      throw new SpotkitException.Unavailable("the deadline of this store operation passed; the next store call was"
+          + " not sent");
+    }
+    return left.compareTo(timeout) < 0 ? left : timeout;
+  }
+
   private ReadResult read(final String key) {
-    return StoreCalls.await(store.read(key), timeout, "read of " + key.replace("\0", "\\0"));
+    return StoreCalls.await(store.read(key), callTimeout(), "read of " + key.replace("\0", "\\0"));
   }
 
   /** An applied write: the row's new version (empty when deleted) and StoreNow. */
@@ -680,7 +730,7 @@ public final class PlacementBatches {
       final String what) {
     final WriteResult result;
     try {
-      result = StoreCalls.await(store.write(batch), timeout, "write of " + what);
+      result = StoreCalls.await(store.write(batch), callTimeout(), "write of " + what);
     } catch (SpotkitException.Unavailable e) {
       if (!(e.getCause() instanceof StoreException.Indeterminate)) {
         throw e;
