@@ -127,6 +127,10 @@ final class Relocations {
   /** Actors whose direct work goes through the target executor (a target unit is or was just live). */
   final Set<String> diverted = ConcurrentHashMap.newKeySet();
   final Object divertLock = new Object();
+  /** Direct work handed to a lane and not handled yet, by ActorId (guarded by divertLock). */
+  private final Map<String, Integer> divertedInFlight = new java.util.HashMap<>();
+  /** Actors whose diversion ends once their direct work in flight was handled (guarded by divertLock). */
+  private final Set<String> undiverting = new java.util.HashSet<>();
   /**
    * Actors whose move here ended past relay-ready without a commit (the CAS failed or the owner was not confirmed
    * by Restore validity), by ActorId, to {@link #nowMs()} until which a message for them is answered Unavailable
@@ -714,6 +718,7 @@ final class Relocations {
       case RelocationFrame.Prepare p -> {
         synchronized (divertLock) {
           diverted.add(id);
+          undiverting.remove(id);
         }
         post(id, at -> target(id).restoreRequested(from, connection, p, at));
       }
@@ -771,8 +776,44 @@ final class Relocations {
       if (!diverted.contains(actorId)) {
         return false;
       }
-      post(actorId, at -> target(actorId).direct(envelope, at));
+      divertedInFlight.merge(actorId, 1, Integer::sum);
+      post(actorId, at -> {
+        try {
+          target(actorId).direct(envelope, at);
+        } finally {
+          divertedHandled(actorId);
+        }
+      });
       return true;
+    }
+  }
+
+  /**
+   * Ends the diversion of {@code actorId} (its queue opened here, or its move here ended), but only once every
+   * message diverted to its lane before has been handled: until then later messages are diverted too and queue
+   * behind them. Ending it at once let a message that arrived next go straight to the mailbox ahead of ones still
+   * queued on the lane (spec 001 section 5.1: order per sender on one connection). Lane.
+   *
+   * @param actorId the actor.
+   */
+  void stopDiverting(final String actorId) {
+    synchronized (divertLock) {
+      if (divertedInFlight.containsKey(actorId)) {
+        undiverting.add(actorId);
+      } else {
+        diverted.remove(actorId);
+        undiverting.remove(actorId);
+      }
+    }
+  }
+
+  /** One diverted message of {@code actorId} was handled; the last one ends a pending {@link #stopDiverting}. */
+  private void divertedHandled(final String actorId) {
+    synchronized (divertLock) {
+      if (divertedInFlight.compute(actorId, (k, n) -> n == null || n <= 1 ? null : n - 1) == null
+          && undiverting.remove(actorId)) {
+        diverted.remove(actorId);
+      }
     }
   }
 

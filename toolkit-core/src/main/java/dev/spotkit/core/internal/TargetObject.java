@@ -573,7 +573,7 @@ final class TargetObject {
     backlog = List.of();
     final Relocations.Prepared joined = approval;
     final OperationId op = operationId != null ? operationId : OperationId.random();
-    r.post(id, at -> stopDiverting()); // after every item posted before: later work goes straight to the mailbox
+    r.post(id, at -> stopDiverting()); // once every item diverted before ran: later work goes straight to the mailbox
     target.control(() -> {
       if (joined != null) {
         target.runCallback("onJoinedActor of " + target.describe(), false, () -> {
@@ -632,9 +632,7 @@ final class TargetObject {
   }
 
   private void stopDiverting() {
-    synchronized (r.divertLock) {
-      r.diverted.remove(id);
-    }
+    r.stopDiverting(id);
   }
 
   /** Local work from a frozen record: a request answers through its reply route (the source node). */
