@@ -67,9 +67,11 @@ public sealed interface ActorManager permits ActorManagerImpl {
    * store record are released; no OnLeaveActor runs; a bound session is closed. By generation (FACTS.md):
    *
    * @param actor the ref.
-   * @return true when destroyed; false when that generation is already gone. Fails with
-   *     {@link SpotkitException.StaleGeneration} when another generation of the id lives, and
-   *     {@link SpotkitException.Unavailable} while a join barrier of the actor is running.
+   * @return true when destroyed, also for an actor whose move from this node passed the target's relay-ready
+   *     reply but did not commit (it runs nowhere; its record goes, so getOrCreate makes a new one); false when
+   *     that generation is already gone. Fails with {@link SpotkitException.StaleGeneration} when another
+   *     generation of the id lives, and {@link SpotkitException.Unavailable} while a join barrier of the actor is
+   *     running or while it moves away from this node (its move's result is not known yet).
    */
   Call<Boolean> destroy(ActorRef actor);
 }

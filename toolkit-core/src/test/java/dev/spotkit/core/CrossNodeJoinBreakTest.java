@@ -483,10 +483,6 @@ class CrossNodeJoinBreakTest {
    * unavailable; section 10), where the target answered NotFound ("not found on this node") before the fix.
    */
   @Test
-  @org.junit.jupiter.api.Disabled("intermittent (2 of 4 loaded CI runs): after the target's CAS fails past relay-ready"
-      + " a request sent from the source node is sometimes answered by nobody and ends DeadlineExceeded instead of"
-      + " Unavailable (spec 001 section 10); the actor is stranded either way. Open: trace the request through the"
-      + " source unit's Message Follow to the removed target.")
   void aCasFailedPastRelayReadyLeavesRequestsUnavailableNotNotFound() throws Exception {
     final MeshNode a = node();
     final HeldStore held = new HeldStore(store);

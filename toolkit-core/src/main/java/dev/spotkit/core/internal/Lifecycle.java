@@ -128,12 +128,20 @@ public final class Lifecycle {
    *
    * @param ref the actor.
    * @param deadline the call's deadline (used when the actor is owned by another node).
-   * @return true when destroyed; false when that generation is gone.
+   * @return true when destroyed (also an actor whose move from here did not commit: its row goes); false when that
+   *     generation is gone; Unavailable while it moves away from here.
    */
   public CompletableFuture<Boolean> destroyActor(final ActorRef ref, final Deadline deadline) {
     rt.requireServer("actor destroy");
     rt.ensureRunning("destroy actor '" + ref.id() + "'");
     final ActorCell cell = rt.actors.get(ref.id().value());
+    final Relocations moves = rt.relocations();
+    if (cell == null && moves != null) {
+      final CompletableFuture<Boolean> moved = moves.destroyMoved(ref); // it moved away, or its move did not commit
+      if (moved != null) {
+        return moved;
+      }
+    }
     if (cell == null && rt.mesh() != null) {
       return remote.destroyActor(ref, deadline);
     }
@@ -267,6 +275,7 @@ public final class Lifecycle {
     final Relocations moves = rt.relocations();
     if (moves != null) {
       moves.awaitSources(checkpoint(start, budget, RELOCATIONS_END_PERCENT));
+      moves.closeSources(); // the rows of moves that did not commit go with the node, as its actors' rows do
     }
     // 4. release actors, then spots: mailboxes, timers, store records.
     final Deadline releaseDeadline = checkpoint(start, budget, RELEASE_END_PERCENT);

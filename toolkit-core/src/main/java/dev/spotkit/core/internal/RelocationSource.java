@@ -65,6 +65,13 @@ final class RelocationSource {
    * boundary, the Location Store's answer to the target's CAS (committed, or not). Node close waits for it.
    */
   final java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
+  /**
+   * Why this move did not commit past the boundary, or null: from then on the actor runs nowhere, work for it ends
+   * Unavailable here for the follow duration, and its row (still naming this node) is removed by a destroy, at the
+   * end of the follow duration, or by the node's close, whichever comes first (spec 001 sections 9 and 10).
+   * Written under the ingress lock.
+   */
+  private volatile String abandoned;
   private final ArrayDeque<SourceEvent> events = new ArrayDeque<>();
   private boolean draining;
   private boolean detached;
@@ -106,6 +113,10 @@ final class RelocationSource {
    * a message that reached this node by Message Follow, spec 002 section 7.3).
    */
   void ingress(final Envelope envelope, final int hops) {
+    if (abandoned != null) {
+      refuse(envelope);
+      return;
+    }
     if (hops > 1 && envelope instanceof Envelope.Msg msg) {
       followHops.put(msg, hops);
     }
@@ -117,6 +128,27 @@ final class RelocationSource {
       }
       // A client frame of the bound session: held, relayed or followed like any message (SessionBinder).
       case Envelope.Frame frame -> post(new SourceEvent.MessageArrived(message(frame.link().routedFrame(frame))));
+    }
+  }
+
+  /** Work for an actor whose move did not commit: a request ends Unavailable, a one-way message is dropped. */
+  private void refuse(final Envelope envelope) {
+    final Envelope.Msg msg = switch (envelope) {
+      case Envelope.Msg m -> m;
+      case Envelope.Frame frame -> frame.link().routedFrame(frame);
+      case Envelope.Marker marker -> {
+        marker.task().run();
+        yield null;
+      }
+      case Envelope.Tick tick -> null;
+    };
+    final SpotkitException error = new SpotkitException.Unavailable(actor.describe() + " is unavailable: its move"
+        + " to node " + owner + " did not commit (" + abandoned + "); destroy it, or after Message Follow ends ("
+        + MessageFollowTable.DEFAULT_DURATION_MS + " ms) its record is gone and getOrCreate makes a new one");
+    if (msg != null && msg.reply() != null) {
+      msg.reply().fail(error);
+    } else if (msg != null) {
+      NodeRuntime.LOG.debug("one-way message dropped: {}", error.getMessage());
     }
   }
 
@@ -524,9 +556,10 @@ final class RelocationSource {
     rt.scheduler().schedule(() -> post(new SourceEvent.ClockAdvanced(Relocations.nowMs())), window,
         TimeUnit.MILLISECONDS);
     rt.scheduler().schedule(() -> {
-      r.sources.remove(actor.id, this);
-      r.sourcesByIdentity.remove(identity);
-      r.followGenerations.remove(actor.id, actor.generation);
+      end();
+      if (abandoned != null) { // the follow duration ended: the row this node still holds goes
+        rt.async(() -> removeRow());
+      }
     }, MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
     final long now = System.nanoTime();
     confirm(now + Relocations.RESTORE_VALIDITY.plus(Relocations.STORE_CALL_TIMEOUT).toNanos(),
@@ -616,6 +649,9 @@ final class RelocationSource {
   }
 
   private void notCommitted(final String why) {
+    synchronized (actor.ingressLock) {
+      abandoned = why;
+    }
     NodeRuntime.LOG.error("relocation of {} to node {} did not commit: {}; the actor is unavailable", actor.describe(),
         owner, why);
     if (join == null) {
@@ -624,5 +660,70 @@ final class RelocationSource {
           + " unavailable (spec 001 section 9)"));
     }
     settled.complete(null);
+  }
+
+  /** This unit stops handling work for the actor here (Message Follow ended, or the actor was destroyed). */
+  private void end() {
+    r.sources.remove(actor.id, this);
+    r.sourcesByIdentity.remove(identity);
+    r.followGenerations.remove(actor.id, actor.generation);
+  }
+
+  /**
+   * Deletes the actor's row while it still is this incarnation recorded on this host run with no owner change since
+   * the move started (its AuthorityOwnerGeneration unchanged), conditioned on the version just read (see
+   * {@link #abandoned}). The target's CAS can no longer apply (its Restore validity is over, or the row left the
+   * version it conditions on), and this node is still the recorded owner: the end of an incarnation that runs
+   * nowhere, not an owner change. Virtual thread or the closing thread.
+   *
+   * @return true when this call deleted it.
+   */
+  private boolean removeRow() {
+    final java.util.Optional<dev.spotkit.core.location.LocationRecords.Stored> row;
+    try {
+      row = dev.spotkit.core.location.LocationRecords.read(rt.store().store(), actor.key,
+          Relocations.STORE_CALL_TIMEOUT);
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.warn("the location record of {} could not be read to remove it: {}", actor.describe(),
+          e.toString());
+      return false;
+    }
+    if (row.isEmpty()) {
+      return false;
+    }
+    final dev.spotkit.core.location.AuthorityRecord a = row.get().authority();
+    if (a.objectGeneration().value() != actor.generation
+        || a.authorityOwnerGeneration().value() != object.expectedAuthorityOwnerGeneration()
+        || !a.allocation().routingIdHex().equals(rt.nodeRid().hex()) || !a.ownerId().equals(r.ownerId())) {
+      return false; // another incarnation, an owner change after all, or not this host run's row
+    }
+    return rt.store().removeAt(actor.key, row.get().version());
+  }
+
+  /**
+   * A destroy of the moved actor by ref, past the boundary (the actor is not Ready here any more): while the move's
+   * result is not known yet, Unavailable; once it did not commit, the row is removed and the unit ends (true; false
+   * when the row changed meanwhile); null once it committed (the destroy goes to the new owner). Any thread.
+   *
+   * @return the result, or null to destroy through the Location Store's owner.
+   */
+  java.util.concurrent.CompletableFuture<Boolean> destroy() {
+    if (!settled.isDone()) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new SpotkitException.Unavailable(actor.describe()
+          + " is moving to node " + owner + "; destroy it once the move ended"));
+    }
+    if (abandoned == null) {
+      return null;
+    }
+    end();
+    return rt.async(this::removeRow);
+  }
+
+  /** Node close, once this unit settled: the row of an actor whose move did not commit goes with the node. */
+  void closeNode() {
+    if (abandoned != null) {
+      end();
+      removeRow();
+    }
   }
 }

@@ -225,6 +225,33 @@ final class Relocations {
     }
   }
 
+  /**
+   * Node close, after {@link #awaitSources}: the rows of actors whose move from here did not commit are removed with
+   * the node (they run nowhere; the close releases this node's rows). Closing thread.
+   */
+  void closeSources() {
+    for (RelocationSource source : List.copyOf(sourcesByIdentity.values())) {
+      if (source.settled.isDone()) {
+        source.closeNode();
+      }
+    }
+  }
+
+  /**
+   * A destroy by ref of an actor that is not Ready here: decided by its source unit when it moved away from here
+   * and Message Follow still runs (see {@link RelocationSource#destroy}). Any thread.
+   *
+   * @param ref the actor.
+   * @return the result, or null when no source unit of that incarnation decides it.
+   */
+  java.util.concurrent.CompletableFuture<Boolean> destroyMoved(final dev.spotkit.core.ActorRef ref) {
+    final RelocationSource source = sources.get(ref.id().value());
+    if (source == null || source.actor.generation != ref.generation().value()) {
+      return null;
+    }
+    return source.destroy();
+  }
+
   void close() {
     ticker.cancel(false);
     for (java.util.concurrent.ThreadPoolExecutor lane : lanes) {

@@ -248,6 +248,33 @@ final class StoreOps {
   }
 
   /**
+   * Deletes the Ready row of {@code key} with its active slots only while it is still at {@code version} (an
+   * incarnation whose move did not commit, spec 001 section 9; see {@link PlacementBatches#deleteAt}); never throws
+   * (logs). Nothing is written under a lost lease.
+   *
+   * @param key the object.
+   * @param version the StoreVersion the row must still have.
+   * @return true when this call deleted the row.
+   */
+  boolean removeAt(final dev.spotkit.core.location.ObjectKey key, final StoreVersion version) {
+    if (ownerLease.isLost()) {
+      return false;
+    }
+    try {
+      admit("a Location Store delete");
+      final PlacementBatches.Outcome outcome = batches.deleteAt(key, version);
+      if (!(outcome instanceof PlacementBatches.Outcome.Done)) {
+        NodeRuntime.LOG.debug("delete of the location record of {} at version {} found {}", key.logicalKey(),
+            version, outcome);
+      }
+      return outcome instanceof PlacementBatches.Outcome.Done;
+    } catch (RuntimeException e) {
+      NodeRuntime.LOG.warn("could not delete the location record of {}", key.logicalKey(), e);
+      return false;
+    }
+  }
+
+  /**
    * Writes the row's first version with a new AuthorityOwnerGeneration in one batch; a Conflict caused by the
    * counter moving is retried, one caused by an existing row is the answer.
    *

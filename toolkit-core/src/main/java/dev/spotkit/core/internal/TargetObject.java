@@ -277,6 +277,16 @@ final class TargetObject {
           approval.release(id); // the join failed: its Spot may close again (kept for a retransmitted Restore)
         }
         if (rs.reason().pastRelayReady()) {
+          // Past relay-ready the source is not restored: every request staged here (saved, relayed, direct) ends
+          // Unavailable before discardCell drops it, none runs into its deadline unanswered (the FailMessage actions
+          // that follow find nothing left). Before relay-ready the source restores its own copies instead.
+          final String why = rs.reason().name().toLowerCase(java.util.Locale.ROOT);
+          for (Envelope e : List.copyOf(work.values())) {
+            failStaged(e, why);
+          }
+          for (Envelope e : List.copyOf(savedEnvelopes.values())) {
+            failStaged(e, why);
+          }
           // Past relay-ready, no commit: followed work for the actor ends Unavailable here (spec 001 section 9).
           final long until = Relocations.nowMs() + dev.spotkit.relocation.follow.MessageFollowTable
               .DEFAULT_DURATION_MS;
@@ -294,14 +304,18 @@ final class TargetObject {
         if (e == null) {
           e = savedEnvelopes.remove(f.message());
         }
-        if (e instanceof Envelope.Msg msg && msg.reply() != null) {
-          msg.reply().fail(new SpotkitException.Unavailable("actor '" + id + "' is not available here: its"
-              + " relocation ended (" + f.errorKind() + ")"));
-        }
+        failStaged(e, f.errorKind());
       }
       case Action.Log l -> Relocations.log(l);
       case Action.SendToSessionOwner s -> {
       }
+    }
+  }
+
+  private void failStaged(final Envelope e, final String why) {
+    if (e instanceof Envelope.Msg msg && msg.reply() != null) {
+      msg.reply().fail(new SpotkitException.Unavailable("actor '" + id + "' is not available here: its"
+          + " relocation ended (" + why + ")"));
     }
   }
 

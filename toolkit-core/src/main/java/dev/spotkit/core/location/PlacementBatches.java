@@ -471,6 +471,23 @@ public final class PlacementBatches {
   }
 
   /**
+   * Delete of a Ready row only while it is still at {@code version}: the row and its active slots go in one batch,
+   * as {@link #delete}. For an incarnation whose move passed the target's relay-ready reply without a commit (spec
+   * 001 section 9): its recorded owner removes the row it still holds, and a row the target changed meanwhile (its
+   * CAS committed after all) is left alone.
+   *
+   * @param key the object.
+   * @param version the StoreVersion the row must still have.
+   * @return Done, Missing, Changed (another version, or not Ready) or LeaseInvalid.
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   */
+  public Outcome deleteAt(final ObjectKey key, final StoreVersion version) {
+    return change(key, "delete", List.of(), (record, found) -> !found.equals(version)
+        || record.allocation().state() != AuthorityRecord.State.ACTIVE
+        ? null : new Plan(null, true, NodeCapacityRecord::retire, true));
+  }
+
+  /**
    * The target-only relocation CAS (spec 001 sections 4.5 and 6, spec 000 section 4.2 step 6, MEM-20, MEM-21): in
    * one batch, only while the authority row still has {@code expectedVersion} (the source values first read), the
    * row names {@code target} as owner and {@code payload} as membership, keeps its ObjectGeneration and gets the
