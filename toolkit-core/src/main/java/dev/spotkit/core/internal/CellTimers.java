@@ -69,7 +69,7 @@ public final class CellTimers {
    * @param tick the callback.
    */
   public void every(final String name, final Duration period, final OnTick tick) {
-    every(name, period, tick, period, 0);
+    every(name, period, tick, period, 0, false);
   }
 
   /**
@@ -79,9 +79,11 @@ public final class CellTimers {
    * @param tick the callback.
    * @param firstDelay delay of the first tick, 0..period.
    * @param delivered ticks already delivered before (the moved schedule cursor).
+   * @param tickQueued true when a tick of this timer already waits in the cell's queue (a moved pending tick):
+   *     the timer starts marked queued, so no tick of it is queued before that one ran.
    */
   void every(final String name, final Duration period, final OnTick tick, final Duration firstDelay,
-      final long delivered) {
+      final long delivered, final boolean tickQueued) {
     Ids.requireValid("timer name", name);
     if (period == null || period.compareTo(Duration.ofNanos(MIN_PERIOD_NANOS)) < 0
         || period.compareTo(Deadline.MAX_TIMEOUT) > 0) {
@@ -100,6 +102,7 @@ public final class CellTimers {
     final Entry entry = new Entry(name, tick, nanos);
     entry.delivered = delivered;
     entry.nextAtNanos = System.nanoTime() + first;
+    entry.queued.set(tickQueued); // before the schedule starts: a first fire at once must see the pending tick
     final Entry old = timers.put(name, entry);
     if (old != null) {
       old.cancel();

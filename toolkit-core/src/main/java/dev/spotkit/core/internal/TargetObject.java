@@ -454,8 +454,13 @@ final class TargetObject {
       turn.exit();
     }
     staging.actor = actor;
-    // Timers: the registrations travel, the callbacks come from this instance's configure (on.timer).
+    // Timers: the registrations travel, the callbacks come from this instance's configure (on.timer). A timer
+    // with a pending tick starts marked queued, before its schedule can fire (its cursor may be due at once).
     final long nowUnix = System.currentTimeMillis();
+    final java.util.Set<String> pendingTicks = new java.util.HashSet<>();
+    for (EnvelopeEntries.PendingTimerTick p : env.pendingTimerTicks()) {
+      pendingTicks.add(p.timerName());
+    }
     for (EnvelopeEntries.TimerRegistration t : env.timerRegistrations()) {
       final OnTick tick = staging.handlers.timer(t.name());
       if (tick == null) {
@@ -465,7 +470,7 @@ final class TargetObject {
       }
       staging.timers.every(t.name(), Duration.ofMillis(Math.max(1, t.periodMilliseconds())), tick,
           Duration.ofMillis(Math.max(0, t.nextScheduledAtUnixMilliseconds() - nowUnix)),
-          t.lastCompletedDeliveryIndex());
+          t.lastCompletedDeliveryIndex(), pendingTicks.contains(t.name()));
     }
     // Saved work and pending ticks, merged by order: the dispatch-closed saved-work span (section 4.3).
     final List<Message> saved = new ArrayList<>();
