@@ -640,12 +640,19 @@ final class TargetObject {
     return null;
   }
 
-  /** Drops this object's state some seconds after its unit ended, unless a newer relocation started meanwhile. */
+  /**
+   * Drops this object's state some seconds after its unit ended, unless a newer relocation started meanwhile; while
+   * the actor is still diverted (work diverted here before its diversion ended is still queued), later.
+   */
   private void forgetLater() {
     rt.scheduler().schedule(() -> r.post(id, at -> {
       final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
       if (cell == null && (unit == null || unit.isTerminal()) && units.unitOf(id) == unit) {
-        r.objects.remove(id, this);
+        if (r.diverted.contains(id)) {
+          forgetLater();
+        } else {
+          r.objects.remove(id, this);
+        }
       }
     }), FORGET_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
