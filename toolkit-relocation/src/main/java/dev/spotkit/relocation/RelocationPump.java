@@ -1,6 +1,5 @@
 package dev.spotkit.relocation;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
@@ -90,19 +89,16 @@ public final class RelocationPump {
   }
 
   /**
-   * The lane of a unit key: a hash of its UTF-8 bytes (FNV-1a, 32 bits) modulo {@link #lanes()}, the same in every
-   * JVM.
+   * The lane of a unit key: {@link String#hashCode()} (specified by the JDK, so the same in every JVM), its high
+   * bits folded in, modulo {@link #lanes()}. Computed on every input: it allocates nothing.
    *
    * @param unitKey the unit's key, e.g. its ActorId or SpotId.
    * @return 0..lanes-1.
    * @throws NullPointerException when {@code unitKey} is null.
    */
   public int laneOf(final String unitKey) {
-    int h = 0x811c9dc5;
-    for (final byte b : unitKey.getBytes(StandardCharsets.UTF_8)) {
-      h = (h ^ (b & 0xff)) * 0x01000193;
-    }
-    return Integer.remainderUnsigned(h, runners.length);
+    final int h = unitKey.hashCode();
+    return Integer.remainderUnsigned(h ^ (h >>> 16), runners.length);
   }
 
   /**

@@ -65,8 +65,8 @@ public final class TargetUnits {
    * clock (to {@code max(nowMs, arrivedAtMs)}); any other input is judged at the clock the units already have, which
    * is the time the driver has caught up with: a frame read late by a busy event loop, or handled late by a busy
    * lane, must not move the clock past a cutover still queued behind it (spec 001 section 4.4 measures the cutover
-   * wait to the cutover's arrival; a driver ticks only once its intake caught up with the tick's time). The stamp of
-   * other inputs is kept for their log lines.
+   * wait to the cutover's arrival; a driver ticks only once its intake caught up with the tick's time). For any
+   * other input the stamp is not used.
    *
    * @param event the input.
    * @param arrivedAtMs when it arrived, in the driver's monotonic ms (the pump's stamp).

@@ -887,7 +887,7 @@ final class Relocations {
    */
   private void clockLane(final int lane, final long firedAtMs) {
     for (TargetObject t : List.copyOf(objects.values())) {
-      if (pump.laneOf(t.id) == lane) {
+      if (t.lane == lane) {
         t.feed(new TargetEvent.ClockAdvanced(firedAtMs), firedAtMs);
       }
     }

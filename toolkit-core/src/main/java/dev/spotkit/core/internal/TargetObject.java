@@ -61,6 +61,8 @@ final class TargetObject {
   private final Relocations r;
   private final NodeRuntime rt;
   final String id;
+  /** This actor's pump lane ({@link dev.spotkit.relocation.RelocationPump#laneOf}), computed once. */
+  final int lane;
   final TargetUnits units = new TargetUnits(new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT, 0,
       RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS, 50), Relocations.nowMs());
   final Map<Message, Envelope.Msg> work = new IdentityHashMap<>();
@@ -87,6 +89,7 @@ final class TargetObject {
     this.r = r;
     this.rt = r.runtime();
     this.id = id;
+    this.lane = r.pump.laneOf(id);
   }
 
   /**

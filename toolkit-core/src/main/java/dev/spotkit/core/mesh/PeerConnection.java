@@ -180,11 +180,7 @@ public final class PeerConnection {
     if (!isOpen()) {
       return false;
     }
-    channel.writeAndFlush(Unpooled.wrappedBuffer(frame)).addListener((ChannelFutureListener) f -> {
-      if (!f.isSuccess() && channel.isActive()) {
-        MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
-      }
-    });
+    channel.writeAndFlush(Unpooled.wrappedBuffer(frame)).addListener(afterWrite(null));
     return true;
   }
 
@@ -243,18 +239,22 @@ public final class PeerConnection {
     try {
       // Always through the event loop's queue, even when called on it: a direct write from the loop could
       // overtake writes other threads queued earlier, and this method promises call order.
-      channel.eventLoop().execute(() -> channel.writeAndFlush(buffer.get())
-          .addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess() && channel.isActive()) {
-              MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
-            } else if (f.isSuccess() && written != null) {
-              written.run();
-            }
-          }));
+      channel.eventLoop().execute(() -> channel.writeAndFlush(buffer.get()).addListener(afterWrite(written)));
       return true;
     } catch (RejectedExecutionException e) {
       return false; // the transport is shutting down
     }
+  }
+
+  /** After a write: a failure closes the connection; a success runs {@code written} (may be null). */
+  private ChannelFutureListener afterWrite(final Runnable written) {
+    return f -> {
+      if (!f.isSuccess() && channel.isActive()) {
+        MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
+      } else if (f.isSuccess() && written != null) {
+        written.run();
+      }
+    };
   }
 
   /**
