@@ -78,7 +78,10 @@ public final class Messaging {
         envelope)) {
       return; // relocated away: Message Follow through its source unit
     }
-    if (local != null && local.state == CellState.READY) {
+    // A cell relocating away takes everything through its source unit (ingress hold, relay, then Message Follow),
+    // also once it detached (GONE) while this thread held it: routing that one message by the Location Store
+    // instead let it arrive after later ones that took the follow path (spec 001 section 5.1).
+    if (local != null && (local.state == CellState.READY || local.relocating != null)) {
       final long generation = refGeneration(address);
       if (generation != 0) {
         checkGeneration(local, generation);
@@ -124,19 +127,28 @@ public final class Messaging {
     }
     final Relocations moves = rt.relocations();
     final String actorId = actorId(address);
+    Cell cell = null;
     if (moves != null && actorId != null) {
       if (moves.targetIngress(actorId, envelope)) {
         return;
       }
-      if (rt.actors.get(actorId) == null && moves.sourceIngress(actorId, envelope)) {
+      // One read of the cell: read twice, a detach in between made a message for an actor relocating away end
+      // NotFound instead of following it.
+      final ActorCell present = rt.actors.get(actorId);
+      if (present == null && moves.sourceIngress(actorId, envelope)) {
         return;
       }
-      if (rt.actors.get(actorId) == null && moves.abandonedHere(actorId)) {
+      if (present == null && moves.abandonedHere(actorId)) {
         throw new SpotkitException.Unavailable("actor '" + actorId + "' is unavailable: its move to node "
             + rt.nodeRid() + " ended past relay-ready without a commit (spec 001 section 9)");
       }
+      if (present != null && present.relocating != null) {
+        cell = present; // relocating away: its source unit holds, relays or follows the message
+      }
     }
-    final Cell cell = resolve(address);
+    if (cell == null) {
+      cell = resolve(address);
+    }
     if (generation != 0) {
       checkGeneration(cell, generation);
     }

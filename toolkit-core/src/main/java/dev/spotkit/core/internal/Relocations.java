@@ -555,7 +555,10 @@ final class Relocations {
    */
   boolean followInbound(final ApplicationMessage m, final ReplySink sink) {
     final Long generation = followGenerations.get(m.targetId());
-    if (generation == null) {
+    if (generation == null || diverted.contains(m.targetId())) {
+      // Moving here again while the route of its earlier move away still lives: the target unit takes the message
+      // (temporary queue, spec 001 section 4.3). Following it back to the old owner sent it round a second time,
+      // behind later messages of the same sender on the same connection (section 5.1).
       return false;
     }
     final MessageFollowTable.Decision decision;
