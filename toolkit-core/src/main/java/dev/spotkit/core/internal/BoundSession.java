@@ -36,25 +36,27 @@ final class BoundSession implements Session {
   private final NodeRid node;
   private final AtomicLong nextSequence;
   private final AtomicBoolean closed;
+  /** The binding as it arrived (Session owner, binding generation); push sequence and closed are live above. */
+  private final Relocations.Binding arrived;
 
   /**
-   * @param sessionId the session's id on its node, greater than zero.
-   * @param node the session node.
-   * @param nextSequence the next push sequence of the binding.
-   * @param closed true when the session's disconnect already reached the Actor.
+   * @param binding the binding from the relocation payload: the session's id on its node (greater than zero), the
+   *     session node, the next push sequence, whether the session's disconnect already reached the Actor, and the
+   *     Session owner that commands 42 and 44 name.
    */
-  BoundSession(final NodeRuntime rt, final long sessionId, final NodeRid node, final long nextSequence,
-      final boolean closed) {
+  BoundSession(final NodeRuntime rt, final Relocations.Binding binding) {
     this.rt = rt;
-    this.sessionId = sessionId;
-    this.node = node;
-    this.nextSequence = new AtomicLong(nextSequence);
-    this.closed = new AtomicBoolean(closed);
+    this.sessionId = binding.sessionId();
+    this.node = binding.node();
+    this.nextSequence = new AtomicLong(binding.nextPushSequence());
+    this.closed = new AtomicBoolean(binding.closed());
+    this.arrived = binding;
   }
 
-  /** The binding as carried in a relocation payload (see {@link Relocations#frameState}). */
+  /** The binding as carried in a relocation payload (see {@link Relocations#frameState}); not sealed. */
   Relocations.Binding binding() {
-    return new Relocations.Binding(sessionId, node, nextSequence.get(), closed.get());
+    return new Relocations.Binding(sessionId, node, nextSequence.get(), closed.get(), arrived.owner(),
+        arrived.bindingGeneration(), false);
   }
 
   /** Marks the session closed for this Actor. @return true the first time. */

@@ -97,7 +97,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   final void onEnvelope(final Envelope envelope) {
     switch (envelope) {
       case Envelope.Msg msg -> {
-        if (msg.reply() != null && msg.reply().sessionWork != 0) {
+        if (msg.sessionWork() != 0) {
           runSessionWork(msg);
         } else {
           runMessage(msg.payload(), msg.reply());
@@ -116,18 +116,15 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   }
 
   /**
-   * A routed frame of a session-bound actor that moved (handled like a frame: a one-way message of the frame's
-   * payload) or its session's disconnect; the sink is answered once it ran, which is the session node's signal.
+   * A client frame of a bound session delivered away from the session's own node (handled like a frame: a one-way
+   * message of the frame's payload) or that session's disconnect. One-way: nothing is answered (spec 001 section
+   * 11); the order is kept by the Session owner's route switch (spec 000 section 4.2 step 8).
    */
   private void runSessionWork(final Envelope.Msg msg) {
-    try {
-      if (msg.reply().sessionWork == SessionBinder.FRAME) {
-        runMessage(msg.payload(), null);
-      } else if (this instanceof ActorCell actor) {
-        SessionBinder.closedHere(actor);
-      }
-    } finally {
-      msg.reply().complete(Boolean.TRUE);
+    if (msg.sessionWork() == SessionBinder.FRAME) {
+      runMessage(msg.payload(), null);
+    } else if (this instanceof ActorCell actor) {
+      SessionBinder.closedHere(actor);
     }
   }
 

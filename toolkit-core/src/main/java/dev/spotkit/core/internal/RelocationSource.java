@@ -61,6 +61,11 @@ final class RelocationSource {
   final InFlightBudget budget;
   volatile PeerConnection connection;
   /**
+   * The command 42 this move's session seal was installed with, or null when the actor has no bound session to
+   * seal. An explicit failure before relay-ready sends the matching 44 abort (spec 000 section 4.2 step 8).
+   */
+  private final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal sessionSeal;
+  /**
    * Completes once this unit has its result here: the source restored after an explicit failure, or, past the
    * boundary, the Location Store's answer to the target's CAS (committed, or not). Node close waits for it.
    */
@@ -87,8 +92,10 @@ final class RelocationSource {
   RelocationSource(final Relocations r, final ActorCell actor, final PendingJoin join,
       final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved,
       final PeerConnection connection, final NodeRid owner, final TargetFence targetFence,
-      final RelocationIdentity identity, final RelocationSettings settings) {
+      final RelocationIdentity identity, final RelocationSettings settings,
+      final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal sessionSeal) {
     this.targetFence = targetFence;
+    this.sessionSeal = sessionSeal;
     this.r = r;
     this.rt = r.runtime();
     this.actor = actor;
@@ -100,7 +107,7 @@ final class RelocationSource {
     this.budget = r.budgets.computeIfAbsent(owner, k -> InFlightBudget.peerDefault());
     this.object = new ObjectIdentity.Actor(actor.id, actor.generation, actor.storeRecord.authorityOwnerGeneration());
     this.unit = new SourceUnit(identity, actor.id, r.connectionId(connection), settings,
-        budget, false, Relocations.nowMs());
+        budget, sessionSeal != null, Relocations.nowMs());
   }
 
   /** Work offered to the actor after the seal: the ingress hold, or Message Follow. */
@@ -126,8 +133,9 @@ final class RelocationSource {
       case Envelope.Tick tick -> {
         // A tick racing the capture: the timer's registration moved; its next tick comes on the target.
       }
-      // A client frame of the bound session: held, relayed or followed like any message (SessionBinder).
-      case Envelope.Frame frame -> post(new SourceEvent.MessageArrived(message(frame.link().routedFrame(frame))));
+      // A client frame of the bound session (rare: the Session owner holds them while sealed): held, relayed or
+      // followed like any message, as one-way session work.
+      case Envelope.Frame frame -> post(new SourceEvent.MessageArrived(message(frame.link().leaving(frame))));
     }
   }
 
@@ -135,7 +143,7 @@ final class RelocationSource {
   private void refuse(final Envelope envelope) {
     final Envelope.Msg msg = switch (envelope) {
       case Envelope.Msg m -> m;
-      case Envelope.Frame frame -> frame.link().routedFrame(frame);
+      case Envelope.Frame frame -> frame.link().leaving(frame);
       case Envelope.Marker marker -> {
         marker.task().run();
         yield null;
@@ -225,9 +233,24 @@ final class RelocationSource {
         }
       }
       case Action.Log l -> Relocations.log(l);
-      case Action.SendToSessionOwner s -> {
-      }
+      case Action.SendToSessionOwner s -> sendAbort(); // after RestoreSourceQueue, before ReopenDispatch
     }
+  }
+
+  /**
+   * LOC-25, REL-31: the one-way command 44 abort to the Session owner, once the source queue is restored and before
+   * it reopens (the unit orders RestoreSourceQueue, SendToSessionOwner, ReopenDispatch); it releases only this
+   * move's seal and returns the held frames to this node's route, behind the restored queue.
+   */
+  private void sendAbort() {
+    if (sessionSeal == null) {
+      return;
+    }
+    rt.relocations().sendSessionRoute(Rids.toNodeRid(sessionSeal.binding().sessionOwner().nodeRid()),
+        new dev.spotkit.relocation.wire.SessionRelocationFrame.Route(sessionSeal.relocationId(),
+        sessionSeal.coordinatorFence(), Role.SOURCE, sessionSeal.binding(),
+        new dev.spotkit.relocation.wire.SessionRouteAction.Abort(sessionSeal.currentRoute()
+        .authorityOwnerGeneration())));
   }
 
   private void send(final Frame frame) {
@@ -376,11 +399,12 @@ final class RelocationSource {
         return;
       }
       try {
-        binding = Relocations.bindingOf(actor);
+        final Relocations.Binding bound = Relocations.bindingOf(actor);
+        binding = bound == null ? null : bound.sealed(sessionSeal != null);
         final List<Envelope> drained = new ArrayList<>(actor.mailbox.drainUnrun());
-        for (int i = 0; i < drained.size(); i++) { // frames of the bound session move as routed messages
+        for (int i = 0; i < drained.size(); i++) { // frames of the bound session leave as one-way session work
           if (drained.get(i) instanceof Envelope.Frame frame) {
-            drained.set(i, frame.link().routedFrame(frame));
+            drained.set(i, frame.link().leaving(frame));
           }
         }
         timers = actor.timers.entries();

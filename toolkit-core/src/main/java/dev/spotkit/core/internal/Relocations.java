@@ -41,6 +41,8 @@ import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.RelocationWireException;
+import dev.spotkit.relocation.wire.SessionRelocationCodec;
+import dev.spotkit.relocation.wire.SessionRelocationFrame;
 import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.relocation.wire.TargetSpot;
 import java.nio.ByteBuffer;
@@ -424,8 +426,10 @@ final class Relocations {
   }
 
   /**
-   * On the actor's gate, its mailbox closed: the seal (every later offer goes to the ingress hold) and the start of
-   * the source unit. {@code join} is null for a host relocation, which reports to {@code moved} instead.
+   * On the actor's gate, its mailbox closed: for a session-bound actor the session seal first (command 42, spec
+   * 000 section 4.2 step 8; see {@link #sealSession}), then the seal (every later offer goes to the ingress hold)
+   * and the start of the source unit. {@code join} is null for a host relocation, which reports to {@code moved}
+   * instead.
    *
    * @param fence the target host run (node rid and generation, owner id and lease generation).
    * @param chunkLimit the receive chunk limit the target advertised, 0 when none (32 KiB chunks).
@@ -436,11 +440,181 @@ final class Relocations {
     final RelocationIdentity identity = new RelocationIdentity(new RelocationId(randomNonZero(),
         ThreadLocalRandom.current().nextLong()), 1, new CoordinatorFence(ownerId(), leaseGeneration(),
         Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), actor.storeVersion.value()));
+    final Binding binding = bindingOf(actor);
+    final dev.spotkit.relocation.wire.SessionBinding wire = binding == null || binding.closed() ? null
+        : binding.wire(actor.id, actor.generation);
+    if (wire == null) {
+      begin(actor, join, moved, connection, owner, fence, chunkLimit, identity, null);
+      return;
+    }
+    final SessionRelocationFrame.Seal seal = new SessionRelocationFrame.Seal(identity.relocationId(),
+        identity.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, wire, routeOf(actor));
+    final java.util.function.Consumer<SpotkitException> failed = failure -> {
+      if (join != null) {
+        rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), failure));
+      } else {
+        if (actor.state == CellState.READY) {
+          actor.mailbox.open();
+        }
+        moved.completeExceptionally(failure);
+      }
+    };
+    sealSession(actor, binding.node(), seal, () -> {
+      if (actor.state != CellState.READY || rt.isClosing()) { // gone or closing while the seal was confirmed
+        sendSessionRoute(binding.node(), new SessionRelocationFrame.Route(seal.relocationId(),
+            seal.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, wire,
+            new dev.spotkit.relocation.wire.SessionRouteAction.Abort(seal.currentRoute().authorityOwnerGeneration())));
+        failed.accept(rt.isClosing() ? rt.shuttingDown("relocation of " + actor.describe())
+            : new SpotkitException.Unavailable(actor.describe() + " ended while its session was sealed"));
+        return;
+      }
+      begin(actor, join, moved, connection, owner, fence, chunkLimit, identity, seal);
+    }, failed);
+  }
+
+  /** The source's seal of a session-bound actor, its 43 not arrived yet (by RelocationId). */
+  private record PendingSeal(ActorCell actor, SessionRelocationFrame.Seal seal, Runnable sealed,
+      java.util.function.Consumer<SpotkitException> failed) {
+  }
+
+  private final Map<RelocationId, PendingSeal> pendingSeals = new ConcurrentHashMap<>();
+
+  /**
+   * Seals the binding of a session-bound actor at its Session owner before the capture (spec 000 section 4.2 step
+   * 8; spec 001 section 4.1): the Session owner holds the session's later frames and confirms with command 43 on
+   * the ordered connection behind every frame it sent here before, so each of them is in the actor's queue when
+   * {@code sealed} runs. On the actor's gate; {@code sealed} and {@code failed} run on it too. A Session owner
+   * that does not confirm within {@link SessionBinder#SEAL_TIMEOUT_MS} fails the move before anything else
+   * happened (Unavailable): the actor keeps running here.
+   *
+   * @param actor the actor, its mailbox closed.
+   * @param sessionNode the Session owner's node.
+   * @param seal the command 42.
+   * @param sealed continues the move.
+   * @param failed ends the move with the error.
+   */
+  private void sealSession(final ActorCell actor, final NodeRid sessionNode, final SessionRelocationFrame.Seal seal,
+      final Runnable sealed, final java.util.function.Consumer<SpotkitException> failed) {
+    final String what = "session seal of " + actor.describe() + " at its Session owner, node " + sessionNode;
+    if (sessionNode.equals(rt.nodeRid())) {
+      final SessionBinder binder = rt.sessionBinder();
+      if (binder != null && binder.onSeal(seal, nowMs()).isPresent()) {
+        sealed.run();
+      } else {
+        failed.accept(new SpotkitException.Unavailable(what + " was refused (see the log)"));
+      }
+      return;
+    }
+    final PendingSeal pending = new PendingSeal(actor, seal, sealed, failed);
+    pendingSeals.put(seal.relocationId(), pending);
+    rt.scheduler().schedule(() -> {
+      if (pendingSeals.remove(seal.relocationId(), pending)) {
+        actor.control(() -> failed.accept(new SpotkitException.Unavailable(what + " was not confirmed within "
+            + SessionBinder.SEAL_TIMEOUT_MS + " ms")));
+      }
+    }, SessionBinder.SEAL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    final byte[] frame = SessionRelocationCodec.encode(seal);
+    rt.async(() -> rt.mesh().connection(sessionNode, rt.mesh().endpointOf(rt.meshName().value(), sessionNode, what),
+        Deadline.after(Duration.ofMillis(SessionBinder.SEAL_TIMEOUT_MS))).send(frame)).whenComplete((sent, f) -> {
+          if ((f != null || !Boolean.TRUE.equals(sent)) && pendingSeals.remove(seal.relocationId(), pending)) {
+            actor.control(() -> failed.accept(new SpotkitException.Unavailable(what + ": command 42 was not sent ("
+                + (f == null ? "connection closed" : RouteMesh.unwrap(f).toString()) + ")")));
+          }
+        });
+  }
+
+  /**
+   * Sends a command 44 one-way to the Session owner of a binding (a direct call when it is this node); nothing
+   * answers it (REL-05). Any thread; a local one runs on a virtual thread, a remote send dials on one when no
+   * connection is open.
+   *
+   * @param sessionNode the Session owner's node.
+   * @param route the commit (from the target) or abort (from the source).
+   */
+  void sendSessionRoute(final NodeRid sessionNode, final SessionRelocationFrame.Route route) {
+    if (sessionNode.equals(rt.nodeRid())) {
+      final SessionBinder binder = rt.sessionBinder();
+      final long at = nowMs();
+      if (binder != null) { // not inline: the sender may hold the actor's ingress lock, the binding takes it
+        rt.async(() -> {
+          binder.onRoute(route, at);
+          return null;
+        });
+      }
+      return;
+    }
+    final byte[] frame = SessionRelocationCodec.encode(route);
+    final Optional<PeerConnection> open = rt.mesh().open(sessionNode);
+    if (open.isPresent() && open.get().send(frame)) {
+      return;
+    }
+    rt.async(() -> rt.mesh().connection(sessionNode, rt.mesh().endpointOf(rt.meshName().value(), sessionNode,
+        "session route update"), Deadline.after(Duration.ofSeconds(5))).send(frame)).whenComplete((sent, f) -> {
+          if (f != null || !Boolean.TRUE.equals(sent)) {
+            NodeRuntime.LOG.warn("session route update {} to node {} not sent: {}", route.action(), sessionNode,
+                f == null ? "connection closed" : RouteMesh.unwrap(f).toString());
+          }
+        });
+  }
+
+  /**
+   * Commands 42, 43 and 44 from a peer (spec 000 section 4.2 step 8). A malformed one closes the connection. Event
+   * loop.
+   *
+   * @param from the connection.
+   * @param frame the frame.
+   */
+  void onSessionFrame(final PeerConnection from, final byte[] frame) {
+    final SessionRelocationFrame decoded;
+    try {
+      decoded = SessionRelocationCodec.decode(frame);
+    } catch (RelocationWireException e) {
+      NodeRuntime.LOG.warn("malformed session relocation frame from {}: {}; closing the connection", from.peerRid(),
+          e.getMessage());
+      from.close();
+      return;
+    }
+    final SessionBinder binder = rt.sessionBinder();
+    switch (decoded) {
+      case SessionRelocationFrame.Seal seal -> {
+        if (binder == null) {
+          NodeRuntime.LOG.warn("{} detail=seal of {} from {} but this node has no sessions",
+              dev.spotkit.relocation.session.SessionBarrier.STALE_SESSION_SEAL, seal.relocationId(), from.peerRid());
+        } else {
+          binder.onRemoteSeal(seal, from.peerRid());
+        }
+      }
+      case SessionRelocationFrame.Sealed sealed -> {
+        final PendingSeal pending = pendingSeals.get(sealed.relocationId());
+        if (pending == null || !SessionRelocationFrame.Sealed.answering(pending.seal()).equals(sealed)
+            || !pendingSeals.remove(sealed.relocationId(), pending)) {
+          NodeRuntime.LOG.warn("stale_session_sealed relocation={} from={}: no seal of that relocation waits here",
+              sealed.relocationId(), from.peerRid());
+          return;
+        }
+        pending.actor().control(pending.sealed());
+      }
+      case SessionRelocationFrame.Route route -> {
+        if (binder == null) {
+          NodeRuntime.LOG.warn("{} detail=route update of {} from {} but this node has no sessions",
+              dev.spotkit.relocation.session.SessionBarrier.LATE_SESSION_ROUTE_UPDATE, route.relocationId(),
+              from.peerRid());
+        } else {
+          binder.onRoute(route, nowMs());
+        }
+      }
+    }
+  }
+
+  /** The seal and the start of the source unit ({@code seal}: the session seal made, or null). Actor's gate. */
+  private void begin(final ActorCell actor, final PendingJoin join, final java.util.concurrent.CompletableFuture<
+      dev.spotkit.core.ActorRef> moved, final PeerConnection connection, final NodeRid owner, final TargetFence fence,
+      final int chunkLimit, final RelocationIdentity identity, final SessionRelocationFrame.Seal seal) {
     final RelocationSettings settings = new RelocationSettings(RelocationSettings.DEFAULT_CHUNK_LIMIT,
         Math.max(0, chunkLimit), RelocationSettings.DEFAULT_CUTOVER_WAIT_MS, RelocationSettings.DEFAULT_FOLLOW_MS,
         50);
     final RelocationSource source = new RelocationSource(this, actor, join, moved, connection, owner, fence,
-        identity, settings);
+        identity, settings, seal);
     sources.put(actor.id, source);
     sourcesByIdentity.put(identity, source);
     synchronized (actor.ingressLock) {
@@ -553,7 +727,7 @@ final class Relocations {
    *
    * @return true when handled (forwarded or failed); false when no route is known here.
    */
-  boolean followInbound(final ApplicationMessage m, final ReplySink sink) {
+  boolean followInbound(final ApplicationMessage m, final ReplySink sink, final int sessionWork) {
     final Long generation = followGenerations.get(m.targetId());
     if (generation == null || diverted.contains(m.targetId())) {
       // Moving here again while the route of its earlier move away still lives: the target unit takes the message
@@ -582,7 +756,7 @@ final class Relocations {
         return true;
       }
       case MessageFollowTable.Forward forward -> {
-        final Envelope.Msg envelope = new Envelope.Msg(rt.copier().decode(m.payload()), sink);
+        final Envelope.Msg envelope = new Envelope.Msg(rt.copier().decode(m.payload()), sink, sessionWork);
         if (sourceIngress(m.targetId(), envelope, forward.followed().hops())) {
           return true;
         }
@@ -606,7 +780,7 @@ final class Relocations {
   /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
   FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
     final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", msg.payload(),
-        Integer.MAX_VALUE / 2, true), msg.reply()); // a routed frame keeps its mark in the record
+        Integer.MAX_VALUE / 2, true), msg.sessionWork()); // session work keeps its mark in the record
     long route = 0;
     long deadline = 0;
     if (msg.reply() != null) {
@@ -640,11 +814,28 @@ final class Relocations {
    * The client session binding of a session-bound actor, carried in its relocation payload.
    *
    * @param sessionId the session's id on its node, greater than zero.
-   * @param node the node that holds the session (it never moves in this release).
+   * @param node the node that holds the session, its Session owner (it never moves).
    * @param nextPushSequence the next push sequence number of the binding, 0 and up.
-   * @param closed true when the session's disconnect already reached the actor.
+   * @param closed true when the session's disconnect already reached the actor (no seal is needed any more).
+   * @param owner the Session owner as commands 42 and 44 name it (node rid and generation, owner id and lease
+   *     generation), or null when the payload came from a peer that does not carry it (then no seal is made).
+   * @param bindingGeneration the binding's generation, 1..2^63-1.
+   * @param sealed true when the move this payload belongs to sealed the binding at its Session owner: the target
+   *     sends command 44 commit after its CAS and queue opening (spec 000 section 4.2 step 8).
    */
-  record Binding(long sessionId, NodeRid node, long nextPushSequence, boolean closed) {
+  record Binding(long sessionId, NodeRid node, long nextPushSequence, boolean closed,
+      dev.spotkit.relocation.wire.SessionOwner owner, long bindingGeneration, boolean sealed) {
+
+    /** The same binding, marked as sealed (or not) by the move that carries it. */
+    Binding sealed(final boolean isSealed) {
+      return new Binding(sessionId, node, nextPushSequence, closed, owner, bindingGeneration, isSealed);
+    }
+
+    /** The binding as commands 42, 43 and 44 name it, or null without a Session owner. */
+    dev.spotkit.relocation.wire.SessionBinding wire(final String actorId, final long objectGeneration) {
+      return owner == null ? null : new dev.spotkit.relocation.wire.SessionBinding(owner,
+          SessionBinder.sessionRid(sessionId), bindingGeneration, actorId, objectGeneration);
+    }
   }
 
   /** Bytes of a binding in the participant state framing: sessionId, node rid, next push sequence, closed. */
@@ -653,6 +844,11 @@ final class Relocations {
   static final int FRAMING_HAS_STATE = 1;
   /** Participant state framing flag: a session binding follows the flags. */
   static final int FRAMING_HAS_BINDING = 2;
+  /**
+   * Participant state framing flag: the binding's Session owner follows it (u64 node generation, u64 owner lease
+   * generation, u64 binding generation, u8 sealed, u8 owner id length, owner id UTF-8).
+   */
+  static final int FRAMING_HAS_SESSION_OWNER = 4;
 
   /** Participant state framing without a deadline or a session binding (tests and hand-written peers). */
   static byte[] frameState(final OperationId operation, final byte[] state) {
@@ -663,8 +859,9 @@ final class Relocations {
    * Participant state framing (Spotkit-defined: spec 001 section 4.2 fixes the envelope's fields, and an
    * application state entry's bytes are opaque to it, so the golden vectors are unchanged). Version 2, written:
    * u8 2, OperationId (16 bytes, 0 when none), i64 the join's absolute deadline in Unix ms (0 when none: a host
-   * relocation), u8 flags ({@link #FRAMING_HAS_STATE}, {@link #FRAMING_HAS_BINDING}), then the session binding
-   * when flagged (u64 sessionId, u64 session node rid, u64 next push sequence, u8 closed), then the state.
+   * relocation), u8 flags ({@link #FRAMING_HAS_STATE}, {@link #FRAMING_HAS_BINDING},
+   * {@link #FRAMING_HAS_SESSION_OWNER}), then the session binding when flagged (u64 sessionId, u64 session node
+   * rid, u64 next push sequence, u8 closed), then its Session owner when flagged, then the state.
    * Version 1, still read: u8 1, OperationId, u8 hasState, then the state. The target fails a Restore that
    * finishes after the deadline before its relay-ready reply, so a join is never committed after its timeout
    * (spec 000 section 4: the timeout covers the join plus any needed relocation); the binding travels here
@@ -674,24 +871,75 @@ final class Relocations {
    * @param joinDeadlineUnixMs the join's absolute deadline in Unix ms, or 0.
    * @param state the adapter's captured state, or null (RecreateOnRelocation).
    * @param binding the session binding of a session-bound actor, or null.
-   * @return the framed bytes: 26 + (25 with a binding) + state length.
+   * @return the framed bytes.
    */
   static byte[] frameState(final OperationId operation, final long joinDeadlineUnixMs, final byte[] state,
       final Binding binding) {
+    final byte[] ownerId = binding == null || binding.owner() == null ? new byte[0]
+        : binding.owner().ownerId().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    final boolean hasOwner = binding != null && binding.owner() != null;
     final ByteBuffer b = ByteBuffer.allocate(26 + (binding == null ? 0 : BINDING_BYTES)
-        + (state == null ? 0 : state.length));
+        + (hasOwner ? 26 + 8 + ownerId.length : 0) + (state == null ? 0 : state.length));
     b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
     b.putLong(joinDeadlineUnixMs);
-    b.put((byte) ((state == null ? 0 : FRAMING_HAS_STATE) | (binding == null ? 0 : FRAMING_HAS_BINDING)));
+    b.put((byte) ((state == null ? 0 : FRAMING_HAS_STATE) | (binding == null ? 0 : FRAMING_HAS_BINDING)
+        | (hasOwner ? FRAMING_HAS_SESSION_OWNER : 0)));
     if (binding != null) {
       b.putLong(binding.sessionId()).putLong(binding.node().value()).putLong(binding.nextPushSequence())
           .put((byte) (binding.closed() ? 1 : 0));
+    }
+    if (hasOwner) {
+      b.putLong(binding.owner().nodeGeneration()).putLong(binding.owner().ownerLeaseGeneration())
+          .putLong(binding.bindingGeneration()).put((byte) (binding.sealed() ? 1 : 0))
+          .put((byte) ownerId.length).put(ownerId);
     }
     if (state != null) {
       b.put(state);
     }
     return b.array();
+  }
+
+  /**
+   * Reads a binding written by {@link #frameState} (after the flags). DataLost when truncated.
+   *
+   * @param state the framing, positioned after the flags.
+   * @param flags the flags.
+   * @param actorId for the error text.
+   * @return the binding.
+   */
+  static Binding readBinding(final ByteBuffer state, final int flags, final String actorId) {
+    if (state.remaining() < BINDING_BYTES) {
+      throw new SpotkitException.DataLost("the session binding of actor '" + actorId + "' is truncated");
+    }
+    final long sessionId = state.getLong();
+    final NodeRid node = new NodeRid(state.getLong());
+    final long push = state.getLong();
+    final boolean closed = state.get() == 1;
+    if ((flags & FRAMING_HAS_SESSION_OWNER) == 0) {
+      return new Binding(sessionId, node, push, closed, null, SessionBinder.BINDING_GENERATION, false);
+    }
+    if (state.remaining() < 26) {
+      throw new SpotkitException.DataLost("the session owner of actor '" + actorId + "' is truncated");
+    }
+    final long nodeGeneration = state.getLong();
+    final long lease = state.getLong();
+    final long bindingGeneration = state.getLong();
+    final boolean sealed = state.get() == 1;
+    final int length = state.get() & 0xFF;
+    if (state.remaining() < length) {
+      throw new SpotkitException.DataLost("the session owner id of actor '" + actorId + "' is truncated");
+    }
+    final byte[] owner = new byte[length];
+    state.get(owner);
+    try {
+      return new Binding(sessionId, node, push, closed, new dev.spotkit.relocation.wire.SessionOwner(Rids.of(node),
+          nodeGeneration, new String(owner, java.nio.charset.StandardCharsets.UTF_8), lease), bindingGeneration,
+          sealed);
+    } catch (IllegalArgumentException e) {
+      throw new SpotkitException.DataLost("the session owner of actor '" + actorId + "' is invalid: "
+          + e.getMessage());
+    }
   }
 
   /** The session binding of an actor about to be captured (on its gate, sealed), or null when it has none. */
@@ -704,8 +952,24 @@ final class Relocations {
     if (link == null) {
       return null;
     }
-    link.routed = true; // from now on its frames travel as routed messages
-    return new Binding(link.session().id(), actor.runtime().nodeRid(), 0, link.isClosed());
+    final NodeRuntime rt = actor.runtime();
+    final Relocations r = rt.relocations();
+    return new Binding(link.session().id(), rt.nodeRid(), 0, link.disconnectQueuedHere(),
+        new dev.spotkit.relocation.wire.SessionOwner(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
+        r.ownerId(), r.leaseGeneration()), SessionBinder.BINDING_GENERATION, false);
+  }
+
+  /**
+   * The route of an actor Ready on its node, as a Session owner's binding stores it (spec 001 section 7): this
+   * node's rid and lifecycle generation, the actor's AuthorityOwnerGeneration, this host run's lease generation.
+   *
+   * @param actor the actor, Ready here with its store record.
+   * @return the route.
+   */
+  static dev.spotkit.relocation.wire.ActorRoute routeOf(final ActorCell actor) {
+    final NodeRuntime rt = actor.runtime();
+    return new dev.spotkit.relocation.wire.ActorRoute(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
+        actor.storeRecord.authorityOwnerGeneration(), rt.relocations().leaseGeneration());
   }
 
   static void log(final Action.Log l) {

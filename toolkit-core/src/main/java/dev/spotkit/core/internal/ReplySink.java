@@ -15,13 +15,6 @@ final class ReplySink {
   final OperationId operationId = OperationId.random();
   final Class<?> replyType;
   final String description;
-  /**
-   * Session work this sink acknowledges ({@link SessionBinder#FRAME}, {@link SessionBinder#CLOSED}), else 0: the
-   * message is a client frame or the session's disconnect routed to a moved session-bound Actor; the sink
-   * completes once the Actor handled it. Set before the envelope is offered.
-   */
-  volatile int sessionWork;
-
   ReplySink(final Deadline deadline, final Class<?> replyType, final String description) {
     this.deadline = deadline;
     this.replyType = replyType;

@@ -171,7 +171,7 @@ final class RouteMesh implements MeshListener {
       final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope) {
     final ReplySink sink = envelope.reply();
     final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(),
-        maxPayloadBytes, true), sink);
+        maxPayloadBytes, true), envelope.sessionWork());
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
           stableType, 0, hops, payload)))) {
@@ -477,19 +477,16 @@ final class RouteMesh implements MeshListener {
     }
     final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
     final int work = SessionBinder.workOf(m.payload());
-    if (work != 0) { // a routed frame or disconnect of a moved session-bound actor
-      if (sink != null) {
-        sink.sessionWork = work;
-      }
+    if (work != 0) { // a client frame or disconnect of a bound session whose actor runs here (one-way)
       m = new ApplicationMessage(m.correlation(), m.targetKind(), m.targetId(), m.objectGeneration(),
           m.stableType(), m.deadlineUnixMs(), m.hops(), SessionBinder.unmark(m.payload()));
     }
     try {
       if (m.targetKind() == ApplicationMessage.TargetKind.ACTOR && !rt.hasReadyActor(m.targetId())
-          && rt.relocations().followInbound(m, sink)) {
+          && rt.relocations().followInbound(m, sink, work)) {
         return;
       }
-      deliverInbound(m, sink);
+      deliverInbound(m, sink, work);
     } catch (RuntimeException e) { // never out of the event loop: one bad message is not the connection's fault
       final SpotkitException typed = Cell.typed(e, "message from node " + from.peerRid());
       if (sink != null) {
@@ -501,14 +498,15 @@ final class RouteMesh implements MeshListener {
     }
   }
 
-  private void deliverInbound(final ApplicationMessage m, final ReplySink sink) {
+  private void deliverInbound(final ApplicationMessage m, final ReplySink sink, final int sessionWork) {
     final Object message = rt.copier().decode(m.payload());
     final Address address = switch (m.targetKind()) {
       case ACTOR -> new Address.ActorById(m.targetId());
       case SPOT -> new Address.SpotById(m.targetId());
       case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
     };
-    rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink));
+    rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink,
+        sessionWork));
   }
 
   private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {

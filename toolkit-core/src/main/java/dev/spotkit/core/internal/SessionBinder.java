@@ -1,6 +1,25 @@
 package dev.spotkit.core.internal;
 
 import dev.spotkit.core.CreateOutcome;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.Rids;
+import dev.spotkit.relocation.Action;
+import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.session.SessionAction;
+import dev.spotkit.relocation.session.SessionBarrier;
+import dev.spotkit.relocation.session.SessionEvent;
+import dev.spotkit.relocation.wire.ActorRoute;
+import dev.spotkit.relocation.wire.SessionBinding;
+import dev.spotkit.relocation.wire.SessionOwner;
+import dev.spotkit.relocation.wire.SessionRelocationFrame;
+import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ScheduledFuture;
 import dev.spotkit.core.EmptyRequest;
 import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.UserSpot;
@@ -22,7 +41,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The runtime side of the session boundary ({@code notes/session-boundary.md}): binds each accepted
- * connection to a new actor of the configured stable type, created through the Entry Spot's OnCreateActor.
+ * connection to a new actor of the configured stable type, created through the Entry Spot's OnCreateActor, and is
+ * the <em>Session owner</em> of those bindings while their actors relocate (spec 000 section 4.2 step 8).
  *
  * <p>Everything here runs on a Netty event loop and never blocks: {@link #onOpen} only stages the actor
  * (registry entry, closed mailbox) and hands creation to the Entry Spot's gate. Frames go straight into the
@@ -31,77 +51,100 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Inbound backpressure.</b> Each frame put in the mailbox is counted on the session
  * ({@link Session#frameQueued()}) and uncounted once the actor's handler for it ran
- * ({@link Session#frameHandled()}, from {@link Cell}'s dispatch). At the listener's high-water mark the
- * session stops reading from its socket and resumes at the low-water mark, so a client that sends faster than
- * its actor handles (or while a join barrier holds the mailbox closed) waits in TCP instead of in the heap.
+ * ({@link Session#frameHandled()}, from {@link Cell}'s dispatch), once it leaves this node (written to the
+ * connection of the actor's node, or captured into a relocation payload), or when it is dropped. At the
+ * listener's high-water mark the session stops reading from its socket and resumes at the low-water mark, so a
+ * client that sends faster than its actor handles (or while a seal holds its frames) waits in TCP instead of in
+ * the heap.
  *
  * <p><b>Disconnect.</b> OnDisconnectActor runs at most once per binding (spec 000 section 3), serialized with
  * the actor's membership changes: the disconnect is queued as a marker behind the binding's last frame, so it
  * runs on the actor's gate once every earlier frame was handled and any join barrier they started completed
  * (a barrier keeps the mailbox closed). There the actor's mailbox is closed again, which freezes its
  * membership (no handler turn, so no new barrier), OnDisconnectActor runs on the lane of the spot the actor
- * belongs to at that moment, and the mailbox reopens afterwards unless the callback destroyed the actor.
+ * belongs to at that moment, and the mailbox reopens afterwards unless the callback destroyed the actor. When the
+ * actor is relocating, or may relocate at the end of a running join barrier, or runs on another node, the
+ * disconnect travels instead as one-way session work ({@link #CLOSED}) behind the frames, and runs on whichever
+ * node and spot the actor ends up in.
  *
- * <p><b>A session-bound actor that relocates</b> (issue 5; DESIGN.md "Nodes, transport and sessions"). The
- * session (socket, codec, Netty channel) stays on this node; only the actor moves. From the actor's capture on,
- * the binding is <em>routed</em>: every later frame becomes an application message to the actor
- * ({@link Envelope.Msg} whose {@link ReplySink} carries {@link #FRAME}) and travels like any message: the ingress
- * hold and relay during a move, Message Follow and the route cache afterwards (spec 001 sections 4 and 10, spec
- * 002 section 7.3), on the wire as a command 60 request whose payload content type is {@link #FRAME_CONTENT}.
- * The actor's node answers it once the handler ran. Order: frames go out one destination at a time (this node,
- * a relocation's source unit here, or the owner node from the route cache) and a new destination is used only
- * after every frame sent to the previous one was handled, so the actor sees the client's frames in order, each
- * once, across any number of moves. The disconnect goes the same way behind the last frame ({@link #CLOSED}),
- * also when it comes during a join barrier (the join may move the actor): it then runs on the actor's gate on
- * whichever node the actor ended up, on the spot it belongs to there. A routed disconnect that meets a full
- * bounded mailbox on this node falls back to the local path above (retries, then the lifecycle lane).
- * Pushes from the moved actor come back as command 62 ({@link dev.spotkit.core.wire.SessionPush}) and are written
- * in the binding's push sequence order (see {@link BoundSession}).
- *
- * <p><b>Back-pressure of routed frames.</b> A routed frame stays counted on the session ({@link
- * Session#frameQueued()}) until the actor's node answered that it was handled, so the session's high and low
- * water marks keep bounding the frames in flight to a moved actor exactly as for a local one; the extra cost is
- * the answer's round trip. A routed frame that cannot be delivered (the actor is gone, the node stopped, no
- * answer within {@link #ACK_TIMEOUT}, or no destination within {@link #SWITCH_WAIT}) closes the session: a frame
- * is never dropped silently.
+ * <p><b>A session-bound actor that relocates</b> (spec 000 section 4.2 step 8; spec 001 sections 4.1, 7, 9 and
+ * 11; FACTS.md "Sessions"). The session (socket, codec, Netty channel) stays on this node; only the actor moves.
+ * Each {@link Link} drives one {@link SessionBarrier} (toolkit-relocation) over the binding:
+ * <ol>
+ *   <li>Before the move's capture the relocation source sends command 42 sessionRelocationSeal (a direct call
+ *       when the source is this node); the barrier seals the binding and the seal is confirmed with command 43
+ *       on the one ordered connection to the source, behind every frame already sent there, so each of them is
+ *       in the source's queue (and captured with it) before the source continues.</li>
+ *   <li>While sealed, frames and the disconnect are held here in arrival order.</li>
+ *   <li>The target, after its CAS and queue opening, sends command 44 commit one-way: in one serial step the
+ *       route switches to the target, every held item goes there in order, the seal is released; later items go
+ *       after them. Before relay-ready an explicit failure makes the source send 44 abort one-way once its queue
+ *       is restored: the held items go back to the source route in order.</li>
+ *   <li>No matching 44 within SessionRelocationSealTimeout ({@value #SEAL_TIMEOUT_MS} ms from the seal's
+ *       install) closes the physical session and cleans up; held frames are dropped (counted back), a held
+ *       disconnect still goes to the last route (Message Follow carries it on). A late or foreign 44 logs
+ *       {@code late_session_route_update} (WARN, key=value) and changes nothing.</li>
+ * </ol>
+ * Items for an actor on another node go one-way as command 60 with content type {@link #FRAME_CONTENT} or
+ * {@link #CLOSED_CONTENT}, in order, on the one connection to that node. Nothing is acknowledged per frame (spec
+ * 001 section 11: no per-message ACK, no sequence numbers, no high-water). Pushes from a moved actor come back as
+ * command 62 ({@link dev.spotkit.core.wire.SessionPush}) and are written in the binding's push sequence order
+ * (see {@link BoundSession}).
  */
 final class SessionBinder implements SessionHandler {
-  /** {@link ReplySink#sessionWork} of a routed client frame. */
+  /** {@link Envelope.Msg#sessionWork()} of a client frame delivered as a one-way message. */
   static final int FRAME = 1;
-  /** {@link ReplySink#sessionWork} of a routed session disconnect (payload: the session id as a Long). */
+  /** {@link Envelope.Msg#sessionWork()} of a session disconnect (payload: the session id as a Long). */
   static final int CLOSED = 2;
-  /** Content type marking a routed client frame in command 60 and in a frozen record (Spotkit-defined). */
+  /** Content type marking a client frame in command 60 and in a frozen record (Spotkit-defined). */
   static final String FRAME_CONTENT = "application/x-spotkit-session-frame+json";
-  /** Content type marking a routed session disconnect in command 60 and in a frozen record (Spotkit-defined). */
+  /** Content type marking a session disconnect in command 60 and in a frozen record (Spotkit-defined). */
   static final String CLOSED_CONTENT = "application/x-spotkit-session-closed+json";
-  /** How long a routed frame may wait for the actor's node to answer that it was handled: 5 minutes. */
-  static final Duration ACK_TIMEOUT = Duration.ofMinutes(5);
-  /** How long a routed frame may wait for a destination (earlier frames handled, the actor found): 60 s. */
-  static final Duration SWITCH_WAIT = Duration.ofSeconds(60);
+  /** SessionRelocationSealTimeout: 3,000 ms from the seal's install (spec 000 section 4.2 step 8). */
+  static final long SEAL_TIMEOUT_MS = SessionBarrier.DEFAULT_SEAL_TIMEOUT_MS;
+  /**
+   * How long a binding whose physical session closed still answers commands 42 and 44, ms: the Message Follow
+   * duration (30 s), so a move that starts just after the disconnect still seals (and orders the disconnect).
+   */
+  static final long CLOSED_BINDING_KEPT_MS = dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS;
+  /** The binding generation of every binding of this release (a binding is never rebound). */
+  static final long BINDING_GENERATION = 1;
   /** Pushes that arrived ahead of a missing one, at most; one more closes the session: 4096. */
   static final int MAX_EARLY_PUSHES = 4096;
-  private static final Object LOCAL = new Object();
   private static final Object CLOSE_ITEM = new Object();
 
-  /** One binding: a session and its actor. Event-loop confined except the flag. */
+  /**
+   * One binding: a session and its actor, and the driver of the binding's {@link SessionBarrier}. The barrier,
+   * the held items and the outbox are guarded by this object's lock (never held across I/O waits: sends only
+   * enqueue on a connection); pushes are guarded by {@link #early}.
+   */
   static final class Link implements SessionInbound {
     private final SessionBinder binder;
     private final Session session;
     private final ActorCell actor;
     /** Set once by the first {@link #onClosed}. Written by: the event loop. Read by: any thread. */
     private final AtomicBoolean disconnected = new AtomicBoolean();
-    /** True from the actor's first capture for a relocation: frames go out as routed messages. */
-    volatile boolean routed;
-    /** Routed items not sent yet (frames, or {@link #CLOSE_ITEM}); guarded by this. */
-    private final ArrayDeque<Object> queue = new ArrayDeque<>();
-    private boolean draining;
-    /** Frames (and the disconnect) handed on and not handled yet; guarded by this. */
-    private int dispatched;
-    /** Where the frames in flight went: {@link #LOCAL}, a RelocationSource, or a NodeRid; guarded by this. */
-    private Object destination = LOCAL;
+    /** The disconnect was handed to this node's local marker path: it does not travel with the actor. */
+    private volatile boolean disconnectQueuedHere;
+    /** The barrier, created by the first seal; null while the actor never left this node. Guarded by this. */
+    private SessionBarrier barrier;
+    /** Local item (frame or {@link #CLOSE_ITEM}) behind each barrier Message (identity). Guarded by this. */
+    private final Map<Message, Object> items = new IdentityHashMap<>();
+    private long nextItem;
+    /** The seal timer while sealed. Guarded by this. */
+    private ScheduledFuture<?> timer;
+    /** Items and raw frames for other nodes not written yet, in order. Guarded by this. */
+    private final ArrayDeque<Outbound> outbox = new ArrayDeque<>();
+    private boolean sending;
+    /** The seal timed out (the barrier is CLOSED). Guarded by this. */
+    private boolean timedOut;
     /** Push order: the next sequence to write and the pushes that came early; guarded by {@link #early}. */
     private long nextPush;
     private final TreeMap<Long, Object> early = new TreeMap<>();
+
+    /** One write to another node: session work ({@code msg}) or a raw frame ({@code frame}). */
+    private record Outbound(NodeRid node, Envelope.Msg msg, byte[] frame, boolean counted) {
+    }
 
     Link(final SessionBinder binder, final Session session, final ActorCell actor) {
       this.binder = binder;
@@ -117,38 +160,20 @@ final class SessionBinder implements SessionHandler {
       return disconnected.get();
     }
 
+    /** Whether the disconnect already went to the actor's queue on this node (it then does not travel). */
+    boolean disconnectQueuedHere() {
+      return disconnectQueuedHere;
+    }
+
     @Override
     public void onFrame(final Object frame) {
       session.frameQueued(); // before the offer: the handler may run, and uncount it, at once
-      synchronized (this) {
-        if (routed) {
-          enqueue(frame);
-          return;
-        }
-        dispatched++;
-      }
-      final OfferResult result = actor.offerEnvelope(new Envelope.Frame(frame, this));
-      if (result == OfferResult.ACCEPTED) {
-        return;
-      }
-      frameHandled(); // never queued
-      if (result == OfferResult.MAILBOX_FULL) {
-        NodeRuntime.LOG.warn("session {}: mailbox of {} is full (capacity {}); closing the session. Keep the"
-            + " inbound high-water mark below the mailbox capacity", session.id(), actor.describe(),
-            actor.mailbox.capacity());
-      }
-      session.close();
+      submit(frame);
     }
 
     /** After the actor's handler for one of this binding's frames ran. On the actor's gate. */
     void frameHandled() {
       session.frameHandled();
-      settled();
-    }
-
-    private synchronized void settled() {
-      dispatched--;
-      notifyAll();
     }
 
     @Override
@@ -158,169 +183,284 @@ final class SessionBinder implements SessionHandler {
       }
       binder.links.remove(session.id(), this);
       actor.creation.thenAccept(outcome -> {
-        if (!(outcome instanceof CreateOutcome.Created<?>)) {
-          return;
-        }
-        // Serialized with a seal: an actor that is moving, or may move at the end of a running join barrier, gets
-        // the routed disconnect, which travels with its queue and runs on the spot it ends up in.
-        synchronized (actor.ingressLock) {
-          if (!routed && actor.relocating == null && !actor.barrierActive) {
-            queueDisconnect(actor);
-            return;
-          }
-          routed = true;
-        }
-        synchronized (this) {
-          enqueue(CLOSE_ITEM);
+        if (outcome instanceof CreateOutcome.Created<?>) {
+          submit(CLOSE_ITEM);
         }
       });
+      binder.rt.scheduler().schedule(() -> binder.bindings.remove(session.id(), this), CLOSED_BINDING_KEPT_MS,
+          TimeUnit.MILLISECONDS);
     }
 
-    /** A frame of this binding found in the actor's queue or ingress hold at a capture: as a routed message. */
-    Envelope.Msg routedFrame(final Envelope.Frame frame) {
-      return acked(frame.payload(), FRAME);
+    /** One frame or the disconnect, in arrival order: straight to the route, or held while sealed. Any thread. */
+    private synchronized void submit(final Object item) {
+      if (barrier == null) {
+        deliver(null, item);
+        return;
+      }
+      final Message m = Message.send(ByteBuffer.allocate(8).putLong(++nextItem).array());
+      items.put(m, item);
+      perform(barrier.handle(new SessionEvent.ClientMessageArrived(m, Relocations.nowMs())));
     }
 
-    private void enqueue(final Object item) {
-      queue.add(item);
-      if (!draining) {
-        draining = true;
-        actor.runtime().async(() -> {
+    /**
+     * Command 42 for this binding (spec 000 section 4.2 step 8). The first seal creates the barrier on the route
+     * of the actor here. Any thread.
+     *
+     * @return the command 43 to send, or empty when the seal was not installed (logged).
+     */
+    synchronized Optional<SessionRelocationFrame.Sealed> seal(final SessionRelocationFrame.Seal seal,
+        final long atMs) {
+      if (barrier == null) {
+        final ActorCell here = localCell();
+        if (here.state != CellState.READY || here.storeRecord == null) {
+          log(Action.Level.WARNING, SessionBarrier.STALE_SESSION_SEAL, "seal of " + seal.relocationId()
+              + " but the actor is not Ready on this node");
+          return Optional.empty();
+        }
+        barrier = new SessionBarrier(binder.sessionBinding(this), Relocations.routeOf(here), SEAL_TIMEOUT_MS);
+      }
+      return perform(barrier.handle(new SessionEvent.SealArrived(seal, atMs)));
+    }
+
+    /** Command 44 for this binding: commit or abort, late or foreign. Any thread. */
+    synchronized void route(final SessionRelocationFrame.Route route, final long atMs) {
+      if (barrier == null) {
+        log(Action.Level.WARNING, SessionBarrier.LATE_SESSION_ROUTE_UPDATE, "route update of "
+            + route.relocationId() + " matches no seal");
+        return;
+      }
+      perform(barrier.handle(new SessionEvent.RouteArrived(route, atMs)));
+    }
+
+    /** The seal timer fired. Scheduler thread. */
+    private synchronized void clock() {
+      timer = null;
+      if (barrier != null) {
+        perform(barrier.handle(new SessionEvent.ClockAdvanced(Relocations.nowMs())));
+      }
+    }
+
+    /** Performs a barrier step's actions in order; under this lock. @return the 43 of a seal step, if any. */
+    private Optional<SessionRelocationFrame.Sealed> perform(final List<SessionAction> actions) {
+      SessionRelocationFrame.Sealed sealed = null;
+      for (SessionAction a : actions) {
+        switch (a) {
+          case SessionAction.SendSealed s -> sealed = s.frame();
+          case SessionAction.ForwardToActor f -> deliver(f.route(), items.remove(f.message()));
+          case SessionAction.SwitchRoute sw -> NodeRuntime.LOG.debug("session {}: route of actor '{}' switched"
+              + " from node {} to node {}", session.id(), actor.id, Rids.toNodeRid(sw.from().nodeRid()),
+              Rids.toNodeRid(sw.to().nodeRid()));
+          case SessionAction.CloseSession c -> closeAtTimeout(c);
+          case SessionAction.Log l -> log(l.level(), l.code(), l.detail());
+        }
+      }
+      armTimer();
+      return Optional.ofNullable(sealed);
+    }
+
+    private void armTimer() {
+      final OptionalLong due = barrier.nextDeadlineMs();
+      if (due.isEmpty()) {
+        if (timer != null) {
+          timer.cancel(false);
+          timer = null;
+        }
+        return;
+      }
+      if (timer == null) {
+        try {
+          timer = binder.rt.scheduler().schedule(this::clock, Math.max(0, due.getAsLong() - Relocations.nowMs()),
+              TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+          session.close(); // the node is closing: the session goes with it
+        }
+      }
+    }
+
+    /** REL-28: no matching 44 in time: the physical session closes, held frames drop, the binding is cleaned. */
+    private void closeAtTimeout(final SessionAction.CloseSession c) {
+      for (Message m : c.dropped()) {
+        final Object item = items.remove(m);
+        if (item == CLOSE_ITEM) {
+          deliver(barrier.route(), item); // the disconnect still reaches the actor, on its last known route
+        } else if (item != null) {
+          session.frameHandled();
+        }
+      }
+      if (!timedOut) {
+        timedOut = true;
+        NodeRuntime.LOG.warn("session_seal_timeout session={} actor={} timeoutMs={} dropped={}: no route update"
+            + " within SessionRelocationSealTimeout; closing the session", session.id(), actor.id, SEAL_TIMEOUT_MS,
+            c.dropped().size());
+      }
+      session.close();
+    }
+
+    private void log(final Action.Level level, final String code, final String detail) {
+      if (level == Action.Level.ERROR) {
+        NodeRuntime.LOG.error("{} session={} actor={} detail={}", code, session.id(), actor.id, detail);
+      } else {
+        NodeRuntime.LOG.warn("{} session={} actor={} detail={}", code, session.id(), actor.id, detail);
+      }
+    }
+
+    /** The actor's cell on this node: the one Ready here now (it may have come back), else the original one. */
+    private ActorCell localCell() {
+      final ActorCell here = binder.rt.actors.get(actor.id);
+      return here != null && here.generation == actor.generation ? here : actor;
+    }
+
+    /**
+     * Hands one item to the actor on {@code route} (null: this node, never sealed). Under this lock, so items go
+     * out in the order the barrier released them.
+     */
+    private void deliver(final ActorRoute route, final Object item) {
+      if (item == null) {
+        return;
+      }
+      if (route == null || Rids.toNodeRid(route.nodeRid()).equals(binder.rt.nodeRid())) {
+        deliverHere(item);
+        return;
+      }
+      final Envelope.Msg msg = item == CLOSE_ITEM ? new Envelope.Msg(Long.valueOf(session.id()), null, CLOSED)
+          : new Envelope.Msg(item, null, FRAME);
+      send(new Outbound(Rids.toNodeRid(route.nodeRid()), msg, null, item != CLOSE_ITEM));
+    }
+
+    private void deliverHere(final Object item) {
+      final ActorCell here = localCell();
+      if (item == CLOSE_ITEM) {
+        disconnectHere(here);
+        return;
+      }
+      final Relocations moves = binder.rt.relocations();
+      if (moves != null && here != actor && moves.targetIngress(actor.id, new Envelope.Msg(item, null, FRAME))) {
+        session.frameHandled(); // it came back and its queue is still diverted: one-way work, not counted
+        return;
+      }
+      final OfferResult result = here.offerEnvelope(new Envelope.Frame(item, this));
+      if (result == OfferResult.ACCEPTED) {
+        return;
+      }
+      session.frameHandled(); // never queued
+      if (result == OfferResult.MAILBOX_FULL) {
+        NodeRuntime.LOG.warn("session {}: mailbox of {} is full (capacity {}); closing the session. Keep the"
+            + " inbound high-water mark below the mailbox capacity", session.id(), here.describe(),
+            here.mailbox.capacity());
+      }
+      session.close();
+    }
+
+    /**
+     * The disconnect for the actor on this node. Serialized with a seal and a capture (the ingress lock): an actor
+     * that is moving, or may move at the end of a running join barrier, gets it as one-way session work, which
+     * travels with its queue and runs on the spot it ends up in; otherwise the local marker path.
+     */
+    private void disconnectHere(final ActorCell here) {
+      final Envelope.Msg closed = new Envelope.Msg(Long.valueOf(session.id()), null, CLOSED);
+      synchronized (here.ingressLock) {
+        if (here.relocating == null && !here.barrierActive) {
+          disconnectQueuedHere = true;
+          queueDisconnect(here);
+          return;
+        }
+        if (here.offerEnvelope(closed) != OfferResult.MAILBOX_FULL) {
+          return;
+        }
+      }
+      queueDisconnect(here); // a full bounded mailbox: the local disconnect path retries, then the lane
+    }
+
+    /** Writes to another node in order: inline when nothing waits, else behind the waiting writes. */
+    private void send(final Outbound out) {
+      if (!sending && outbox.isEmpty()) {
+        final PeerConnection c = binder.rt.mesh().open(out.node()).orElse(null);
+        if (c != null && c.isOpen()) {
+          write(c, out);
+          return;
+        }
+      }
+      outbox.add(out);
+      if (!sending) {
+        sending = true;
+        binder.rt.async(() -> {
           drain();
           return null;
         });
       }
     }
 
-    /** A virtual thread: sends the routed items one at a time, in arrival order. */
+    /** A virtual thread: dials where needed and writes the waiting items in order. */
     private void drain() {
       for (;;) {
-        final Object item;
+        final Outbound next;
         synchronized (this) {
-          item = queue.poll();
-          if (item == null) {
-            draining = false;
+          next = outbox.peek();
+          if (next == null) {
+            sending = false;
             return;
           }
         }
+        PeerConnection c;
         try {
-          route(item);
-        } catch (RuntimeException e) { // never leave the queue stuck: the item is lost, the session closes
-          lost(item == CLOSE_ITEM ? CLOSED : FRAME, e.toString());
+          c = binder.rt.mesh().connection(next.node(), binder.rt.mesh().endpointOf(binder.rt.meshName().value(),
+              next.node(), "session " + session.id()), Deadline.after(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) {
+          c = null;
         }
-      }
-    }
-
-    private void route(final Object item) {
-      final int kind = item == CLOSE_ITEM ? CLOSED : FRAME;
-      final long giveUpAt = System.nanoTime() + SWITCH_WAIT.toNanos();
-      Object to;
-      for (;;) {
-        to = destination();
         synchronized (this) {
-          if (to != null && (to.equals(destination) || dispatched == 0)) {
-            destination = to;
-            dispatched++;
-            break;
-          }
-          if (System.nanoTime() - giveUpAt > 0) {
-            lost(kind, "no destination for actor '" + actor.id + "' within " + SWITCH_WAIT.toSeconds() + " s");
-            return;
-          }
-          try {
-            wait(20); // until the frames sent to the previous destination were handled (bounded by giveUpAt)
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            lost(kind, "interrupted");
-            return;
+          outbox.poll();
+          if (c == null) {
+            lost(next, "node " + next.node() + " cannot be reached");
+          } else {
+            write(c, next);
           }
         }
-      }
-      final Envelope.Msg msg = acked(kind == CLOSED ? Long.valueOf(session.id()) : item, kind);
-      try {
-        send(to, msg);
-      } catch (RuntimeException e) {
-        msg.reply().fail(Cell.typed(e, msg.reply().description));
       }
     }
 
-    /** Where the next routed item goes now; null when the actor cannot be found at the moment. */
-    private Object destination() {
-      final NodeRuntime rt = actor.runtime();
-      final Relocations moves = rt.relocations();
-      if (moves == null || rt.mesh() == null) {
-        return LOCAL; // a node without a mesh: the actor never leaves it
-      }
-      if (moves.diverted.contains(actor.id) || rt.actors.get(actor.id) != null) {
-        return LOCAL; // Ready here, relocating away from here (ingress hold), or arriving here (temporary queue)
-      }
-      final RelocationSource source = moves.sources.get(actor.id);
-      if (source != null) {
-        return source; // moved away from here: Message Follow on the relocation's ordered connection
-      }
-      try {
-        return rt.mesh().route(actor.key, 0, "actor '" + actor.id + "'").owner();
-      } catch (dev.spotkit.core.SpotkitException e) {
-        return null;
-      }
-    }
-
-    private void send(final Object to, final Envelope.Msg msg) {
-      final NodeRuntime rt = actor.runtime();
-      final Relocations moves = rt.relocations();
-      if (to == LOCAL) {
-        if (moves != null && moves.targetIngress(actor.id, msg)) {
-          return;
+    private void write(final PeerConnection c, final Outbound out) {
+      if (out.frame() != null) {
+        if (!c.send(out.frame())) {
+          NodeRuntime.LOG.warn("session {}: command 43 to node {} was not sent (connection closed)", session.id(),
+              out.node());
         }
-        final ActorCell here = rt.actors.get(actor.id);
-        if (here != null) {
-          try {
-            Messaging.offer(here, msg);
-          } catch (dev.spotkit.core.SpotkitException.CapacityExceeded full) {
-            if (msg.reply().sessionWork != CLOSED) {
-              throw full;
-            }
-            queueDisconnect(here); // a full bounded mailbox: the local disconnect path retries, then the lane
-            msg.reply().complete(Boolean.TRUE);
-          }
-          return;
-        }
-        if (moves != null && moves.sourceIngress(actor.id, msg)) {
-          return; // it left since: the same source unit whose ingress hold took the earlier frames, so in order
-        }
-        throw new dev.spotkit.core.SpotkitException.NotFound("actor '" + actor.id + "' left this node");
-      }
-      if (to instanceof RelocationSource && moves.sourceIngress(actor.id, msg)) {
         return;
       }
-      rt.mesh().forward(new Address.ActorById(actor.id), msg);
+      try {
+        binder.rt.mesh().sendOn(c, actor.key, dev.spotkit.core.wire.ApplicationMessage.TargetKind.ACTOR, actor.id,
+            actor.generation, 1, out.msg());
+        if (out.counted()) {
+          session.frameHandled(); // it left this node: the actor's node owns it now
+        }
+      } catch (RuntimeException e) {
+        lost(out, e.toString());
+      }
     }
 
-    private Envelope.Msg acked(final Object payload, final int kind) {
-      final ReplySink sink = new ReplySink(Deadline.after(ACK_TIMEOUT), Object.class, (kind == FRAME ? "frame"
-          : "disconnect") + " of session " + session.id() + " for actor '" + actor.id + "'");
-      sink.sessionWork = kind;
-      sink.future.whenComplete((v, failure) -> {
-        if (kind == FRAME) {
-          session.frameHandled();
-        }
-        settled();
-        if (failure != null) {
-          NodeRuntime.LOG.warn("session {}: {} was not delivered ({}); closing the session", session.id(),
-              sink.description, RouteMesh.unwrap(failure).toString());
-          session.close();
-        }
-      });
-      return new Envelope.Msg(payload, sink);
-    }
-
-    private void lost(final int kind, final String why) {
-      if (kind == FRAME) {
+    /** An item that cannot reach the actor's node: never dropped silently, the session closes. */
+    private void lost(final Outbound out, final String why) {
+      if (out.frame() != null) {
+        NodeRuntime.LOG.warn("session {}: command 43 to node {} was not sent: {}", session.id(), out.node(), why);
+        return;
+      }
+      if (out.counted()) {
         session.frameHandled();
       }
-      NodeRuntime.LOG.warn("session {}: a routed {} was not delivered ({}); closing the session", session.id(),
-          kind == FRAME ? "frame" : "disconnect", why);
+      NodeRuntime.LOG.warn("session {}: a {} for actor '{}' on node {} was not delivered ({}); closing the"
+          + " session", session.id(), out.counted() ? "frame" : "disconnect", actor.id, out.node(), why);
       session.close();
+    }
+
+    /** Queues command 43 to the source node behind every item already written or waiting for it. */
+    synchronized void sendSealed(final NodeRid to, final byte[] frame) {
+      send(new Outbound(to, null, frame, false));
+    }
+
+    /** A frame found in the source's queue or ingress hold at a capture: it leaves the count, as one-way work. */
+    Envelope.Msg leaving(final Envelope.Frame frame) {
+      session.frameHandled();
+      return new Envelope.Msg(frame.payload(), null, FRAME);
     }
 
     /**
@@ -376,6 +516,11 @@ final class SessionBinder implements SessionHandler {
   private final NodeConfig.ActorType type;
   /** Open bindings by session id (pushes of moved actors find their session here). */
   final ConcurrentHashMap<Long, Link> links = new ConcurrentHashMap<>();
+  /**
+   * Every binding by session id, also one whose session closed, for {@link #CLOSED_BINDING_KEPT_MS} after the
+   * close: commands 42 and 44 find their binding here.
+   */
+  final ConcurrentHashMap<Long, Link> bindings = new ConcurrentHashMap<>();
 
   SessionBinder(final NodeRuntime rt, final NodeConfig.ActorType type) {
     this.rt = rt;
@@ -391,6 +536,7 @@ final class SessionBinder implements SessionHandler {
     final ActorCell actor = rt.creations().stageFrameworkActor(type);
     final Link link = new Link(this, session, actor);
     links.put(session.id(), link);
+    bindings.put(session.id(), link);
     actor.session = link;
     actor.creation.whenComplete((outcome, failure) -> {
       if (!(outcome instanceof CreateOutcome.Created<?>)) {
@@ -410,6 +556,82 @@ final class SessionBinder implements SessionHandler {
     return links.get(sessionId);
   }
 
+  /** The SessionRid of a session of this node: its id as 8 big-endian bytes. */
+  static dev.spotkit.relocation.wire.Rid sessionRid(final long sessionId) {
+    return dev.spotkit.relocation.wire.Rid.of(ByteBuffer.allocate(8).putLong(sessionId).array());
+  }
+
+  /** The session id a SessionRid names, or -1 when it is not one of this node's (not 8 bytes). */
+  private static long sessionIdOf(final dev.spotkit.relocation.wire.Rid rid) {
+    final byte[] bytes = rid.bytes();
+    return bytes.length == 8 ? ByteBuffer.wrap(bytes).getLong() : -1;
+  }
+
+  /** The binding a link holds, as commands 42, 43 and 44 name it (this node is its Session owner). */
+  SessionBinding sessionBinding(final Link link) {
+    final Relocations r = rt.relocations();
+    return new SessionBinding(new SessionOwner(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
+        r.ownerId(), r.leaseGeneration()), sessionRid(link.session.id()), BINDING_GENERATION, link.actor.id,
+        link.actor.generation);
+  }
+
+  /**
+   * Command 42 for a binding of this node (spec 000 section 4.2 step 8). Any thread.
+   *
+   * @param seal the decoded seal.
+   * @param atMs when it arrived, {@link Relocations#nowMs()} ms.
+   * @return the command 43 to answer with, or empty when the seal was not installed (logged, e.g.
+   *     {@code stale_session_seal}).
+   */
+  Optional<SessionRelocationFrame.Sealed> onSeal(final SessionRelocationFrame.Seal seal, final long atMs) {
+    final Link link = bindingOf(seal);
+    if (link == null) {
+      NodeRuntime.LOG.warn("{} session={} actor={} detail=no such binding on this node (relocation {})",
+          SessionBarrier.STALE_SESSION_SEAL, sessionIdOf(seal.binding().sessionRid()), seal.binding().actorId(),
+          seal.relocationId());
+      return Optional.empty();
+    }
+    return link.seal(seal, atMs);
+  }
+
+  /**
+   * Command 42 from another node: installs the seal and queues command 43 to {@code from}'s node behind every
+   * item already sent there (the ordered connection is the fence). Event loop.
+   *
+   * @param seal the decoded seal.
+   * @param from the node that sent it (the relocation's source).
+   */
+  void onRemoteSeal(final SessionRelocationFrame.Seal seal, final NodeRid from) {
+    final Link link = bindingOf(seal);
+    final Optional<SessionRelocationFrame.Sealed> sealed = onSeal(seal, Relocations.nowMs());
+    if (link != null && sealed.isPresent()) {
+      link.sendSealed(from, dev.spotkit.relocation.wire.SessionRelocationCodec.encode(sealed.get()));
+    }
+  }
+
+  /**
+   * Command 44 for a binding of this node, commit or abort; one-way, nothing is answered (REL-05). A 44 that
+   * matches no binding or no seal logs {@code late_session_route_update} and changes nothing (REL-29). Any thread.
+   *
+   * @param route the decoded route update.
+   * @param atMs when it arrived, {@link Relocations#nowMs()} ms.
+   */
+  void onRoute(final SessionRelocationFrame.Route route, final long atMs) {
+    final Link link = bindingOf(route);
+    if (link == null) {
+      NodeRuntime.LOG.warn("{} session={} actor={} detail=no such binding on this node (relocation {})",
+          SessionBarrier.LATE_SESSION_ROUTE_UPDATE, sessionIdOf(route.binding().sessionRid()),
+          route.binding().actorId(), route.relocationId());
+      return;
+    }
+    link.route(route, atMs);
+  }
+
+  private Link bindingOf(final SessionRelocationFrame frame) {
+    final Link link = bindings.get(sessionIdOf(frame.binding().sessionRid()));
+    return link != null && link.actor.id.equals(frame.binding().actorId()) ? link : null;
+  }
+
   /** Command 62 from the node of a moved actor: a push (or close) for a session of this node. Event loop. */
   void onPush(final SessionPush push) {
     final Link link = links.get(push.sessionId());
@@ -420,9 +642,8 @@ final class SessionBinder implements SessionHandler {
     link.deliverPush(push.sequence(), push.close(), push.close() ? null : rt.copier().decode(push.payload()));
   }
 
-  /** The payload of a routed message, marked with its session work when {@code sink} carries one. */
-  static ApplicationPayload mark(final ApplicationPayload payload, final ReplySink sink) {
-    final int work = sink == null ? 0 : sink.sessionWork;
+  /** The payload of a message, marked with its session work ({@link #FRAME}, {@link #CLOSED}, or 0: none). */
+  static ApplicationPayload mark(final ApplicationPayload payload, final int work) {
     if (work == 0) {
       return payload;
     }

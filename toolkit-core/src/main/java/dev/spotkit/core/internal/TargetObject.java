@@ -39,6 +39,8 @@ import dev.spotkit.relocation.wire.RelocationCodec;
 import dev.spotkit.relocation.wire.RelocationEnvelope;
 import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
 import dev.spotkit.relocation.wire.RelocationFrame;
+import dev.spotkit.relocation.wire.SessionRelocationFrame;
+import dev.spotkit.relocation.wire.SessionRouteAction;
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.Role;
 import dev.spotkit.store.StoreBytes;
@@ -71,6 +73,8 @@ final class TargetObject {
   /** The cell opened by the last commit: work the unit still dispatches after the open goes here. */
   ActorCell live;
   RelocationFrame.Prepare prepare;
+  /** The session binding restored with the current attempt, or null. */
+  private Relocations.Binding sessionBinding;
   LocationRecords.Stored row;
   String refused;
   /** The command 53 code of {@link #refused} (spec 000 section 4's Failed kind at the source). */
@@ -423,11 +427,7 @@ final class TargetObject {
       deadline = version == 2 ? state.getLong() : 0;
       final int flags = state.get();
       if ((flags & Relocations.FRAMING_HAS_BINDING) != 0 && version == 2) {
-        if (state.remaining() < Relocations.BINDING_BYTES) {
-          throw new SpotkitException.DataLost("the session binding of actor '" + id + "' is truncated");
-        }
-        binding = new Relocations.Binding(state.getLong(), new NodeRid(state.getLong()), state.getLong(),
-            state.get() == 1);
+        binding = Relocations.readBinding(state, flags, id);
       }
       if ((flags & Relocations.FRAMING_HAS_STATE) != 0) {
         appState = new byte[state.remaining()];
@@ -435,8 +435,8 @@ final class TargetObject {
       }
     }
     // A session-bound actor: its session stays on its node; pushes go there, frames come from there.
-    staging.binding = binding == null ? null : new BoundSession(rt, binding.sessionId(), binding.node(),
-        binding.nextPushSequence(), binding.closed());
+    staging.binding = binding == null ? null : new BoundSession(rt, binding);
+    sessionBinding = binding;
     operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
     joinDeadlineUnixMs = deadline;
     staging.context = rt.facades().actorContext(staging);
@@ -595,6 +595,9 @@ final class TargetObject {
     backlog = List.of();
     final Relocations.Prepared joined = approval;
     final OperationId op = operationId != null ? operationId : OperationId.random();
+    final Relocations.Binding bound = sessionBinding;
+    final RelocationIdentity identity = prepare.identity();
+    final long previous = prepare.object().expectedAuthorityOwnerGeneration();
     r.post(id, at -> stopDiverting()); // once every item diverted before ran: later work goes straight to the mailbox
     target.control(() -> {
       if (joined != null) {
@@ -623,6 +626,7 @@ final class TargetObject {
             });
           }
           c.mailbox.openWithBacklog(queue);
+          commitSessionRoute(c, bound, identity, previous);
         });
       });
     });
@@ -630,6 +634,22 @@ final class TargetObject {
     cell = null;
     approval = null;
     forgetLater();
+  }
+
+  /**
+   * Spec 000 section 4.2 step 8: after the CAS and the queue opening, the one-way command 44 commit to the Session
+   * owner of a binding this move sealed: the route to this node, the held frames there, the seal released. No
+   * reply is awaited (REL-05); a binding not sealed by this move (none, closed, or from a peer without a Session
+   * owner) sends nothing. On the actor's gate.
+   */
+  private void commitSessionRoute(final ActorCell c, final Relocations.Binding bound,
+      final RelocationIdentity identity, final long previousAuthorityOwnerGeneration) {
+    if (bound == null || !bound.sealed() || bound.owner() == null) {
+      return;
+    }
+    r.sendSessionRoute(bound.node(), new SessionRelocationFrame.Route(identity.relocationId(),
+        identity.coordinatorFence(), Role.TARGET, bound.wire(c.id, c.generation),
+        new SessionRouteAction.Commit(previousAuthorityOwnerGeneration, Relocations.routeOf(c))));
   }
 
   private PeerConnection connectionToSource() {
@@ -668,14 +688,14 @@ final class TargetObject {
   private Envelope.Msg thaw(final FrozenRecord record) {
     final Object payload = rt.copier().decode(SessionBinder.unmark(((RecordBody.SpotRequest) record.body())
         .payload()));
+    final int work = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
     if (record.replyRouteId() == 0) {
-      return new Envelope.Msg(payload, null);
+      return new Envelope.Msg(payload, null, work);
     }
     final long deadline = Relocations.deadlineOf(record);
     final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
         : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
         + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
-    sink.sessionWork = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
     final long route = record.replyRouteId();
     final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;
     sink.future.whenComplete((value, failure) -> {
@@ -702,6 +722,6 @@ final class TargetObject {
       rt.async(() -> rt.mesh().connection(node, rt.mesh().endpointOf(rt.meshName().value(), node, "reply route"),
           Deadline.after(Duration.ofSeconds(5))).send(frame));
     });
-    return new Envelope.Msg(payload, sink);
+    return new Envelope.Msg(payload, sink, work);
   }
 }
