@@ -189,7 +189,7 @@ class SessionRelocationTest {
       assertThat(echoes).containsExactlyElementsOf(IntStream.range(0, 300).mapToObj(i -> "echo " + i).toList());
       assertThat(pushed).contains("joined 1", "joined 2");
       assertThat(pushed.indexOf("bad refused")).isEqualTo(pushed.indexOf("echo 150") + 1);
-      // The session's inbound count went back to 0: every routed frame was answered once handled.
+      // The session's inbound count went back to 0: every frame was uncounted once handled here or sent away.
       final Session original = contexts.get(0).session().orElseThrow(); // the socket's own session, on node a
       await().atMost(Duration.ofSeconds(5)).until(() -> original.pendingFrames() == 0);
     }

@@ -40,6 +40,12 @@
  *       the actor's mailbox closes (membership frozen), OnDisconnectActor runs on the then-current member
  *       spot's lane, and the mailbox reopens. Frames carry their binding ({@code Envelope.Frame}) so the
  *       session's inbound count drops once the handler ran (inbound backpressure).</li>
+ *   <li><b>Session route switch.</b> This node is the Session owner of the sessions it accepted (spec 000
+ *       section 4.2 step 8): a relocating bound actor's source seals the binding first (command 42, answered
+ *       by 43 on the ordered connection), the binding holds the client's frames, and command 44 (commit from the
+ *       target after its CAS and queue opening, abort from the source after its queue restoration) switches or
+ *       releases the route in one serial step; no 44 within 3,000 ms closes the session ({@code SessionBinder},
+ *       {@code Relocations#start}). No frame is acknowledged on its own (spec 001 section 11).</li>
  *   <li><b>Node close.</b> ShuttingDown for new work at once; sessions stop; timers stop; a marker message
  *       behind every accepted message finishes the accepted turns; OnClosing(HostShutdown) on each spot; then
  *       every mailbox is released (queued requests fail with ShuttingDown), store records deleted; then every

@@ -51,8 +51,8 @@ public final class Commands {
   public static final int ACTOR_DESTROY = 61;
   /**
    * 62: a push (or close) from a relocated session-bound Actor to the node that holds its client session.
-   * Spotkit-defined: spec 003's commands 42/43/44 move the session route itself, which this release does not do
-   * (see {@link SessionPush}).
+   * Spotkit-defined: commands 42/43/44 carry only the inbound route switch at the Session owner (spec 000
+   * section 4.2 step 8); the spec's files name no command for the push path back (see {@link SessionPush}).
    */
   public static final int SESSION_PUSH = 62;
 
