@@ -199,6 +199,10 @@ public final class Lifecycle {
     final SessionBinder.Link link = cell.session;
     if (link != null) {
       link.session().close();
+    } else if (cell.binding != null) {
+      // A moved session-bound actor ends here: its session on the Session owner closes too (frames to it go
+      // one-way and are not answered, so nothing else would tell the Session owner).
+      cell.binding.close();
     }
   }
 

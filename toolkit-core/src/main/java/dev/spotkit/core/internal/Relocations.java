@@ -441,8 +441,12 @@ final class Relocations {
         ThreadLocalRandom.current().nextLong()), 1, new CoordinatorFence(ownerId(), leaseGeneration(),
         Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), actor.storeVersion.value()));
     final Binding binding = bindingOf(actor);
-    final dev.spotkit.relocation.wire.SessionBinding wire = binding == null || binding.closed() ? null
-        : binding.wire(actor.id, actor.generation);
+    final SessionBinder binder = rt.sessionBinder();
+    // No seal when the disconnect already reached the actor, or its session here is gone for good (no frame can
+    // come any more): nothing is left to order.
+    final dev.spotkit.relocation.wire.SessionBinding wire = binding == null || binding.closed()
+        || binding.node().equals(rt.nodeRid()) && (binder == null || !binder.bindings.containsKey(binding.sessionId()))
+        ? null : binding.wire(actor.id, actor.generation);
     if (wire == null) {
       begin(actor, join, moved, connection, owner, fence, chunkLimit, identity, null);
       return;

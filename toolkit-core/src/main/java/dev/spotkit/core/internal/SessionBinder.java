@@ -124,7 +124,10 @@ final class SessionBinder implements SessionHandler {
     private final ActorCell actor;
     /** Set once by the first {@link #onClosed}. Written by: the event loop. Read by: any thread. */
     private final AtomicBoolean disconnected = new AtomicBoolean();
-    /** The disconnect was handed to this node's local marker path: it does not travel with the actor. */
+    /**
+     * The disconnect was handed to this node's local marker path, or reached the actor here: it does not travel
+     * with the actor any more (a move's payload carries the binding as closed, and no seal is made).
+     */
     private volatile boolean disconnectQueuedHere;
     /** The barrier, created by the first seal; null while the actor never left this node. Guarded by this. */
     private SessionBarrier barrier;
@@ -187,8 +190,12 @@ final class SessionBinder implements SessionHandler {
           submit(CLOSE_ITEM);
         }
       });
-      binder.rt.scheduler().schedule(() -> binder.bindings.remove(session.id(), this), CLOSED_BINDING_KEPT_MS,
-          TimeUnit.MILLISECONDS);
+      try {
+        binder.rt.scheduler().schedule(() -> binder.bindings.remove(session.id(), this), CLOSED_BINDING_KEPT_MS,
+            TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closing) {
+        binder.bindings.remove(session.id(), this); // the node is closing: no move will seal it any more
+      }
     }
 
     /** One frame or the disconnect, in arrival order: straight to the route, or held while sealed. Any thread. */
@@ -672,6 +679,10 @@ final class SessionBinder implements SessionHandler {
    */
   static void closedHere(final ActorCell actor) {
     final BoundSession bound = actor.binding;
+    final Link link = actor.session;
+    if (link != null) {
+      link.disconnectQueuedHere = true; // it reached the actor here: a later move carries it as closed
+    }
     if (bound == null || bound.markClosed()) {
       disconnect(actor);
     }

@@ -315,6 +315,8 @@ final class TargetObject {
       }
       case Action.Log l -> Relocations.log(l);
       case Action.SendToSessionOwner s -> {
+        // Not used: command 40 does not say whether the actor is session-bound (the binding is in the payload),
+        // so the unit never asks; open() sends the command 44 commit once the queue opened (commitSessionRoute).
       }
     }
   }
