@@ -511,12 +511,13 @@ final class Relocations {
     }
     final PendingSeal pending = new PendingSeal(actor, seal, sealed, failed);
     pendingSeals.put(seal.relocationId(), pending);
-    rt.scheduler().schedule(() -> {
-      if (pendingSeals.remove(seal.relocationId(), pending)) {
-        actor.control(() -> failed.accept(new SpotkitException.Unavailable(what + " was not confirmed within "
-            + SessionBinder.SEAL_TIMEOUT_MS + " ms")));
-      }
-    }, SessionBinder.SEAL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    try {
+      scheduleSealWait(actor, sessionNode, seal, failed, what, pending);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      pendingSeals.remove(seal.relocationId(), pending);
+      failed.accept(rt.shuttingDown("relocation of " + actor.describe()));
+      return;
+    }
     final byte[] frame = SessionRelocationCodec.encode(seal);
     rt.async(() -> rt.mesh().connection(sessionNode, rt.mesh().endpointOf(rt.meshName().value(), sessionNode, what),
         Deadline.after(Duration.ofMillis(SessionBinder.SEAL_TIMEOUT_MS))).send(frame)).whenComplete((sent, f) -> {
@@ -525,6 +526,27 @@ final class Relocations {
                 + (f == null ? "connection closed" : RouteMesh.unwrap(f).toString()) + ")")));
           }
         });
+  }
+
+  /**
+   * Fails a remote seal whose command 43 did not come within {@link SessionBinder#SEAL_TIMEOUT_MS}, after a
+   * one-way 44 abort: the seal may be installed with its 43 lost (the source queue is unchanged, so releasing it
+   * is safe); a Session owner that never installed it only logs {@code late_session_route_update}.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException when the node is closing.
+   */
+  private void scheduleSealWait(final ActorCell actor, final NodeRid sessionNode,
+      final SessionRelocationFrame.Seal seal, final java.util.function.Consumer<SpotkitException> failed,
+      final String what, final PendingSeal pending) {
+    rt.scheduler().schedule(() -> {
+      if (pendingSeals.remove(seal.relocationId(), pending)) {
+        sendSessionRoute(sessionNode, new SessionRelocationFrame.Route(seal.relocationId(), seal.coordinatorFence(),
+            dev.spotkit.relocation.wire.Role.SOURCE, seal.binding(), new dev.spotkit.relocation.wire
+            .SessionRouteAction.Abort(seal.currentRoute().authorityOwnerGeneration())));
+        actor.control(() -> failed.accept(new SpotkitException.Unavailable(what + " was not confirmed within "
+            + SessionBinder.SEAL_TIMEOUT_MS + " ms")));
+      }
+    }, SessionBinder.SEAL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
   }
 
   /**
