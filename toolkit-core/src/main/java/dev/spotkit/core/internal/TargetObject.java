@@ -513,8 +513,12 @@ final class TargetObject {
     // answer leaves time for the re-read and the same CAS again (spec 001 sections 4.5 and 6, REL-19).
     final PlacementBatches batches = new PlacementBatches(rt.store().store(), Relocations.STORE_CALL_TIMEOUT,
         PlacementBatches.DEFAULT_ATTEMPTS, validity());
-    rt.async(() -> batches.relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
-        self, StoreBytes.utf8(membership))).whenComplete((outcome, failure) -> r.post(id, at -> {
+    rt.async(() -> admitsCas() ? batches.relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
+        self, StoreBytes.utf8(membership)) : null).whenComplete((outcome, failure) -> r.post(id, at -> {
+          if (failure == null && outcome == null) { // not issued (LOC-04): retried while Restore validity lasts
+            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.TRANSIENT), at);
+            return;
+          }
           if (failure != null) {
             final Throwable f = RouteMesh.unwrap(failure);
             feed(f instanceof SpotkitException.Unavailable
@@ -530,6 +534,21 @@ final class TargetObject {
             feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT), at);
           }
         }));
+  }
+
+  /**
+   * Whether this node's owner lease still admits the CAS now (spec 002 section 5, LOC-04: past the local admission
+   * deadline no relocation state change reaches the store). Checked on the store thread right before the CAS is
+   * issued; when it answers false the CAS is not sent and the unit treats the attempt as transient, so it is tried
+   * again (re-read, then the same CAS) until Restore validity ends, never written by a node past its lease.
+   */
+  private boolean admitsCas() {
+    if (rt.store().ownerLease().admitsNow()) {
+      return true;
+    }
+    NodeRuntime.LOG.warn("relocation CAS of actor '{}' not issued: this node's owner lease is past its local"
+        + " admission deadline (spec 002 section 5); retried until Restore validity ends", id);
+    return false;
   }
 
   private void reRead(final Action.ReReadStore action) {
