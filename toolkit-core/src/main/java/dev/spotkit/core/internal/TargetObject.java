@@ -348,15 +348,32 @@ final class TargetObject {
     staging.control(() -> {
       TargetEvent answer;
       try {
-        answer = new TargetEvent.RestoreFinished(identity, build(staging, payload));
+        final List<Message> saved = build(staging, payload);
+        answer = new TargetEvent.RestoreFinished(identity, saved, carriedDeadlineMs());
       } catch (RuntimeException e) {
         NodeRuntime.LOG.warn("Restore of {} failed", staging.describe(), e);
         answer = new TargetEvent.RestoreFailed(identity, String.valueOf(e));
       }
       final TargetEvent result = answer;
-      r.post(id, at -> feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result,
-          at));
+      r.post(id, at -> {
+        if (result instanceof TargetEvent.RestoreFinished f && prepare != null && prepare.identity().equals(identity)
+            && f.deadlineMs() < validUntilMs) {
+          validUntilMs = f.deadlineMs(); // the store calls of the CAS and its re-reads end there too
+        }
+        feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result, at);
+      });
     });
+  }
+
+  /**
+   * The absolute deadline this Restore operation carries (the join's, in its payload's participant state; spec 001
+   * section 4.5: the CAS retries use it as-is, never restarted or extended) on the {@link Relocations#nowMs()}
+   * clock, or {@link Long#MAX_VALUE} when it carries none (a host relocation: {@link Relocations#RESTORE_VALIDITY}
+   * from its first Restore). Read after {@link #build} set {@link #joinDeadlineUnixMs}.
+   */
+  private long carriedDeadlineMs() {
+    final long unixMs = joinDeadlineUnixMs;
+    return unixMs == 0 ? Long.MAX_VALUE : Relocations.nowMs() + (unixMs - System.currentTimeMillis());
   }
 
   /**
