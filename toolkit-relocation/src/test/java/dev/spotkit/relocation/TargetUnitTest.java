@@ -311,7 +311,6 @@ class TargetUnitTest {
   }
 
   @Test
-  @Spec("REL-20")
   void aRestoreCarryingAShortDeadlineEndsAtThatDeadlineNotAtTheDefaultValidity() {
     final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = restoredWithCarriedDeadline(300, out);
