@@ -8,6 +8,7 @@ import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.InMemoryRelocationStore;
 import java.time.Duration;
 
 /**
@@ -28,6 +29,7 @@ final class SpotkitApi {
         return MeshNode.builder()
             .meshName(mesh)
             .locationStore(new InMemoryLocationStore())
+            .relocationStore(new InMemoryRelocationStore())
             .closeTimeout(Duration.ofSeconds(5))
             .objectServer(s -> s.entrySpot(Entry::new).actor(TYPE, factory, a -> a.recreateOnRelocation()))
             .start();

@@ -287,6 +287,8 @@ public final class MeshNode implements AutoCloseable {
     private MeshOptions mesh;
     private LeaseSettings lease = LeaseSettings.DEFAULTS;
     private RelocationStore relocationStore;
+    /** How many times {@link #relocationStore} was called: more than one is a startup error (spec 002 section 2). */
+    private int relocationStores;
     private boolean closeStores;
 
     /** Default Application Job Queue limit: handler turns running at once across the node. */
@@ -319,14 +321,22 @@ public final class MeshNode implements AutoCloseable {
 
     /**
      * The Relocation Store: Instance Spot cold activation keeps the first message there until its handler
-     * completed (spec 002 section 7.1). Optional; without it an Instance Spot activated from a peer's message
-     * has no recovery copy. Share one store between the nodes of a mesh.
+     * completed (spec 002 section 7.1). Required, exactly once, when the object server registers a
+     * RecreateOnRelocation or PreserveStateWith factory or an Instance Spot factory (spec 002 section 2; checked
+     * by {@link #start()} before any socket is bound); unneeded when every factory is DisableRelocation and there
+     * is no Instance Spot factory. Share one store between the nodes of a mesh.
      *
      * @param relocationStoreProvider e.g. {@code new InMemoryRelocationStore()}.
      * @return this builder.
+     * @throws SpotkitException.InvalidOperation when null.
      */
     public Builder relocationStore(final RelocationStore relocationStoreProvider) {
+      if (relocationStoreProvider == null) {
+        throw new SpotkitException.InvalidOperation("relocationStore(null): pass a Relocation Store, e.g. new"
+            + " InMemoryRelocationStore()");
+      }
       this.relocationStore = relocationStoreProvider;
+      this.relocationStores++;
       return this;
     }
 
@@ -487,11 +497,16 @@ public final class MeshNode implements AutoCloseable {
      * recreateOnRelocation; then initializes and publishes the Entry Spot and binds the session listener.
      *
      * @return the running node.
-     * @throws SpotkitException.NotConfigured missing store, Entry Spot, policy or session actor type.
+     * @throws SpotkitException.NotConfigured missing store, Entry Spot, policy or session actor type; no Relocation
+     *     Store while a factory needs one, or more than one (spec 002 section 2).
      * @throws SpotkitException.InvalidOperation contradictory registrations.
      * @throws SpotkitException.InternalFailure the Entry Spot's factory or OnInitialize threw.
      */
     public MeshNode start() {
+      if (relocationStores > 1) {
+        throw new SpotkitException.NotConfigured("relocationStore(...) was called " + relocationStores + " times; a"
+            + " node registers exactly one Relocation Store (spec 002 section 2)");
+      }
       final NodeConfig config = new NodeConfig(new MeshName(meshName), role, store,
           server == null ? null : server.entryType(),
           server == null ? Map.of() : server.actorTypes(),

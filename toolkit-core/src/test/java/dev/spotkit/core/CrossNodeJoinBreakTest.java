@@ -185,7 +185,8 @@ class CrossNodeJoinBreakTest {
   }
 
   private MeshNode node(final dev.spotkit.store.LocationStore locationStore) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locationStore).workers(2)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locationStore)
+        .relocationStore(RelocationStores.of(locationStore)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)

@@ -118,7 +118,8 @@ class HostRelocationCommitTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node(final LocationStore view) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(view).workers(2)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(view)
+        .relocationStore(RelocationStores.of(view)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)

@@ -82,7 +82,8 @@ class LocationQueriesTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node(final boolean mesh) {
-    final MeshNode.Builder b = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+    final MeshNode.Builder b = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(10))
         .objectServer(s -> s.entrySpot(HoldingEntry::new)
             .actor("player", Plain::new, a -> a.disableRelocation())

@@ -33,7 +33,8 @@ class MeshCreationRaceTest {
   }
 
   private static MeshNode node(final InMemoryLocationStore store, final int weight) {
-    return MeshNode.builder().meshName("race").locationStore(store).workers(2)
+    return MeshNode.builder().meshName("race").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET).placementWeight(weight))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("counted", Counted::new,

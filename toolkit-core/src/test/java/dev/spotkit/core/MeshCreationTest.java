@@ -68,7 +68,8 @@ class MeshCreationTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node(final Consumer<MeshOptions> mesh) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(10))
         .mesh(m -> {
           m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET);

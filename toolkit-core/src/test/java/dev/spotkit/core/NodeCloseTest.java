@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.InMemoryRelocationStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -174,7 +175,7 @@ class NodeCloseTest {
   /** An object server with 1 s close timeout, an actor stuck in a request and a spot stuck in a message. */
   private MeshNode stuckNode() throws InterruptedException {
     final MeshNode node = MeshNode.builder().meshName("stuck").locationStore(new InMemoryLocationStore())
-        .workers(2).closeTimeout(Duration.ofSeconds(1))
+        .relocationStore(new InMemoryRelocationStore()).workers(2).closeTimeout(Duration.ofSeconds(1))
         .objectServer(s -> s.entrySpot(Entry::new).actor("staller", Staller::new, a -> a.disableRelocation())
             .userSpot("hall", Hall::new, o -> o.recreateOnRelocation()))
         .start();

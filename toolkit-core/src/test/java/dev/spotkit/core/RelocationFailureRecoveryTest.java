@@ -39,7 +39,8 @@ class RelocationFailureRecoveryTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node(final dev.spotkit.store.LocationStore view) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(view).workers(2)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(view)
+        .relocationStore(RelocationStores.of(view)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(HostRelocationCommitTest.SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)

@@ -29,7 +29,8 @@ final class TestNodes {
 
   /** An object server whose registrations include the Entry Spot. */
   static MeshNode bare(final LocationStore store, final Consumer<ObjectServerBuilder> registrations) {
-    return MeshNode.builder().meshName("test").locationStore(store).workers(2)
+    return MeshNode.builder().meshName("test").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5)).objectServer(registrations).start();
   }
 

@@ -94,11 +94,25 @@ public sealed interface TargetEvent {
    *
    * @param identity the identity.
    * @param savedWork the restored saved work in payload order (the saved-work span).
+   * @param deadlineMs the absolute deadline the Restore operation carries in its payload (spec 001 section 4.5: the
+   *     CAS retries use it as-is), on the driver's clock in ms, or {@link Long#MAX_VALUE} when it carries none.
+   *     It only shortens the unit's Restore validity ({@link RestoreRequested#deadlineMs()}), never extends it.
    */
-  record RestoreFinished(RelocationIdentity identity, List<Message> savedWork) implements TargetEvent {
+  record RestoreFinished(RelocationIdentity identity, List<Message> savedWork, long deadlineMs)
+      implements TargetEvent {
     /** Copies the list. */
     public RestoreFinished {
       savedWork = List.copyOf(savedWork);
+    }
+
+    /**
+     * A Restore whose payload carries no deadline: validity stays the one its {@link RestoreRequested} gave.
+     *
+     * @param identity the identity.
+     * @param savedWork the restored saved work in payload order.
+     */
+    public RestoreFinished(final RelocationIdentity identity, final List<Message> savedWork) {
+      this(identity, savedWork, Long.MAX_VALUE);
     }
   }
 

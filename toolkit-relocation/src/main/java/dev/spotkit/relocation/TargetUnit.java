@@ -89,7 +89,7 @@ public final class TargetUnit {
     switch (event) {
       case TargetEvent.RestoreRequested r -> onRestore(checked(r.identity(), r), out);
       case TargetEvent.ChunkArrived c -> onChunk(checked(c.identity(), c), out);
-      case TargetEvent.RestoreFinished f -> onRestored(checked(f.identity(), f).savedWork(), out);
+      case TargetEvent.RestoreFinished f -> onRestored(checked(f.identity(), f), out);
       case TargetEvent.RestoreFailed f -> onRestoreFailed(checked(f.identity(), f).code(), f.reason(), out);
       case TargetEvent.RelayArrived r -> onRelay(checked(r.identity(), r), out);
       case TargetEvent.CutoverArrived c -> onCutover(checked(c.identity(), c), out);
@@ -205,13 +205,22 @@ public final class TargetUnit {
         || error == RelocationWireError.CHUNK_BEYOND_TOTAL;
   }
 
-  private void onRestored(final List<Message> work, final List<TargetAction> out) {
+  private void onRestored(final TargetEvent.RestoreFinished f, final List<TargetAction> out) {
     if (stage != Stage.TARGET_RESTORING || !restoreRunning) {
       out.add(warn("late_restore_result", "Restore result in stage " + stage.specName() + " ignored"));
       return;
     }
     restoreRunning = false;
-    savedWork.addAll(work); // The dispatch-closed saved-work span (section 4.3).
+    if (f.deadlineMs() < manifest.deadlineMs()) {
+      // Section 4.5: the CAS retries end at the absolute deadline the Restore operation carries, as-is.
+      manifest = new TargetEvent.RestoreRequested(manifest.prepare(), manifest.objectId(), manifest.connectionId(),
+          f.deadlineMs(), manifest.plan(), manifest.boundSession());
+    }
+    if (nowMs >= manifest.deadlineMs()) {
+      fail(FailureCode.DEADLINE, "Restore validity " + validityMs() + " ms passed", out);
+      return;
+    }
+    savedWork.addAll(f.savedWork()); // The dispatch-closed saved-work span (section 4.3).
     move(Trigger.RESTORED); // the cutover wait starts when the driver reports the reply sent (RelayReadySent)
     out.add(new Action.Send(manifest.connectionId(), new Frame.RelayReady(identity)));
   }

@@ -298,6 +298,51 @@ class TargetUnitTest {
     assertThat(units.unitOf(Fixtures.OBJECT).identity()).isEqualTo(ID);
   }
 
+  /** A target whose Restore (valid 10 s from its command 40) finished with {@code carriedMs} in its payload. */
+  private static TargetUnits restoredWithCarriedDeadline(final long carriedMs, final List<TargetAction> out) {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    out.addAll(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
+    out.addAll(units.handle(chunk(ID, 1, 0, "0123".getBytes(StandardCharsets.US_ASCII))));
+    out.addAll(units.handle(chunk(ID, 1, 1, "4567".getBytes(StandardCharsets.US_ASCII))));
+    out.addAll(units.handle(chunk(ID, 1, 2, "89".getBytes(StandardCharsets.US_ASCII))));
+    out.addAll(units.handle(new TargetEvent.RestoreFinished(ID, List.of(), carriedMs)));
+    out.addAll(units.handle(new TargetEvent.RelayReadySent(ID, 0)));
+    return units;
+  }
+
+  @Test
+  void aRestoreCarryingAShortDeadlineEndsAtThatDeadlineNotAtTheDefaultValidity() {
+    final List<TargetAction> out = new ArrayList<>();
+    final TargetUnits units = restoredWithCarriedDeadline(300, out);
+    assertThat(frames(out)).containsExactly(new Frame.RelayReady(ID));
+    assertThat(units.unit(ID).nextDeadlineMs()).isEqualTo(300);
+    final Action.RunCas cas = only(units.handle(cutover(1, List.of())), Action.RunCas.class).getFirst();
+    units.handle(new TargetEvent.CasIndeterminate(ID, cas.requestId()));
+    assertThat(units.handle(new TargetEvent.ClockAdvanced(299))).noneMatch(Action.RemoveStaging.class::isInstance);
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.STORE_RETRY);
+    final var expired = units.handle(new TargetEvent.ClockAdvanced(300));
+    assertThat(expired.getFirst()).isEqualTo(new Action.Log(Action.Level.ERROR, "location_update_failed",
+        "owner not confirmed by Restore validity 300 ms"));
+    assertThat(expired).contains(new Action.RemoveStaging(Action.Removal.LOCATION_UPDATE_FAILED, null));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+  }
+
+  @Test
+  void aCarriedDeadlineNeverExtendsValidityAndOneAlreadyPassedFailsBeforeRelayReady() {
+    final List<TargetAction> out = new ArrayList<>();
+    final TargetUnits longer = restoredWithCarriedDeadline(60_000, out);
+    final Action.RunCas cas = only(longer.handle(cutover(1, List.of())), Action.RunCas.class).getFirst();
+    longer.handle(new TargetEvent.CasIndeterminate(ID, cas.requestId()));
+    assertThat(longer.unit(ID).nextDeadlineMs()).isEqualTo(10_000); // the validity of its command 40
+    final TargetUnits passed = new TargetUnits(Fixtures.SETTINGS, 0);
+    passed.handle(restore(ID, new byte[] {7}, 1, 1, 10_000));
+    passed.handle(chunk(ID, 1, 0, new byte[] {7}));
+    passed.handle(new TargetEvent.ClockAdvanced(400));
+    assertThat(frames(passed.handle(new TargetEvent.RestoreFinished(ID, List.of(), 300))))
+        .containsExactly(new Frame.Failed(ID, FailureCode.DEADLINE));
+    assertThat(passed.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+  }
+
   @Test
   void restoreFailureAndRestoreDeadlineFailExplicitlyBeforeRelayReady() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);

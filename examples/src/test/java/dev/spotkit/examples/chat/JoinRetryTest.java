@@ -9,6 +9,7 @@ import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.InMemoryRelocationStore;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -65,6 +66,7 @@ class JoinRetryTest {
   @Test
   void aJoinThatFindsItsRoomGoneCreatesItAgainAndRetriesOnce() throws Exception {
     node = MeshNode.builder().meshName("retry").locationStore(new InMemoryLocationStore())
+        .relocationStore(new InMemoryRelocationStore())
         .objectServer(server -> server
             .entrySpot(Lobby::new)
             .actor(Player.TYPE, Player::new, actor -> actor.preserveStateWith(new Player.State()))

@@ -85,6 +85,16 @@ final class RelocationSource {
   private final Map<Message, FrozenRecord> records = new IdentityHashMap<>();
   /** Hop counts above 1 of followed messages, by envelope identity, until they leave (Frame.Follow). */
   private final Map<Envelope.Msg, Integer> followHops = new IdentityHashMap<>();
+  /**
+   * Whether the capture drained the queue and took the timers (written and read under the ingress lock): before it, a
+   * timer tick fired after the seal joins the not-yet-run queue ({@link #ingress}).
+   */
+  private boolean capturedQueue;
+  /**
+   * Tests only: run on the actor's gate with the ActorId at the start of each capture, before the queue is drained
+   * (a test holds the capture here to let a timer tick fire between seal and capture). Null in production.
+   */
+  static volatile java.util.function.Consumer<String> beforeCapture;
   /** Captured, in queue order: the source restores exactly these on an explicit failure. */
   private List<Envelope> captured = List.of();
   private List<CellTimers.Entry> capturedTimers = List.of();
@@ -131,7 +141,12 @@ final class RelocationSource {
       case Envelope.Msg msg -> post(new SourceEvent.MessageArrived(message(msg)));
       case Envelope.Marker marker -> marker.task().run();
       case Envelope.Tick tick -> {
-        // A tick racing the capture: the timer's registration moved; its next tick comes on the target.
+        if (!capturedQueue) {
+          // Fired after the seal, before the capture: unrun work of this actor, not a message to hold. Behind the
+          // closed mailbox's work, where the capture drains it into pendingTimerTicks: it runs once, on the target.
+          actor.mailbox.offer(tick);
+        }
+        // After the capture the timers are cancelled and their registrations are in the payload: nothing to keep.
       }
       // A client frame of the bound session (rare: the Session owner holds them while sealed): held, relayed or
       // followed like any message, as one-way session work.
@@ -394,6 +409,10 @@ final class RelocationSource {
     final List<EnvelopeEntries.SavedWork> saved = new ArrayList<>();
     final List<EnvelopeEntries.PendingTimerTick> ticks = new ArrayList<>();
     final List<EnvelopeEntries.TimerRegistration> registrations;
+    final java.util.function.Consumer<String> hook = beforeCapture;
+    if (hook != null) {
+      hook.accept(actor.id);
+    }
     synchronized (actor.ingressLock) { // serialized with the ingress, replies and a restoration
       if (unit.stage() != Stage.SOURCE_PAUSED || actor.relocating != this) {
         return;
@@ -409,6 +428,7 @@ final class RelocationSource {
         }
         timers = actor.timers.entries();
         actor.timers.cancelAll();
+        capturedQueue = true;
         captured = drained;
         capturedTimers = timers;
         long order = 0;

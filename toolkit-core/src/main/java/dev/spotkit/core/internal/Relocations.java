@@ -96,7 +96,12 @@ final class Relocations {
   static final String LEAVE_CONTENT = "application/x-spotkit-leave";
   /** Receive chunk limit advertised in the approval reply: 256 KiB. */
   static final int RECEIVE_CHUNK_LIMIT = RelocationSettings.DEFAULT_CHUNK_LIMIT;
-  /** Restore validity on the target, from its command 40 (which carries no deadline): 10 s. */
+  /**
+   * The longest Restore validity on the target, from its first command 40 (which carries no deadline): 10 s. A
+   * Restore whose payload carries an absolute deadline (a join's) ends there instead when that comes first (spec
+   * 001 section 4.5: the CAS retries use the deadline the Restore operation carries, as-is); a host relocation's
+   * carries none.
+   */
   static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
   /**
    * The longest wait of one Location Store call of a relocation (the target's CAS steps and re-reads, the source's

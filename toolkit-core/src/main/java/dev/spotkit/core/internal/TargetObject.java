@@ -354,15 +354,32 @@ final class TargetObject {
     staging.control(() -> {
       TargetEvent answer;
       try {
-        answer = new TargetEvent.RestoreFinished(identity, build(staging, payload));
+        final List<Message> saved = build(staging, payload);
+        answer = new TargetEvent.RestoreFinished(identity, saved, carriedDeadlineMs());
       } catch (RuntimeException e) {
         NodeRuntime.LOG.warn("Restore of {} failed", staging.describe(), e);
         answer = new TargetEvent.RestoreFailed(identity, String.valueOf(e));
       }
       final TargetEvent result = answer;
-      r.post(id, at -> feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result,
-          at));
+      r.post(id, at -> {
+        if (result instanceof TargetEvent.RestoreFinished f && prepare != null && prepare.identity().equals(identity)
+            && f.deadlineMs() < validUntilMs) {
+          validUntilMs = f.deadlineMs(); // the store calls of the CAS and its re-reads end there too
+        }
+        feed(result instanceof TargetEvent.RestoreFinished ? spotStillReady(identity, result) : result, at);
+      });
     });
+  }
+
+  /**
+   * The absolute deadline this Restore operation carries (the join's, in its payload's participant state; spec 001
+   * section 4.5: the CAS retries use it as-is, never restarted or extended) on the {@link Relocations#nowMs()}
+   * clock, or {@link Long#MAX_VALUE} when it carries none (a host relocation: {@link Relocations#RESTORE_VALIDITY}
+   * from its first Restore). Read after {@link #build} set {@link #joinDeadlineUnixMs}.
+   */
+  private long carriedDeadlineMs() {
+    final long unixMs = joinDeadlineUnixMs;
+    return unixMs == 0 ? Long.MAX_VALUE : Relocations.nowMs() + (unixMs - System.currentTimeMillis());
   }
 
   /**
@@ -515,8 +532,12 @@ final class TargetObject {
     // answer leaves time for the re-read and the same CAS again (spec 001 sections 4.5 and 6, REL-19).
     final PlacementBatches batches = new PlacementBatches(rt.store().store(), Relocations.STORE_CALL_TIMEOUT,
         PlacementBatches.DEFAULT_ATTEMPTS, validity());
-    rt.async(() -> batches.relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
-        self, StoreBytes.utf8(membership))).whenComplete((outcome, failure) -> r.post(id, at -> {
+    rt.async(() -> admitsCas() ? batches.relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
+        self, StoreBytes.utf8(membership)) : null).whenComplete((outcome, failure) -> r.post(id, at -> {
+          if (failure == null && outcome == null) { // not issued (LOC-04): retried while Restore validity lasts
+            feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.TRANSIENT), at);
+            return;
+          }
           if (failure != null) {
             final Throwable f = RouteMesh.unwrap(failure);
             feed(f instanceof SpotkitException.Unavailable
@@ -532,6 +553,21 @@ final class TargetObject {
             feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.CONFLICT), at);
           }
         }));
+  }
+
+  /**
+   * Whether this node's owner lease still admits the CAS now (spec 002 section 5, LOC-04: past the local admission
+   * deadline no relocation state change reaches the store). Checked on the store thread right before the CAS is
+   * issued; when it answers false the CAS is not sent and the unit treats the attempt as transient, so it is tried
+   * again (re-read, then the same CAS) until Restore validity ends, never written by a node past its lease.
+   */
+  private boolean admitsCas() {
+    if (rt.store().ownerLease().admitsNow()) {
+      return true;
+    }
+    NodeRuntime.LOG.warn("relocation CAS of actor '{}' not issued: this node's owner lease is past its local"
+        + " admission deadline (spec 002 section 5); retried until Restore validity ends", id);
+    return false;
   }
 
   private void reRead(final Action.ReReadStore action) {

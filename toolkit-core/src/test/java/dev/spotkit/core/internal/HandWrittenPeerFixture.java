@@ -72,7 +72,8 @@ abstract class HandWrittenPeerFixture {
 
   @BeforeEach
   void start() throws Exception {
-    node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2).closeTimeout(Duration.ofSeconds(5))
+    node = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(dev.spotkit.core.RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(Entry::new)
             .actor("plain", ctx -> new Plain(), a -> a.recreateOnRelocation())

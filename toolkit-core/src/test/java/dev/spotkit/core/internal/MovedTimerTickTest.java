@@ -134,7 +134,8 @@ class MovedTimerTickTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node() throws ReflectiveOperationException {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(dev.spotkit.core.RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(Entry::new)
