@@ -40,7 +40,8 @@ class SenderOrderAcrossMovesTest {
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)

@@ -160,7 +160,8 @@ class SessionRouteSwitchTest {
   }
 
   private MeshNode node(final boolean sessions) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store).workers(2)
+    final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
