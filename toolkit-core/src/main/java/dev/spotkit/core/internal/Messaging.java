@@ -74,9 +74,11 @@ public final class Messaging {
       return; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
-    if (local == null && moves != null && actorId(address) != null && moves.sourceIngress(actorId(address),
-        envelope)) {
-      return; // relocated away: Message Follow through its source unit
+    if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
+        && moves.sourceIngress(actorId(address), envelope)) {
+      // relocated away: Message Follow through its source unit; also for the GONE cell read just before the
+      // detach removed it (the store may still name this node until the target's CAS: routing by it is NotFound)
+      return;
     }
     if (local != null && local.state == CellState.READY) {
       final long generation = refGeneration(address);
@@ -128,10 +130,11 @@ public final class Messaging {
       if (moves.targetIngress(actorId, envelope)) {
         return;
       }
-      if (rt.actors.get(actorId) == null && moves.sourceIngress(actorId, envelope)) {
-        return;
+      final ActorCell here = rt.actors.get(actorId);
+      if ((here == null || here.state != CellState.READY) && moves.sourceIngress(actorId, envelope)) {
+        return; // moved away (or detaching right now): Message Follow
       }
-      if (rt.actors.get(actorId) == null && moves.abandonedHere(actorId)) {
+      if (here == null && moves.abandonedHere(actorId)) {
         throw new SpotkitException.Unavailable("actor '" + actorId + "' is unavailable: its move to node "
             + rt.nodeRid() + " ended past relay-ready without a commit (spec 001 section 9)");
       }
