@@ -189,8 +189,11 @@ public final class Player implements Actor {
     try {
       ctx.spots().getOrCreate(Room.ID_PREFIX + joining, "room").await();
       ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(REQUEST_TIMEOUT).defer();
-    } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable e) {
-      retryOrGiveUp(e.getMessage()); // closed after GetOrCreate found it, or not Ready yet on its node
+    } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable
+        | SpotkitException.DeadlineExceeded e) {
+      // closed after GetOrCreate found it, not Ready yet on its node, or its creation still running (a loaded node):
+      // GetOrCreate again finds or creates the one room
+      retryOrGiveUp(e.getMessage());
     } catch (SpotkitException e) {
       giveUp(e.getMessage());
     }

@@ -161,7 +161,9 @@ public final class Room implements UserSpot<Player> {
 
   private void said(final Said said) {
     if (!nicks.containsKey(said.from().id())) {
-      return; // not (or no longer) a member
+      // a member's lines all come before its leave: a line of a non-member is lost, say so
+      LOG.warn("room {}: line of {} ({}) dropped: not a member", name, said.nick(), said.from().id().value());
+      return;
     }
     nicks.put(said.from().id(), said.nick());
     final Player.Heard heard = new Player.Heard(ChatProtocol.roomLine(name, said.nick(), said.text()));
@@ -169,7 +171,7 @@ public final class Room implements UserSpot<Player> {
       try {
         member.send(heard);
       } catch (SpotkitException e) {
-        LOG.debug("room {}: could not send to {}: {}", name, member.ref().id().value(), e.toString());
+        LOG.warn("room {}: line not sent to member {}: {}", name, member.ref().id().value(), e.toString());
       }
     }
   }
