@@ -209,9 +209,8 @@ public final class Joins {
    * Takes {@code actor} out of {@code source} and runs its OnLeaveActor in the Spot's queue order: a marker in
    * the Spot's mailbox, behind every message accepted before it, and so behind every message the actor sent the
    * Spot before it left (its handler turns ended before the join's barrier), which a control task would overtake
-   * (spec 000 sections 4.1 and 4.2 step 7). Then {@code then} runs, on the Spot's gate. A Spot that closed meanwhile
-   * (released) gets no callback; {@code then} still runs, at once when the mailbox is already
-   * released. Any thread.
+   * (spec 000 sections 4.1 and 4.2 step 7). Then {@code then} runs, on the Spot's gate. A Spot released meanwhile
+   * gets no callback; {@code then} still runs, at once when the mailbox is already released. Any thread.
    *
    * @param source the Spot the actor leaves.
    * @param actor the actor.

@@ -535,7 +535,13 @@ final class Relocations {
     final RelocationSource source = sources.get(actorId);
     final SpotCell spot = rt.spots.get(spotId);
     if (source == null || spot == null) {
-      NodeRuntime.LOG.debug("leave notice of actor '{}' from spot '{}' found no source here", actorId, spotId);
+      // a Spot still here keeps the actor as a member: say so (a notice later than the source unit's follow time)
+      if (spot != null) {
+        NodeRuntime.LOG.warn("leave notice of actor '{}' from {} found no relocation source here (ended); no"
+            + " OnLeaveActor", actorId, spot.describe());
+      } else {
+        NodeRuntime.LOG.debug("leave notice of actor '{}' from spot '{}': the spot is gone", actorId, spotId);
+      }
       return;
     }
     Joins.leaveInOrder(spot, source.actor, null); // behind the lines the actor sent the Spot before its seal
