@@ -184,31 +184,16 @@ public final class Player implements Actor {
     tryJoin();
   }
 
-  /**
-   * Waits (this turn only, at most {@link #REQUEST_TIMEOUT}) until the current room handled every line this player
-   * sent it: a request travels behind this actor's earlier messages to the same room, so its answer means they were
-   * handled. Without it a line said just before a move could reach the room after the room learned (from the
-   * room's new node, another path) that the player left, and the room would drop it as a stranger's line.
-   */
-  private void flushRoom() {
-    if (room == null) {
-      return;
-    }
-    try {
-      ctx.toSpot(Room.ID_PREFIX + room).request(new Room.Flush(), Boolean.class).timeout(REQUEST_TIMEOUT).await();
-    } catch (SpotkitException e) {
-      LOG.debug("{}: room {} not flushed before leaving it: {}", nick, room, e.toString());
-    }
-  }
-
   /** One attempt: create the room if needed (blocks this turn only), then JoinSpot it after this turn. */
   private void tryJoin() {
     try {
-      flushRoom();
       ctx.spots().getOrCreate(Room.ID_PREFIX + joining, "room").await();
       ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(REQUEST_TIMEOUT).defer();
-    } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable e) {
-      retryOrGiveUp(e.getMessage()); // closed after GetOrCreate found it, or not Ready yet on its node
+    } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable
+        | SpotkitException.DeadlineExceeded e) {
+      // closed after GetOrCreate found it, not Ready yet on its node, or its creation still running (a loaded node):
+      // GetOrCreate again finds or creates the one room
+      retryOrGiveUp(e.getMessage());
     } catch (SpotkitException e) {
       giveUp(e.getMessage());
     }
@@ -282,7 +267,6 @@ public final class Player implements Actor {
       push(ChatProtocol.ERROR + "you are in no room");
       return;
     }
-    flushRoom();
     ctx.joinEntrySpot().timeout(REQUEST_TIMEOUT).defer(); // the Lobby of the node it is on
     push(ChatProtocol.OK_LEAVE + room);
     room = null;

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * {@link #onLeaveActor} (a player joined another room or went back to a Lobby) keep the nicks and the
  * {@link RoomDirectory} count; {@link #onDisconnectActor} tells a member whose connection closed
  * ({@link Player.Disconnected}), which then leaves. Order: lines of one player arrive in the order it sent them
- * (through a move as well: messages sent to a moving player are relayed and follow it in order).
+ * (through a move as well: messages sent to a moving player are relayed and follow it in order), and its
+ * {@link #onLeaveActor} comes after every line it said here, so a line said right before a {@code /join} or
+ * {@code /leave} is still a member's line.
  *
  * <p>A room closes itself when its last member left and no join it admitted is still on its way (an admitted
  * join commits only after the player moved here; closing in between would strand it). A join that arrives
@@ -81,13 +83,6 @@ public final class Room implements UserSpot<Player> {
   }
 
   /**
-   * A request a player sends before it leaves: its answer ({@code true}) means every line that player sent
-   * earlier was handled (one sender's messages to one Spot arrive in order).
-   */
-  public record Flush() {
-  }
-
-  /**
    * A member changed its nick; {@code /who} shows the new one at once.
    *
    * @param from the member.
@@ -132,8 +127,7 @@ public final class Room implements UserSpot<Player> {
 
   @Override
   public void configure(final SpotHandlers on) {
-    on.request(Flush.class, flush -> Boolean.TRUE)
-      .message(Said.class, this::said)
+    on.message(Said.class, this::said)
       .message(Who.class, who -> tell(who.from(), new Player.Heard("who " + name + ": "
           + String.join(" ", nicks.values()))))
       .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()));
@@ -167,7 +161,9 @@ public final class Room implements UserSpot<Player> {
 
   private void said(final Said said) {
     if (!nicks.containsKey(said.from().id())) {
-      return; // not (or no longer) a member
+      // a member's lines all come before its leave: a line of a non-member is lost, say so
+      LOG.warn("room {}: line of {} ({}) dropped: not a member", name, said.nick(), said.from().id().value());
+      return;
     }
     nicks.put(said.from().id(), said.nick());
     final Player.Heard heard = new Player.Heard(ChatProtocol.roomLine(name, said.nick(), said.text()));
@@ -175,7 +171,7 @@ public final class Room implements UserSpot<Player> {
       try {
         member.send(heard);
       } catch (SpotkitException e) {
-        LOG.debug("room {}: could not send to {}: {}", name, member.ref().id().value(), e.toString());
+        LOG.warn("room {}: line not sent to member {}: {}", name, member.ref().id().value(), e.toString());
       }
     }
   }

@@ -24,7 +24,8 @@ import java.util.Optional;
  *   <li>actor's gate: find the target; same target: Accepted with no callback and no store write (MEM-17);</li>
  *   <li>target's gate: OnActorJoin (User Spot), store commit of the membership, members += actor,
  *       OnJoinedActor;</li>
- *   <li>source's gate: members -= actor, OnLeaveActor;</li>
+ *   <li>source's queue: a marker behind the messages the actor sent the source: members -= actor,
+ *       OnLeaveActor ({@link #leaveInOrder});</li>
  *   <li>actor's old gate: move the mailbox onto a SpotWide target's gate, or back to a private gate;</li>
  *   <li>actor's new gate: onJoinCompleted, then the next join, or reopen the mailbox.</li>
  * </ol>
@@ -201,14 +202,35 @@ public final class Joins {
       joined(target, actor);
       return null;
     });
-    source.control(() -> {
-      source.members.remove(actor);
-      source.runCallback("onLeaveActor of " + source.describe(), false, () -> {
-        left(source, actor);
-        return null;
-      });
-      moveAndFinish(actor, target, accepted);
-    });
+    leaveInOrder(source, actor, () -> moveAndFinish(actor, target, accepted));
+  }
+
+  /**
+   * Takes {@code actor} out of {@code source} and runs its OnLeaveActor in the Spot's queue order: a marker in
+   * the Spot's mailbox, behind every message accepted before it, and so behind every message the actor sent the
+   * Spot before it left (its handler turns ended before the join's barrier), which a control task would overtake
+   * (spec 000 sections 4.1 and 4.2 step 7). Then {@code then} runs, on the Spot's gate. A Spot released meanwhile
+   * gets no callback; {@code then} still runs, at once when the mailbox is already released. Any thread.
+   *
+   * @param source the Spot the actor leaves.
+   * @param actor the actor.
+   * @param then what follows the leave (the rest of a same-node join), or null.
+   */
+  static void leaveInOrder(final SpotCell source, final ActorCell actor, final Runnable then) {
+    final Runnable leave = () -> {
+      if (source.members.remove(actor) && source.state != CellState.GONE) {
+        source.runCallback("onLeaveActor of " + source.describe(), false, () -> {
+          left(source, actor);
+          return null;
+        });
+      }
+      if (then != null) {
+        then.run();
+      }
+    };
+    if (source.mailbox.offer(new Envelope.Marker(leave)) == dev.spotkit.mailbox.OfferResult.RELEASED) {
+      leave.run(); // a Spot's mailbox is unbounded: RELEASED is the only other result
+    }
   }
 
   static void joined(final SpotCell spot, final ActorCell actor) {

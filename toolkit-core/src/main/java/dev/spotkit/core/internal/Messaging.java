@@ -74,14 +74,13 @@ public final class Messaging {
       return; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
-    if (local == null && moves != null && actorId(address) != null && moves.sourceIngress(actorId(address),
-        envelope)) {
-      return; // relocated away: Message Follow through its source unit
+    if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
+        && moves.sourceIngress(actorId(address), envelope)) {
+      // relocated away: Message Follow through its source unit; also for the GONE cell read just before the
+      // detach removed it (the store may still name this node until the target's CAS: routing by it is NotFound)
+      return;
     }
-    // A cell relocating away takes everything through its source unit (ingress hold, relay, then Message Follow),
-    // also once it detached (GONE) while this thread held it: routing that one message by the Location Store
-    // instead let it arrive after later ones that took the follow path (spec 001 section 5.1).
-    if (local != null && (local.state == CellState.READY || local.relocating != null)) {
+    if (local != null && local.state == CellState.READY) {
       final long generation = refGeneration(address);
       if (generation != 0) {
         checkGeneration(local, generation);
@@ -134,16 +133,16 @@ public final class Messaging {
       }
       // One read of the cell: read twice, a detach in between made a message for an actor relocating away end
       // NotFound instead of following it.
-      final ActorCell present = rt.actors.get(actorId);
-      if (present == null && moves.sourceIngress(actorId, envelope)) {
-        return;
+      final ActorCell here = rt.actors.get(actorId);
+      if ((here == null || here.state != CellState.READY) && moves.sourceIngress(actorId, envelope)) {
+        return; // moved away (or detaching right now): Message Follow
       }
-      if (present == null && moves.abandonedHere(actorId)) {
+      if (here == null && moves.abandonedHere(actorId)) {
         throw new SpotkitException.Unavailable("actor '" + actorId + "' is unavailable: its move to node "
             + rt.nodeRid() + " ended past relay-ready without a commit (spec 001 section 9)");
       }
-      if (present != null && present.relocating != null) {
-        cell = present; // relocating away: its source unit holds, relays or follows the message
+      if (here != null && here.relocating != null) {
+        cell = here; // relocating away: its source unit holds, relays or follows the message
       }
     }
     if (cell == null) {

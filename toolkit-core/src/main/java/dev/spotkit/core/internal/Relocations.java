@@ -557,23 +557,24 @@ final class Relocations {
     return true;
   }
 
-  /** The one-way leave notice from the target: OnLeaveActor on the source Spot (spec 000 section 4.2 step 7). */
+  /**
+   * The one-way leave notice from the target: OnLeaveActor on the source Spot (spec 000 section 4.2 step 7), in the
+   * Spot's queue order, so after every message the actor sent the Spot here before its seal.
+   */
   void onLeaveNotice(final String spotId, final String actorId) {
     final RelocationSource source = sources.get(actorId);
     final SpotCell spot = rt.spots.get(spotId);
     if (source == null || spot == null) {
-      NodeRuntime.LOG.debug("leave notice of actor '{}' from spot '{}' found no source here", actorId, spotId);
+      // a Spot still here keeps the actor as a member: say so (a notice later than the source unit's follow time)
+      if (spot != null) {
+        NodeRuntime.LOG.warn("leave notice of actor '{}' from {} found no relocation source here (ended); no"
+            + " OnLeaveActor", actorId, spot.describe());
+      } else {
+        NodeRuntime.LOG.debug("leave notice of actor '{}' from spot '{}': the spot is gone", actorId, spotId);
+      }
       return;
     }
-    final ActorCell actor = source.actor;
-    spot.control(() -> {
-      if (spot.members.remove(actor)) {
-        spot.runCallback("onLeaveActor of " + spot.describe(), false, () -> {
-          Joins.left(spot, actor);
-          return null;
-        });
-      }
-    });
+    Joins.leaveInOrder(spot, source.actor, null); // behind the lines the actor sent the Spot before its seal
   }
 
   /**
