@@ -438,7 +438,7 @@ public final class NodeRuntime {
         default -> LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command,
             from.peerRid());
       }
-    } catch (dev.spotkit.core.wire.WireFormatException e) {
+    } catch (dev.spotkit.relocation.wire.WireFormatException e) {
       LOG.warn("malformed command {} from {}: {}; closing the connection", command, from.peerRid(), e.getMessage());
       from.close();
     } catch (RuntimeException e) { // never out of the event loop

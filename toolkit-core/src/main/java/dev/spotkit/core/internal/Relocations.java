@@ -20,7 +20,6 @@ import dev.spotkit.core.wire.ReplyCodec;
 import dev.spotkit.core.wire.ReplyTail;
 import dev.spotkit.core.wire.Rids;
 import dev.spotkit.core.wire.TerminalResult;
-import dev.spotkit.core.wire.WireFormatException;
 import dev.spotkit.relocation.Action;
 import dev.spotkit.relocation.InFlightBudget;
 import dev.spotkit.relocation.Message;
@@ -40,9 +39,9 @@ import dev.spotkit.relocation.wire.RelocationCodec;
 import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationId;
 import dev.spotkit.relocation.wire.RelocationIdentity;
-import dev.spotkit.relocation.wire.RelocationWireException;
 import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.relocation.wire.TargetSpot;
+import dev.spotkit.relocation.wire.WireFormatException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -731,7 +730,7 @@ final class Relocations {
         return;
       }
       decoded = RelocationCodec.decode(frame);
-    } catch (RelocationWireException e) {
+    } catch (WireFormatException e) {
       NodeRuntime.LOG.warn("malformed relocation command {} from {}: {}; closing the connection", command,
           from.peerRid(), e.getMessage());
       from.close();

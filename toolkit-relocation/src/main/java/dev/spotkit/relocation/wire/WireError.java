@@ -1,22 +1,23 @@
 package dev.spotkit.relocation.wire;
 
 /**
- * Every way relocation bytes can be refused, in one place: frame and stream decoding (the first nine values carry
- * the golden fixtures' {@code error} strings, see {@link #code()}), canonical-order checks of the
- * relocation-envelope-v1 stream, and chunk assembly against the command 40 manifest (spec 001 sections 4.2 and
- * 4.3). A value is always carried by a {@link RelocationWireException}; the assembler returns that exception
- * inside {@link ChunkOutcome.Failed} or {@link PrepareOutcome.Conflict} instead of throwing it.
+ * Every way framework bytes can be refused, in one place, for the relocation commands of this module and the
+ * framework commands of toolkit-core alike: frame and stream decoding (the first nine values carry the golden
+ * fixtures' {@code error} strings, see {@link #code()}), canonical-order checks of the relocation-envelope-v1
+ * stream, and chunk assembly against the command 40 manifest (spec 001 sections 4.2 and 4.3). A value is always
+ * carried by a {@link WireFormatException}; the assembler returns that exception inside
+ * {@link ChunkOutcome.Failed} or {@link PrepareOutcome.Conflict} instead of throwing it.
  */
-public enum RelocationWireError {
+public enum WireError {
   /** The frame does not start with {@code 5A 4D}. */
   BAD_MAGIC("bad-magic"),
   /** The wire major byte is not 1. */
   UNSUPPORTED_VERSION("unsupported-version"),
-  /** The command byte is not 30, 31, 34, 40, 52 or 53. */
+  /** The command byte is not one the decoder reads (relocation: 30, 31, 34, 40, 52 or 53). */
   UNEXPECTED_COMMAND("unexpected-command"),
   /** A flag bit outside 0x0f is set. */
   UNDEFINED_FLAG("undefined-flag"),
-  /** A defined flag bit is set; relocation commands allow none. */
+  /** A defined flag bit is set that the command does not allow (relocation commands, 20, 47, 48, 49: none). */
   FORBIDDEN_FLAG("forbidden-flag"),
   /** A field runs past the end of the frame or stream. */
   TRUNCATED_FIELD("truncated-field"),
@@ -24,7 +25,7 @@ public enum RelocationWireError {
   INVALID_FIELD("invalid-field"),
   /** A versioned length-delimited section's length differs from the fields it holds. */
   INVALID_BODY_LENGTH("invalid-body-length"),
-  /** Bytes follow the last field. */
+  /** Bytes follow the last field (or the optional payload envelope). */
   TRAILING_BYTE("trailing-byte"),
   /** A participant vector of the envelope is not in ascending key order (reordered input). */
   NOT_SORTED("not-sorted"),
@@ -47,7 +48,7 @@ public enum RelocationWireError {
 
   private final String code;
 
-  RelocationWireError(final String code) {
+  WireError(final String code) {
     this.code = code;
   }
 
