@@ -18,7 +18,7 @@ import dev.spotkit.core.ObjectServerBuilder;
 import dev.spotkit.core.SessionOptions;
 import dev.spotkit.core.SpotId;
 import dev.spotkit.core.UserSpotOptions;
-import dev.spotkit.core.internal.Listen;
+import dev.spotkit.core.internal.runtime.Listen;
 import dev.spotkit.core.session.SessionServer;
 import dev.spotkit.core.session.SessionServerConfig;
 import org.junit.jupiter.api.Test;
