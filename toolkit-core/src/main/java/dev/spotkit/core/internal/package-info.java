@@ -1,6 +1,12 @@
 /**
  * The node runtime behind {@code dev.spotkit.core}. Not API: nothing outside toolkit-core may use it.
  *
+ * <p>The classes live in subpackages by owner, layered bottom to top: {@code runtime} (cells, turns, timers,
+ * messaging), {@code mesh} (RouteMesh), {@code creation}, {@code join}, {@code session} (SessionBinder,
+ * BoundSession), {@code relocation} (pump driver, source and target ports, host relocation). Each subpackage's
+ * package-info names the owner of each stage; {@code dev.spotkit.core.arch.LayeringTest} keeps the arrows pointing
+ * down and lists the known exceptions.
+ *
  * <p>Shape (one object per concern, none locked from outside):
  * <ul>
  *   <li>{@link dev.spotkit.core.internal.runtime.NodeRuntime}: registries and parts; start and close.</li>

@@ -3,8 +3,12 @@ package dev.spotkit.core.arch;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -21,6 +25,9 @@ import dev.spotkit.core.UserSpotOptions;
 import dev.spotkit.core.internal.runtime.Listen;
 import dev.spotkit.core.session.SessionServer;
 import dev.spotkit.core.session.SessionServerConfig;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +48,26 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link ActorId}, {@link SpotId}, {@link MeshName}: validate with {@code Ids}, the one id rule set;</li>
  *   <li>{@link SessionServer}, {@link SessionServerConfig}: bind their listener with {@code Listen}.</li>
  * </ul>
+ *
+ * <h2>The runtime's layers</h2>
+ * {@code dev.spotkit.core.internal} is split by owner; bottom to top: {@code runtime} (cells, turns, timers,
+ * messaging), {@code mesh} (RouteMesh), {@code creation}, {@code join}, {@code session}, {@code relocation} (the
+ * order with the fewest arrows up, measured). A layer uses only the layers below it. Known exceptions, cycles too
+ * large to break without new interfaces (each would need a stage interface owned by the lower layer):
+ * <ul>
+ *   <li>{@code runtime} reaches every layer above: {@code NodeRuntime} is the composition root holding each
+ *       stage's owner, and the cells ({@code Cell}, {@code ActorCell}, {@code SpotCell}, {@code Turn},
+ *       {@code Envelope}), {@code Messaging}, {@code Lifecycle}, {@code RemoteLifecycle}, {@code Descriptors},
+ *       {@code ReplyErrors} and {@code StoreOps} call those owners through it (joins, sessions, relocation,
+ *       creation terminals, the mesh);</li>
+ *   <li>{@code mesh.RouteMesh} dispatches incoming frames to {@code Relocations} and {@code SessionBinder};</li>
+ *   <li>{@code join.Joins} and {@code join.JoinApprovals} carry out an approved join as a relocation
+ *       ({@code Relocations});</li>
+ *   <li>{@code session.SessionBinder} and {@code session.BoundSession} follow a move ({@code Relocations},
+ *       {@code RelocationSource}).</li>
+ * </ul>
+ * Every other class of every layer is held to the rule, and a new arrow up from a listed class to a layer not
+ * listed for it fails too.
  *
  * <h2>Tools below the runtime</h2>
  * {@code wire}, {@code mesh} and {@code location} do not depend on {@code internal}; known exception:
@@ -67,6 +94,45 @@ class LayeringTest {
         .should().dependOnClassesThat().resideInAnyPackage(IMPLEMENTATION)
         .because("the API packages are all that module dev.spotkit.core exports")
         .check(MAIN);
+  }
+
+  private static final String INTERNAL = "dev.spotkit.core.internal.";
+
+  @Test
+  void internalLayersPointDown() {
+    layeredArchitecture().consideringOnlyDependenciesInLayers()
+        .layer("runtime").definedBy(INTERNAL + "runtime..")
+        .layer("mesh").definedBy(INTERNAL + "mesh..")
+        .layer("creation").definedBy(INTERNAL + "creation..")
+        .layer("join").definedBy(INTERNAL + "join..")
+        .layer("session").definedBy(INTERNAL + "session..")
+        .layer("relocation").definedBy(INTERNAL + "relocation..")
+        .whereLayer("relocation").mayNotBeAccessedByAnyLayer()
+        .whereLayer("session").mayOnlyBeAccessedByLayers("relocation")
+        .whereLayer("join").mayOnlyBeAccessedByLayers("session", "relocation")
+        .whereLayer("creation").mayOnlyBeAccessedByLayers("join", "session", "relocation")
+        .whereLayer("mesh").mayOnlyBeAccessedByLayers("creation", "join", "session", "relocation")
+        // Known exceptions (class Javadoc): the runtime's hubs reach up ...
+        .ignoreDependency(origin("runtime.NodeRuntime", "runtime.Cell", "runtime.ActorCell", "runtime.SpotCell",
+            "runtime.Turn", "runtime.Envelope", "runtime.Messaging", "runtime.Lifecycle", "runtime.RemoteLifecycle",
+            "runtime.Descriptors", "runtime.ReplyErrors", "runtime.StoreOps"),
+            resideInAnyPackage(INTERNAL + "mesh..", INTERNAL + "creation..",
+            INTERNAL + "join..", INTERNAL + "session..", INTERNAL + "relocation.."))
+        // ... the mesh dispatches frames to their owners ...
+        .ignoreDependency(origin("mesh.RouteMesh"), resideInAnyPackage(INTERNAL + "session..",
+            INTERNAL + "relocation.."))
+        // ... a join is carried out as a relocation, and a bound session follows a move.
+        .ignoreDependency(origin("join.Joins", "join.JoinApprovals", "session.SessionBinder",
+            "session.BoundSession"),
+            resideInAnyPackage(INTERNAL + "relocation.."))
+        .check(MAIN);
+  }
+
+  /** The named classes of {@code internal} ("layer.SimpleName", some package-private) and their nested classes. */
+  private static DescribedPredicate<JavaClass> origin(final String... owners) {
+    final Set<String> names = Arrays.stream(owners).map(o -> INTERNAL + o).collect(Collectors.toSet());
+    return DescribedPredicate.describe(String.join(", ", owners),
+        c -> names.contains(c.getName().split("\\$")[0]));
   }
 
   @Test
