@@ -1,7 +1,7 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.NodeRuntime;
-import dev.spotkit.core.internal.SpotCell;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.SpotCell;
 import java.util.List;
 
 /** What the three spot contexts share. */

@@ -1,8 +1,8 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.ActorCell;
-import dev.spotkit.core.internal.Ids;
-import dev.spotkit.core.internal.NodeRuntime;
+import dev.spotkit.core.internal.runtime.ActorCell;
+import dev.spotkit.core.internal.runtime.Ids;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.session.Session;
 import java.util.Optional;
 

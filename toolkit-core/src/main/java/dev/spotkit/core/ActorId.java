@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Ids;
+import dev.spotkit.core.internal.runtime.Ids;
 
 /**
  * An Actor's global logical key: UTF-8, 1..255 bytes, no NUL byte, compared byte for byte with no case folding or

@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.NodeRuntime;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
 import java.util.Optional;
 
 /** {@link ActorManager} over the runtime. */

@@ -1,9 +1,9 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.ActorCell;
-import dev.spotkit.core.internal.Facades;
-import dev.spotkit.core.internal.HandlerTable;
-import dev.spotkit.core.internal.SpotCell;
+import dev.spotkit.core.internal.runtime.ActorCell;
+import dev.spotkit.core.internal.runtime.Facades;
+import dev.spotkit.core.internal.runtime.HandlerTable;
+import dev.spotkit.core.internal.runtime.SpotCell;
 
 /** Hands the runtime the package-private implementations of the sealed public types. */
 final class CoreFacades implements Facades {

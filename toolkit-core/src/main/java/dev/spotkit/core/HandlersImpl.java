@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.HandlerTable;
+import dev.spotkit.core.internal.runtime.HandlerTable;
 
 /** Both handler registries over a cell's {@link HandlerTable}. */
 final class HandlersImpl implements ActorHandlers, SpotHandlers {

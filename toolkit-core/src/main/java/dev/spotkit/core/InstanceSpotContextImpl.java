@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.SpotCell;
+import dev.spotkit.core.internal.runtime.SpotCell;
 
 /** An Instance Spot's context. */
 final class InstanceSpotContextImpl extends AbstractSpotContext implements InstanceSpotContext {

@@ -1,7 +1,7 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.ActorCell;
-import dev.spotkit.core.internal.Turn;
+import dev.spotkit.core.internal.runtime.ActorCell;
+import dev.spotkit.core.internal.runtime.Turn;
 import java.time.Duration;
 
 /** A join being registered; {@link #defer()} hands it to the runtime once. */

@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Ids;
+import dev.spotkit.core.internal.runtime.Ids;
 import dev.spotkit.core.location.AuthorityKind;
 import dev.spotkit.core.location.LocationQuery;
 import dev.spotkit.core.location.ObjectKey;

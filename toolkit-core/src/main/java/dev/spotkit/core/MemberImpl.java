@@ -1,7 +1,7 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Address;
-import dev.spotkit.core.internal.NodeRuntime;
+import dev.spotkit.core.internal.runtime.Address;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
 
 /** A listed member: its ref and sends by that ref (a destroyed member then fails with NotFound). */
 final class MemberImpl implements Member {

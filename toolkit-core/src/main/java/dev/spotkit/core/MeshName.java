@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Ids;
+import dev.spotkit.core.internal.runtime.Ids;
 
 /**
  * Name of one physical connection group of MeshNodes: decides where objects are first placed; not part of

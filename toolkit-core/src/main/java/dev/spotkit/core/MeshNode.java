@@ -1,11 +1,11 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.location.LeaseSettings;
 import dev.spotkit.core.location.LocationQuery;
 import dev.spotkit.store.RelocationStore;
-import dev.spotkit.core.internal.NodeRuntime;
-import dev.spotkit.core.internal.SpotCell;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.store.LocationStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -212,7 +212,7 @@ public final class MeshNode implements AutoCloseable {
    *     target published no descriptor or cannot be reached, {@link SpotkitException.ShuttingDown} while closing.
    */
   public java.util.concurrent.CompletableFuture<HostRelocationResult> relocate(final NodeRid target) {
-    return dev.spotkit.core.internal.HostRelocations.relocate(rt, target);
+    return dev.spotkit.core.internal.relocation.HostRelocations.relocate(rt, target);
   }
 
   /**

@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.mesh.MeshConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

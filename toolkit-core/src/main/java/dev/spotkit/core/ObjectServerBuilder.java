@@ -1,7 +1,7 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Ids;
-import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.internal.runtime.Ids;
+import dev.spotkit.core.internal.runtime.NodeConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.NodeConfig;
+import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.session.FrameCodec;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.core.session.SessionServerConfig;

@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Ids;
+import dev.spotkit.core.internal.runtime.Ids;
 
 /**
  * A Spot's global logical key (Entry, User or Instance Spot): UTF-8, 1..255 bytes, no NUL byte, compared byte for

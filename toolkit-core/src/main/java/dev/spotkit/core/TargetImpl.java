@@ -1,7 +1,7 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Address;
-import dev.spotkit.core.internal.NodeRuntime;
+import dev.spotkit.core.internal.runtime.Address;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
 
 /** {@link Target} over an internal address; resolved on every send. */
 final class TargetImpl implements Target {

@@ -1,8 +1,8 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.Address;
-import dev.spotkit.core.internal.Ids;
-import dev.spotkit.core.internal.NodeRuntime;
+import dev.spotkit.core.internal.runtime.Address;
+import dev.spotkit.core.internal.runtime.Ids;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
 import java.util.Objects;
 
 /** Builds {@link Target}s, validating ids up front. */

@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.CellTimers;
+import dev.spotkit.core.internal.runtime.CellTimers;
 import java.time.Duration;
 import java.util.Set;
 

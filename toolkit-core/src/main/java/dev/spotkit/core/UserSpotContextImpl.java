@@ -1,6 +1,6 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.SpotCell;
+import dev.spotkit.core.internal.runtime.SpotCell;
 import java.util.List;
 
 /** A User Spot's context. */

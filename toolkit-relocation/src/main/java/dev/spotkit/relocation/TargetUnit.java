@@ -4,8 +4,8 @@ import dev.spotkit.relocation.wire.ChunkAssembler;
 import dev.spotkit.relocation.wire.ChunkOutcome;
 import dev.spotkit.relocation.wire.RelocationFrame;
 import dev.spotkit.relocation.wire.RelocationIdentity;
-import dev.spotkit.relocation.wire.RelocationWireError;
-import dev.spotkit.relocation.wire.RelocationWireException;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireFormatException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -122,7 +122,7 @@ public final class TargetUnit {
       restoreArrivedMs = nowMs;
       try {
         assembly = ChunkAssembler.start(r.prepare(), r.connectionId(), MAX_PAYLOAD_BYTES);
-      } catch (final RelocationWireException e) {
+      } catch (final WireFormatException e) {
         fail(FailureCode.MANIFEST_CONFLICT, "bad manifest: " + e.getMessage(), out);
         return;
       }
@@ -200,9 +200,9 @@ public final class TargetUnit {
    * checksum or its total length): reported as data lost (command 53 code 35); every other chunk error is a
    * manifest conflict.
    */
-  private static boolean dataLost(final RelocationWireError error) {
-    return error == RelocationWireError.CHECKSUM_MISMATCH || error == RelocationWireError.LENGTH_MISMATCH
-        || error == RelocationWireError.CHUNK_BEYOND_TOTAL;
+  private static boolean dataLost(final WireError error) {
+    return error == WireError.CHECKSUM_MISMATCH || error == WireError.LENGTH_MISMATCH
+        || error == WireError.CHUNK_BEYOND_TOTAL;
   }
 
   private void onRestored(final TargetEvent.RestoreFinished f, final List<TargetAction> out) {

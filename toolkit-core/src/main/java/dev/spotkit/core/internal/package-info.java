@@ -1,14 +1,23 @@
 /**
  * The node runtime behind {@code dev.spotkit.core}. Not API: nothing outside toolkit-core may use it.
  *
+ * <p>The classes live in subpackages by owner, layered bottom to top: {@code runtime} (cells, turns, timers,
+ * messaging), {@code mesh} (RouteMesh), {@code creation}, {@code join}, {@code session} (SessionBinder,
+ * BoundSession), {@code relocation} (pump driver, source and target ports, host relocation). Each subpackage's
+ * package-info names the owner of each stage; {@code dev.spotkit.core.arch.LayeringTest} keeps the arrows pointing
+ * down and lists the known exceptions.
+ *
  * <p>Shape (one object per concern, none locked from outside):
  * <ul>
- *   <li>{@link dev.spotkit.core.internal.NodeRuntime}: registries and parts; start and close.</li>
- *   <li>{@link dev.spotkit.core.internal.Cell}, {@link dev.spotkit.core.internal.ActorCell},
- *       {@link dev.spotkit.core.internal.SpotCell}: one object each, its mailbox, handlers, timers, turn loop.</li>
- *   <li>{@link dev.spotkit.core.internal.Messaging}: resolve and offer; {@link dev.spotkit.core.internal.Creations}:
- *       the creation paths; {@link dev.spotkit.core.internal.Joins}: the join chain;
- *       {@link dev.spotkit.core.internal.Lifecycle}: close, destroy, node close; {@code SessionBinder}: the
+ *   <li>{@link dev.spotkit.core.internal.runtime.NodeRuntime}: registries and parts; start and close.</li>
+ *   <li>{@link dev.spotkit.core.internal.runtime.Cell},
+ *       {@link dev.spotkit.core.internal.runtime.ActorCell},
+ *       {@link dev.spotkit.core.internal.runtime.SpotCell}: one object each, its mailbox, handlers, timers, turn
+ *       loop.</li>
+ *   <li>{@link dev.spotkit.core.internal.runtime.Messaging}: resolve and offer;
+ *       {@link dev.spotkit.core.internal.creation.Creations}:
+ *       the creation paths; {@link dev.spotkit.core.internal.join.Joins}: the join chain;
+ *       {@link dev.spotkit.core.internal.runtime.Lifecycle}: close, destroy, node close; {@code SessionBinder}: the
  *       session boundary; {@code StoreOps}: Location Store writes.</li>
  *   <li>The mesh: {@code RouteMesh} (transport, route cache, command 60 messages and their command 20 replies),
  *       {@code RemoteCreations} (placement and commands 47/49), {@code RemoteLifecycle} (commands 48/61),
@@ -31,7 +40,7 @@
  *       frames) that arrive early wait. Routing by id sees only Ready cells. The Entry Spot writes its one READY
  *       record only after OnInitialize (SPOT-01). An Instance Spot's first message is queued in the staged cell
  *       before the cell becomes visible, so it runs first.</li>
- *   <li><b>Join barrier.</b> A handler's deferred joins are kept on its {@link dev.spotkit.core.internal.Turn};
+ *   <li><b>Join barrier.</b> A handler's deferred joins are kept on its {@link dev.spotkit.core.internal.runtime.Turn};
  *       at a normal end the actor's mailbox closes and the chain runs: target admission and commit,
  *       OnJoinedActor, source OnLeaveActor, gate move, completion callback, next join, reopen (MEM-34). A handler
  *       that throws drops them (MEM-10). A join call belongs to the turn that made it (MEM-13).</li>
@@ -69,7 +78,7 @@
  *       Message Follow comes with relocation). Instance Spot first messages go to a deterministic weighted
  *       rendezvous pick per id, so senders on different nodes agree on the target.</li>
  *   <li><b>Hot path.</b> A one-way send allocates the envelope and nothing else (error texts are built when
- *       thrown); a turn allocates one {@link dev.spotkit.core.internal.Turn}, whose joins list appears with
+ *       thrown); a turn allocates one {@link dev.spotkit.core.internal.runtime.Turn}, whose joins list appears with
  *       the first defer(), and the thread-local holding the current turn is read once per turn.</li>
  * </ul>
  */

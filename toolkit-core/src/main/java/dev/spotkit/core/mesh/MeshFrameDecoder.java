@@ -1,7 +1,7 @@
 package dev.spotkit.core.mesh;
 
-import dev.spotkit.core.wire.FrameHead;
-import dev.spotkit.core.wire.WireFormatException;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.WireFormatException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;

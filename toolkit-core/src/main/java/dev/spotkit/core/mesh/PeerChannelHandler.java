@@ -2,7 +2,7 @@ package dev.spotkit.core.mesh;
 
 import dev.spotkit.core.wire.Commands;
 import dev.spotkit.core.wire.ReplyCodec;
-import dev.spotkit.core.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireFormatException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 

@@ -1,6 +1,6 @@
 package dev.spotkit.core.session;
 
-import dev.spotkit.core.internal.Listen;
+import dev.spotkit.core.internal.runtime.Listen;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -27,13 +27,13 @@ public record ActorCreate(long correlation, OperationId operation, Rid sourceNod
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public ActorCreate {
-    Checks.positive("correlation", correlation);
-    Checks.present("operation", operation);
-    Checks.present("sourceNodeRid", sourceNodeRid);
-    Checks.positive("sourceNodeGeneration", sourceNodeGeneration);
-    Checks.text8("actorId", actorId);
-    Checks.text8("stableType", stableType);
-    Checks.present("reservation", reservation);
-    Checks.positive("deadlineUnixMs", deadlineUnixMs);
+    Checks.RULES.positive("correlation", correlation);
+    Checks.RULES.present("operation", operation);
+    Checks.RULES.present("sourceNodeRid", sourceNodeRid);
+    Checks.RULES.positive("sourceNodeGeneration", sourceNodeGeneration);
+    Checks.RULES.text8("actorId", actorId);
+    Checks.RULES.text8("stableType", stableType);
+    Checks.RULES.present("reservation", reservation);
+    Checks.RULES.positive("deadlineUnixMs", deadlineUnixMs);
   }
 }

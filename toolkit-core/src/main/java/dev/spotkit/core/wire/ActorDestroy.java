@@ -1,6 +1,10 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.FrameHead;
 import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Command 61 (Spotkit-defined): destroy one Actor incarnation on its owner node, answered by exactly one
@@ -22,11 +26,11 @@ public record ActorDestroy(long correlation, WireActorRef actor, Rid targetNodeR
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public ActorDestroy {
-    Checks.positive("correlation", correlation);
-    Checks.present("actor", actor);
-    Checks.present("targetNodeRid", targetNodeRid);
-    Checks.positive("expectedAuthorityOwnerGeneration", expectedAuthorityOwnerGeneration);
-    Checks.positive("deadlineUnixMs", deadlineUnixMs);
+    Checks.RULES.positive("correlation", correlation);
+    Checks.RULES.present("actor", actor);
+    Checks.RULES.present("targetNodeRid", targetNodeRid);
+    Checks.RULES.positive("expectedAuthorityOwnerGeneration", expectedAuthorityOwnerGeneration);
+    Checks.RULES.positive("deadlineUnixMs", deadlineUnixMs);
   }
 
   /**
@@ -36,7 +40,7 @@ public record ActorDestroy(long correlation, WireActorRef actor, Rid targetNodeR
    * @return the complete frame.
    */
   public byte[] encode() {
-    final WireWriter out = new WireWriter(64 + actor.actorId().length());
+    final WireOut out = new WireOut(64 + actor.actorId().length());
     new FrameHead(Commands.ACTOR_DESTROY, 0).writeTo(out);
     out.u64(correlation);
     out.text8(actor.actorId());
@@ -55,7 +59,7 @@ public record ActorDestroy(long correlation, WireActorRef actor, Rid targetNodeR
    * @throws WireFormatException when malformed, truncated or followed by trailing bytes.
    */
   public static ActorDestroy decode(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "actorDestroy");
+    final WireIn in = WireIn.frame(frame, "actorDestroy");
     FrameHead.expect(in, Commands.ACTOR_DESTROY);
     final long correlation = in.nonZeroU64("correlation");
     final String id = in.text8("actorId");

@@ -1,7 +1,12 @@
 package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.FrameHead;
 import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Command 28 actorJoin: the approval request of a cross-node Join (spec 000 section 4.2 step 2), byte-identical
@@ -44,15 +49,15 @@ public record ActorJoin(long correlation, Party actor, boolean entry, Party targ
      * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
      */
     public Party {
-      Checks.text8("id", id);
-      Checks.positive("generation", generation);
-      Checks.present("nodeRid", nodeRid);
-      Checks.positive("nodeGeneration", nodeGeneration);
-      Checks.positive("expectedAuthorityOwnerGeneration", expectedAuthorityOwnerGeneration);
-      Checks.positive("expectedOwnerLeaseGeneration", expectedOwnerLeaseGeneration);
+      Checks.RULES.text8("id", id);
+      Checks.RULES.positive("generation", generation);
+      Checks.RULES.present("nodeRid", nodeRid);
+      Checks.RULES.positive("nodeGeneration", nodeGeneration);
+      Checks.RULES.positive("expectedAuthorityOwnerGeneration", expectedAuthorityOwnerGeneration);
+      Checks.RULES.positive("expectedOwnerLeaseGeneration", expectedOwnerLeaseGeneration);
     }
 
-    void writeTo(final WireWriter out) {
+    void writeTo(final WireOut out) {
       out.text8(id);
       out.u64(generation);
       out.rid(nodeRid);
@@ -61,7 +66,7 @@ public record ActorJoin(long correlation, Party actor, boolean entry, Party targ
       out.u64(expectedOwnerLeaseGeneration);
     }
 
-    static Party read(final WireReader in, final String f) {
+    static Party read(final WireIn in, final String f) {
       return new Party(in.text8(f + ".id"), in.nonZeroU64(f + ".generation"), in.rid(f + ".targetNodeRid"),
           in.nonZeroU64(f + ".targetNodeGeneration"), in.nonZeroU64(f + ".expectedAuthorityOwnerGeneration"),
           in.nonZeroU64(f + ".expectedOwnerLeaseGeneration"));
@@ -74,9 +79,9 @@ public record ActorJoin(long correlation, Party actor, boolean entry, Party targ
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public ActorJoin {
-    Checks.positive("correlation", correlation);
-    Checks.present("actor", actor);
-    Checks.present("targetSpot", targetSpot);
+    Checks.RULES.positive("correlation", correlation);
+    Checks.RULES.present("actor", actor);
+    Checks.RULES.present("targetSpot", targetSpot);
   }
 
   /**
@@ -85,7 +90,7 @@ public record ActorJoin(long correlation, Party actor, boolean entry, Party targ
    * @return the bytes.
    */
   public byte[] encode() {
-    final WireWriter out = new WireWriter(128);
+    final WireOut out = new WireOut(128);
     new FrameHead(Commands.ACTOR_JOIN, 0).writeTo(out);
     out.u64(correlation);
     actor.writeTo(out);
@@ -105,7 +110,7 @@ public record ActorJoin(long correlation, Party actor, boolean entry, Party targ
    * @throws WireFormatException when malformed, truncated, or followed by anything but one payload envelope.
    */
   public static ActorJoin decode(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "actorJoin");
+    final WireIn in = WireIn.frame(frame, "actorJoin");
     FrameHead.expect(in, Commands.ACTOR_JOIN);
     final long correlation = in.nonZeroU64("correlation");
     final Party actor = Party.read(in, "actor");

@@ -51,11 +51,11 @@ public record ApplicationMessage(long correlation, TargetKind targetKind, String
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public ApplicationMessage {
-    Checks.present("targetKind", targetKind);
-    Checks.text8("targetId", targetId);
-    Checks.present("payload", payload);
+    Checks.RULES.present("targetKind", targetKind);
+    Checks.RULES.text8("targetId", targetId);
+    Checks.RULES.present("payload", payload);
     if (targetKind == TargetKind.INSTANCE_SPOT) {
-      Checks.text8("stableType", stableType);
+      Checks.RULES.text8("stableType", stableType);
     } else if (stableType != null) {
       throw new dev.spotkit.core.SpotkitException.InvalidOperation("stableType is only sent with Instance"
           + " intent");

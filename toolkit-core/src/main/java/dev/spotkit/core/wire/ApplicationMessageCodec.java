@@ -1,6 +1,11 @@
 package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Encoder and decoder of command 60, {@link ApplicationMessage} (Spotkit-defined, in the framework frame
@@ -30,7 +35,7 @@ public final class ApplicationMessageCodec {
    * @return the complete frame.
    */
   public static byte[] encode(final ApplicationMessage m) {
-    final WireWriter out = new WireWriter(64 + m.payload().packetName().length() + 16);
+    final WireOut out = new WireOut(64 + m.payload().packetName().length() + 16);
     new FrameHead(Commands.APPLICATION_MESSAGE, 0).writeTo(out);
     out.u64(m.correlation());
     out.u8(m.targetKind().wireValue());
@@ -54,7 +59,7 @@ public final class ApplicationMessageCodec {
    *     version, inconsistent correlation and deadline, or trailing bytes.
    */
   public static ApplicationMessage decode(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "applicationMessage");
+    final WireIn in = WireIn.frame(frame, "applicationMessage");
     FrameHead.expect(in, Commands.APPLICATION_MESSAGE);
     final long correlation = in.u64("correlation");
     final int kindAt = in.position();

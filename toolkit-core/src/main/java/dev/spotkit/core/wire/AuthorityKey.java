@@ -3,6 +3,8 @@ package dev.spotkit.core.wire;
 import dev.spotkit.relocation.wire.Rid;
 
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireFormatException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -57,8 +59,8 @@ public record AuthorityKey(Kind kind, String id) {
    * @throws SpotkitException.InvalidOperation when the id is not 1..255 UTF-8 bytes without NUL.
    */
   public AuthorityKey {
-    Checks.present("kind", kind);
-    Checks.text8("id", id);
+    Checks.RULES.present("kind", kind);
+    Checks.RULES.text8("id", id);
   }
 
   /**
@@ -67,7 +69,7 @@ public record AuthorityKey(Kind kind, String id) {
    * @return for example {@code zla1:a:7:user%3A42}.
    */
   public String encoded() {
-    final byte[] bytes = Checks.utf8("id", id);
+    final byte[] bytes = Checks.RULES.utf8("id", id);
     final StringBuilder sb = new StringBuilder(PREFIX.length() + 6 + bytes.length * 3);
     sb.append(PREFIX).append(kind.letter()).append(':').append(bytes.length).append(':');
     for (byte b : bytes) {

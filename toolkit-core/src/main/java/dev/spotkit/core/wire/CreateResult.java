@@ -1,5 +1,8 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireIn;
+
 /** {@code user-spot-create-result} / {@code actor-create-result}: how a remote create ended, a u8. */
 public enum CreateResult {
   /** Another operation created it; this one found it Ready (GetOrCreate). */
@@ -24,7 +27,7 @@ public enum CreateResult {
     return wire;
   }
 
-  static CreateResult read(final WireReader in, final String field) {
+  static CreateResult read(final WireIn in, final String field) {
     final int at = in.position();
     final int v = in.u8(field);
     if (v < 1 || v > 3) {

@@ -1,8 +1,12 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.FrameHead;
 import dev.spotkit.relocation.wire.Rid;
 
 import dev.spotkit.relocation.wire.OperationId;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Encoder and decoder of commands 47 ({@link UserSpotCreate}) and 49 ({@link ActorCreate}). Both bodies have
@@ -54,10 +58,10 @@ public final class CreationCodec {
    * @throws WireFormatException when the frame is malformed, truncated or has trailing bytes.
    */
   public static UserSpotCreate decodeUserSpotCreate(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "userSpotCreate");
+    final WireIn in = WireIn.frame(frame, "userSpotCreate");
     FrameHead.expect(in, Commands.USER_SPOT_CREATE);
     final long correlation = in.nonZeroU64("correlation");
-    final OperationId operation = in.operationId("operation");
+    final OperationId operation = OperationId.read(in, "operation");
     final Rid source = in.rid("sourceNodeRid");
     final long sourceGeneration = in.nonZeroU64("sourceNodeGeneration");
     final String spotId = in.text8("spotId");
@@ -77,10 +81,10 @@ public final class CreationCodec {
    * @throws WireFormatException when the frame is malformed, truncated or has trailing bytes.
    */
   public static ActorCreate decodeActorCreate(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "actorCreate");
+    final WireIn in = WireIn.frame(frame, "actorCreate");
     FrameHead.expect(in, Commands.ACTOR_CREATE);
     final long correlation = in.nonZeroU64("correlation");
-    final OperationId operation = in.operationId("operation");
+    final OperationId operation = OperationId.read(in, "operation");
     final Rid source = in.rid("sourceNodeRid");
     final long sourceGeneration = in.nonZeroU64("sourceNodeGeneration");
     final String actorId = in.text8("actorId");
@@ -95,7 +99,7 @@ public final class CreationCodec {
   private static byte[] encode(final int command, final long correlation, final OperationId operation,
       final Rid source, final long sourceGeneration, final String id, final String stableType,
       final ReservationFence reservation, final long deadline) {
-    final WireWriter out = new WireWriter(256);
+    final WireOut out = new WireOut(256);
     new FrameHead(command, 0).writeTo(out);
     out.u64(correlation);
     out.u64(operation.high());

@@ -1,6 +1,16 @@
 package dev.spotkit.core.wire;
 
-/** {@code framework-error-code}: the framework's reason for a failed request, a u32 in command 20. */
+import dev.spotkit.relocation.wire.RelocationFrame;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireIn;
+
+/**
+ * {@code framework-error-code}: the framework's reason for a failed request, a u32 in command 20. Not the same
+ * table as toolkit-relocation's {@link dev.spotkit.relocation.FailureCode} (command 53's failureCode, 35..43 and
+ * 1): the two fields share only 35, relocation data lost, which both take from
+ * {@link RelocationFrame.Failed#RELOCATION_DATA_LOST}; a value valid in one is refused or means another thing in
+ * the other, so they stay two enums.
+ */
 public enum FailureCode {
   /** No failure. */
   NONE(0),
@@ -52,8 +62,8 @@ public enum FailureCode {
   SPOT_GENERATION_STALE(33),
   /** The Spot is moving. */
   SPOT_MOVING(34),
-  /** Published relocation data was lost. */
-  RELOCATION_DATA_LOST(35);
+  /** Published relocation data was lost: the same 35 as command 53's (relocation's {@code FailureCode}). */
+  RELOCATION_DATA_LOST((int) RelocationFrame.Failed.RELOCATION_DATA_LOST);
 
   private final int wire;
 
@@ -70,7 +80,7 @@ public enum FailureCode {
     return wire;
   }
 
-  static FailureCode read(final WireReader in, final String field) {
+  static FailureCode read(final WireIn in, final String field) {
     final int at = in.position();
     final long v = in.u32(field);
     for (FailureCode c : values()) {

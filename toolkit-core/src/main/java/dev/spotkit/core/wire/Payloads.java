@@ -1,6 +1,10 @@
 package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Core's codec for {@code application-payload-envelope-v1} ({@link ApplicationPayload}, the one implementation in
@@ -21,7 +25,7 @@ public final class Payloads {
    * @return the bytes.
    */
   public static byte[] toBytes(final ApplicationPayload p) {
-    final WireWriter out = new WireWriter(16 + p.packetName().length() + p.contentType().length()
+    final WireOut out = new WireOut(16 + p.packetName().length() + p.contentType().length()
         + p.payload().length);
     write(p, out);
     return out.toByteArray();
@@ -35,7 +39,7 @@ public final class Payloads {
    * @throws WireFormatException when malformed, of another version, truncated or followed by trailing bytes.
    */
   public static ApplicationPayload fromBytes(final byte[] bytes) {
-    final WireReader in = new WireReader(bytes, "applicationPayload");
+    final WireIn in = WireIn.frame(bytes, "applicationPayload");
     if (bytes.length == 0 || (bytes[0] & 0xFF) != ApplicationPayload.VERSION) {
       throw in.error(WireError.INVALID_FIELD, "version", 0, bytes.length == 0 ? "nothing" : "value "
           + (bytes[0] & 0xFF), "1");
@@ -45,7 +49,7 @@ public final class Payloads {
     return payload;
   }
 
-  static ApplicationPayload read(final WireReader in, final String f) {
+  static ApplicationPayload read(final WireIn in, final String f) {
     in.u8(f + ".version"); // the caller checked it is 1
     final int lengthAt = in.position();
     final long declared = in.u32(f + ".bodyLength");
@@ -63,7 +67,7 @@ public final class Payloads {
     return new ApplicationPayload(name, type, bytes);
   }
 
-  static void write(final ApplicationPayload p, final WireWriter out) {
+  static void write(final ApplicationPayload p, final WireOut out) {
     out.u8(ApplicationPayload.VERSION);
     final int lengthAt = out.position();
     out.u32(0);

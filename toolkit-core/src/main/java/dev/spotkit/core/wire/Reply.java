@@ -23,10 +23,10 @@ public record Reply(long correlation, TerminalResult terminalResult, FailureCode
    *     carries a non-empty tail.
    */
   public Reply {
-    Checks.positive("correlation", correlation);
-    Checks.present("terminalResult", terminalResult);
-    Checks.present("failureCode", failureCode);
-    Checks.present("tail", tail);
+    Checks.RULES.positive("correlation", correlation);
+    Checks.RULES.present("terminalResult", terminalResult);
+    Checks.RULES.present("failureCode", failureCode);
+    Checks.RULES.present("tail", tail);
     if (terminalResult != TerminalResult.OK && !(tail instanceof ReplyTail.Empty)) {
       throw new dev.spotkit.core.SpotkitException.InvalidOperation("a " + terminalResult
           + " reply has no tail; use ReplyTail.Empty.INSTANCE instead of " + tail);

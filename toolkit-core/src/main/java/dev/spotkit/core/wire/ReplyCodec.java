@@ -3,6 +3,11 @@ package dev.spotkit.core.wire;
 import dev.spotkit.relocation.wire.ApplicationPayload;
 
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Encoder and decoder of command 20 ({@link Reply}):
@@ -34,7 +39,7 @@ public final class ReplyCodec {
    * @return the complete frame (with the payload envelope appended when present).
    */
   public static byte[] encode(final Reply reply) {
-    final WireWriter out = new WireWriter(64);
+    final WireOut out = new WireOut(64);
     new FrameHead(Commands.REPLY, 0).writeTo(out);
     out.u64(reply.correlation());
     out.u32(reply.terminalResult().wireValue());
@@ -55,7 +60,7 @@ public final class ReplyCodec {
    * @throws WireFormatException when the frame is not a well-formed command 20 head with a correlation.
    */
   public static long correlation(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "reply");
+    final WireIn in = WireIn.frame(frame, "reply");
     FrameHead.expect(in, Commands.REPLY);
     return in.nonZeroU64("correlation");
   }
@@ -71,12 +76,12 @@ public final class ReplyCodec {
    *     tails this codec does not implement.
    */
   public static Reply decode(final byte[] frame, final OperationKind requestKind) {
-    Checks.present("requestKind", requestKind);
+    Checks.RULES.present("requestKind", requestKind);
     if (requestKind == OperationKind.ACTOR_LOOKUP || requestKind == OperationKind.STREAM_BIND) {
       throw new SpotkitException.InvalidOperation("the reply tail of " + requestKind
           + " is not implemented; supported tails: ACTOR_JOIN, USER_SPOT_CREATE, USER_SPOT_CLOSE, ACTOR_CREATE");
     }
-    final WireReader in = new WireReader(frame, "reply");
+    final WireIn in = WireIn.frame(frame, "reply");
     FrameHead.expect(in, Commands.REPLY);
     final long correlation = in.nonZeroU64("correlation");
     final TerminalResult result = TerminalResult.read(in, "terminalResult");
@@ -93,7 +98,7 @@ public final class ReplyCodec {
     return new Reply(correlation, result, failure, tail, payload);
   }
 
-  private static ReplyTail readTail(final WireReader in, final OperationKind kind) {
+  private static ReplyTail readTail(final WireIn in, final OperationKind kind) {
     return switch (kind) {
       case USER_SPOT_CREATE -> {
         final CreateResult result = CreateResult.read(in, "tail.createResult");
@@ -106,7 +111,7 @@ public final class ReplyCodec {
     };
   }
 
-  private static ReplyTail readActorCreated(final WireReader in) {
+  private static ReplyTail readActorCreated(final WireIn in) {
     final CreateResult result = CreateResult.read(in, "tail.createResult");
     final int lengthAt = in.position();
     final int declared = in.u16("tail.bodyLength");
@@ -116,7 +121,7 @@ public final class ReplyCodec {
     return new ReplyTail.ActorCreated(result, actor);
   }
 
-  private static ReplyTail readJoin(final WireReader in) {
+  private static ReplyTail readJoin(final WireIn in) {
     final int resultAt = in.position();
     final long joinResult = in.u32("tail.joinResult");
     if (joinResult > 1) {
@@ -146,7 +151,7 @@ public final class ReplyCodec {
     return tail;
   }
 
-  private static void writeTail(final WireWriter out, final ReplyTail tail) {
+  private static void writeTail(final WireOut out, final ReplyTail tail) {
     switch (tail) {
       case ReplyTail.Empty e -> { }
       case ReplyTail.UserSpotCreated t -> {

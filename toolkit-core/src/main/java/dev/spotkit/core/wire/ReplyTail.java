@@ -39,8 +39,8 @@ public sealed interface ReplyTail {
      * @throws dev.spotkit.core.SpotkitException.InvalidOperation when a value is null.
      */
     public UserSpotCreated {
-      Checks.present("result", result);
-      Checks.present("spot", spot);
+      Checks.RULES.present("result", result);
+      Checks.RULES.present("spot", spot);
     }
 
     @Override
@@ -76,7 +76,7 @@ public sealed interface ReplyTail {
      *     created, or present for rejected.
      */
     public ActorCreated {
-      Checks.present("result", result);
+      Checks.RULES.present("result", result);
       if ((result == CreateResult.REJECTED) != (actor == null)) {
         throw new dev.spotkit.core.SpotkitException.InvalidOperation("actor must be " + (actor == null
             ? "given" : "null") + " when result is " + result);
@@ -108,9 +108,9 @@ public sealed interface ReplyTail {
      * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
      */
     public ActorJoinAccepted {
-      Checks.present("spot", spot);
-      Checks.positive("membershipEpoch", membershipEpoch);
-      Checks.u32("receiveChunkLimitBytes", receiveChunkLimitBytes, 0, MAX_RECEIVE_CHUNK_LIMIT_BYTES);
+      Checks.RULES.present("spot", spot);
+      Checks.RULES.positive("membershipEpoch", membershipEpoch);
+      Checks.RULES.u32("receiveChunkLimitBytes", receiveChunkLimitBytes, 0, MAX_RECEIVE_CHUNK_LIMIT_BYTES);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * The placement reservation a coordinator secured before sending command 47 or 49 ({@code
@@ -30,18 +32,18 @@ public record ReservationFence(String reservationId, String expectedStoreVersion
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public ReservationFence {
-    Checks.text8("reservationId", reservationId);
-    Checks.storeVersion("expectedStoreVersion", expectedStoreVersion);
-    Checks.positive("objectGeneration", objectGeneration);
-    Checks.positive("authorityOwnerGeneration", authorityOwnerGeneration);
-    Checks.present("targetNodeRid", targetNodeRid);
-    Checks.positive("targetNodeGeneration", targetNodeGeneration);
-    Checks.text8("targetOwnerId", targetOwnerId);
-    Checks.positive("targetOwnerLeaseGeneration", targetOwnerLeaseGeneration);
-    Checks.u32("pendingCapacityDelta", pendingCapacityDelta, 1, U32_MAX);
+    Checks.RULES.text8("reservationId", reservationId);
+    Checks.RULES.storeVersion("expectedStoreVersion", expectedStoreVersion);
+    Checks.RULES.positive("objectGeneration", objectGeneration);
+    Checks.RULES.positive("authorityOwnerGeneration", authorityOwnerGeneration);
+    Checks.RULES.present("targetNodeRid", targetNodeRid);
+    Checks.RULES.positive("targetNodeGeneration", targetNodeGeneration);
+    Checks.RULES.text8("targetOwnerId", targetOwnerId);
+    Checks.RULES.positive("targetOwnerLeaseGeneration", targetOwnerLeaseGeneration);
+    Checks.RULES.u32("pendingCapacityDelta", pendingCapacityDelta, 1, U32_MAX);
   }
 
-  static ReservationFence read(final WireReader in, final String f) {
+  static ReservationFence read(final WireIn in, final String f) {
     final String reservationId = in.text8(f + ".reservationId");
     final String storeVersion = in.storeVersion(f + ".expectedStoreVersion");
     final long objectGeneration = in.nonZeroU64(f + ".objectGeneration");
@@ -55,7 +57,7 @@ public record ReservationFence(String reservationId, String expectedStoreVersion
         targetNodeRid, targetNodeGeneration, targetOwnerId, leaseGeneration, delta);
   }
 
-  void writeTo(final WireWriter out) {
+  void writeTo(final WireOut out) {
     out.text8(reservationId);
     out.storeVersion(expectedStoreVersion);
     out.u64(objectGeneration);

@@ -1,6 +1,10 @@
 package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Command 62 (Spotkit-defined, one-way): a push to a client session from its bound Actor after the Actor moved
@@ -24,8 +28,8 @@ public record SessionPush(long sessionId, long sequence, boolean close, Applicat
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public SessionPush {
-    Checks.positive("sessionId", sessionId);
-    Checks.present("payload", payload);
+    Checks.RULES.positive("sessionId", sessionId);
+    Checks.RULES.present("payload", payload);
   }
 
   /**
@@ -35,7 +39,7 @@ public record SessionPush(long sessionId, long sequence, boolean close, Applicat
    * @return the complete frame.
    */
   public byte[] encode() {
-    final WireWriter out = new WireWriter(64 + payload.payload().length);
+    final WireOut out = new WireOut(64 + payload.payload().length);
     new FrameHead(Commands.SESSION_PUSH, 0).writeTo(out);
     out.u64(sessionId);
     out.u64(sequence);
@@ -52,7 +56,7 @@ public record SessionPush(long sessionId, long sequence, boolean close, Applicat
    * @throws WireFormatException when malformed, truncated or followed by trailing bytes.
    */
   public static SessionPush decode(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "sessionPush");
+    final WireIn in = WireIn.frame(frame, "sessionPush");
     FrameHead.expect(in, Commands.SESSION_PUSH);
     final long sessionId = in.nonZeroU64("sessionId");
     final long sequence = in.u64("sequence");

@@ -1,5 +1,8 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireIn;
+
 /** {@code request-terminal-result}: how a request ended, a u32 in command 20. */
 public enum TerminalResult {
   /** The request completed; the reply's tail carries the result. */
@@ -46,7 +49,7 @@ public enum TerminalResult {
     return wire;
   }
 
-  static TerminalResult read(final WireReader in, final String field) {
+  static TerminalResult read(final WireIn in, final String field) {
     final int at = in.position();
     final long v = in.u32(field);
     for (TerminalResult r : values()) {

@@ -25,11 +25,11 @@ public record UserSpotClose(long correlation, OperationId operation, Rid sourceN
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public UserSpotClose {
-    Checks.positive("correlation", correlation);
-    Checks.present("operation", operation);
-    Checks.present("sourceNodeRid", sourceNodeRid);
-    Checks.positive("sourceNodeGeneration", sourceNodeGeneration);
-    Checks.present("target", target);
-    Checks.positive("deadlineUnixMs", deadlineUnixMs);
+    Checks.RULES.positive("correlation", correlation);
+    Checks.RULES.present("operation", operation);
+    Checks.RULES.present("sourceNodeRid", sourceNodeRid);
+    Checks.RULES.positive("sourceNodeGeneration", sourceNodeGeneration);
+    Checks.RULES.present("target", target);
+    Checks.RULES.positive("deadlineUnixMs", deadlineUnixMs);
   }
 }

@@ -1,8 +1,12 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.FrameHead;
 import dev.spotkit.relocation.wire.Rid;
 
 import dev.spotkit.relocation.wire.OperationId;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * Encoder and decoder of command 48 ({@link UserSpotClose}); the layout is the one of the golden vector
@@ -31,7 +35,7 @@ public final class UserSpotCloseCodec {
    * @return the complete frame.
    */
   public static byte[] encode(final UserSpotClose m) {
-    final WireWriter out = new WireWriter(128);
+    final WireOut out = new WireOut(128);
     new FrameHead(Commands.USER_SPOT_CLOSE, 0).writeTo(out);
     out.u64(m.correlation());
     out.u64(m.operation().high());
@@ -51,10 +55,10 @@ public final class UserSpotCloseCodec {
    * @throws WireFormatException when the frame is malformed, truncated or has trailing bytes.
    */
   public static UserSpotClose decode(final byte[] frame) {
-    final WireReader in = new WireReader(frame, "userSpotClose");
+    final WireIn in = WireIn.frame(frame, "userSpotClose");
     FrameHead.expect(in, Commands.USER_SPOT_CLOSE);
     final long correlation = in.nonZeroU64("correlation");
-    final OperationId operation = in.operationId("operation");
+    final OperationId operation = OperationId.read(in, "operation");
     final Rid source = in.rid("sourceNodeRid");
     final long sourceGeneration = in.nonZeroU64("sourceNodeGeneration");
     final UserSpotCloseFence target = UserSpotCloseFence.read(in, "target");

@@ -1,6 +1,9 @@
 package dev.spotkit.core.wire;
 
 import dev.spotkit.relocation.wire.Rid;
+import dev.spotkit.relocation.wire.WireError;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
 
 /**
  * The target of command 48 ({@code user-spot-close-fence-v1}): which Spot generation to close, on which node
@@ -25,14 +28,14 @@ public record UserSpotCloseFence(WireSpotRef spot, Rid targetNodeRid, long targe
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public UserSpotCloseFence {
-    Checks.present("spot", spot);
-    Checks.present("targetNodeRid", targetNodeRid);
-    Checks.positive("targetNodeGeneration", targetNodeGeneration);
-    Checks.positive("expectedAuthorityOwnerGeneration", expectedAuthorityOwnerGeneration);
-    Checks.storeVersion("expectedStoreVersion", expectedStoreVersion);
+    Checks.RULES.present("spot", spot);
+    Checks.RULES.present("targetNodeRid", targetNodeRid);
+    Checks.RULES.positive("targetNodeGeneration", targetNodeGeneration);
+    Checks.RULES.positive("expectedAuthorityOwnerGeneration", expectedAuthorityOwnerGeneration);
+    Checks.RULES.storeVersion("expectedStoreVersion", expectedStoreVersion);
   }
 
-  static UserSpotCloseFence read(final WireReader in, final String f) {
+  static UserSpotCloseFence read(final WireIn in, final String f) {
     final int versionAt = in.position();
     final int version = in.u8(f + ".version");
     if (version != VERSION) {
@@ -50,7 +53,7 @@ public record UserSpotCloseFence(WireSpotRef spot, Rid targetNodeRid, long targe
     return new UserSpotCloseFence(spot, rid, generation, ownerGeneration, storeVersion);
   }
 
-  void writeTo(final WireWriter out) {
+  void writeTo(final WireOut out) {
     out.u8(VERSION);
     final int lengthAt = out.position();
     out.u16(0);

@@ -1,5 +1,8 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
+
 /**
  * {@code spot-ref} on the wire: the Spot id (text8) and its ObjectGeneration (nonzero-u64).
  *
@@ -14,17 +17,17 @@ public record WireSpotRef(String spotId, long objectGeneration) {
    * @throws dev.spotkit.core.SpotkitException.InvalidOperation naming the bad field.
    */
   public WireSpotRef {
-    Checks.text8("spotId", spotId);
-    Checks.positive("objectGeneration", objectGeneration);
+    Checks.RULES.text8("spotId", spotId);
+    Checks.RULES.positive("objectGeneration", objectGeneration);
   }
 
-  static WireSpotRef read(final WireReader in, final String field) {
+  static WireSpotRef read(final WireIn in, final String field) {
     final String id = in.text8(field + ".spotId");
     final long generation = in.nonZeroU64(field + ".objectGeneration");
     return new WireSpotRef(id, generation);
   }
 
-  void writeTo(final WireWriter out) {
+  void writeTo(final WireOut out) {
     out.text8(spotId);
     out.u64(objectGeneration);
   }

@@ -5,7 +5,7 @@
  *
  * <h2>Frame head and primitives (FACTS.md "Wire")</h2>
  * <ul>
- *   <li>Head: {@code 5A 4D 01 <command> <flags>} ({@link dev.spotkit.core.wire.FrameHead}). Flags 0x01
+ *   <li>Head: {@code 5A 4D 01 <command> <flags>} ({@link dev.spotkit.relocation.wire.FrameHead}). Flags 0x01
  *       metadata, 0x02 bound session, 0x04 source spot id, 0x08 extension; an undefined bit is
  *       {@code undefined-flag}; a defined bit that the command does not allow is {@code forbidden-flag}
  *       (commands 20, 47, 48, 49 allow none).</li>
@@ -41,8 +41,8 @@
  *
  * <h2>Decisions</h2>
  * <ul>
- *   <li>Blame. Decoders throw only {@link dev.spotkit.core.wire.WireFormatException} for bad input (the
- *       peer's fault): it carries the {@link dev.spotkit.core.wire.WireError} (whose code matches the golden
+ *   <li>Blame. Decoders throw only {@link dev.spotkit.relocation.wire.WireFormatException} for bad input (the
+ *       peer's fault): it carries the {@link dev.spotkit.relocation.wire.WireError} (whose code matches the golden
  *       fixtures' {@code error} strings), the field path, the byte offset, the value and the limit. Record
  *       constructors throw {@link dev.spotkit.core.SpotkitException.InvalidOperation} for caller misuse.
  *       Any other exception from a decoder is a bug; a jqwik property test feeds random and mutated frames

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.WireFormatException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HexFormat;

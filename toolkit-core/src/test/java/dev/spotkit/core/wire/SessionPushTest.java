@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.WireFormatException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;

@@ -1,5 +1,6 @@
 package dev.spotkit.core.wire;
 
+import dev.spotkit.relocation.wire.FrameHead;
 import dev.spotkit.relocation.wire.Rid;
 import dev.spotkit.relocation.wire.ApplicationPayload;
 
@@ -7,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.spotkit.relocation.wire.OperationId;
+import dev.spotkit.relocation.wire.WireFormatException;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Arrays;
@@ -64,7 +66,7 @@ class WireDecoderPropertiesTest {
         try {
           decoded = codec.decode().apply(input);
         } catch (WireFormatException expected) {
-          assertThat(expected.offset()).isBetween(0, input.length);
+          assertThat(expected.offset()).isBetween(0L, (long) input.length);
         }
         final long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
         assertThat(allocated).as("%s allocated for %d input bytes", codec.name(), input.length)

@@ -3,6 +3,7 @@ package dev.spotkit.relocation.session;
 import dev.spotkit.relocation.Action;
 import dev.spotkit.relocation.Message;
 import dev.spotkit.relocation.wire.ActorRoute;
+import dev.spotkit.relocation.wire.Fields;
 import dev.spotkit.relocation.wire.SessionRelocationFrame;
 import java.util.List;
 
@@ -26,7 +27,7 @@ public sealed interface SessionAction {
      * @throws IllegalArgumentException when {@code frame} is null.
      */
     public SendSealed {
-      Checks.present("frame", frame);
+      Fields.present("frame", frame);
     }
   }
 
@@ -45,8 +46,8 @@ public sealed interface SessionAction {
      * @throws IllegalArgumentException when a part is null.
      */
     public ForwardToActor {
-      Checks.present("route", route);
-      Checks.present("message", message);
+      Fields.present("route", route);
+      Fields.present("message", message);
     }
   }
 
@@ -65,8 +66,8 @@ public sealed interface SessionAction {
      * @throws IllegalArgumentException when a part is null.
      */
     public SwitchRoute {
-      Checks.present("from", from);
-      Checks.present("to", to);
+      Fields.present("from", from);
+      Fields.present("to", to);
     }
   }
 
@@ -87,8 +88,8 @@ public sealed interface SessionAction {
      * @throws NullPointerException when {@code dropped} holds a null.
      */
     public CloseSession {
-      Checks.present("reason", reason);
-      dropped = List.copyOf(Checks.present("dropped", dropped));
+      Fields.present("reason", reason);
+      dropped = List.copyOf(Fields.present("dropped", dropped));
     }
   }
 
@@ -106,9 +107,9 @@ public sealed interface SessionAction {
      * @throws IllegalArgumentException when a part is null.
      */
     public Log {
-      Checks.present("level", level);
-      Checks.present("code", code);
-      Checks.present("detail", detail);
+      Fields.present("level", level);
+      Fields.present("code", code);
+      Fields.present("detail", detail);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.spotkit.relocation.Action.Level;
 import dev.spotkit.relocation.Message;
 import dev.spotkit.relocation.session.SessionAction.CloseReason;
 import dev.spotkit.relocation.wire.ActorRoute;
+import dev.spotkit.relocation.wire.Fields;
 import dev.spotkit.relocation.wire.SessionBinding;
 import dev.spotkit.relocation.wire.SessionRelocationFrame;
 import dev.spotkit.relocation.wire.SessionRouteAction;
@@ -98,8 +99,8 @@ public final class SessionBarrier {
    * @throws IllegalArgumentException when a part is null or the timeout is not positive.
    */
   public SessionBarrier(final SessionBinding binding, final ActorRoute route, final long sealTimeoutMs) {
-    this.binding = Checks.present("binding", binding);
-    this.route = Checks.present("route", route);
+    this.binding = Fields.present("binding", binding);
+    this.route = Fields.present("route", route);
     if (sealTimeoutMs <= 0) {
       throw new IllegalArgumentException("sealTimeoutMs " + sealTimeoutMs + " must be positive (default "
           + DEFAULT_SEAL_TIMEOUT_MS + " ms)");
@@ -126,7 +127,7 @@ public final class SessionBarrier {
    * @throws IllegalArgumentException when {@code event} is null.
    */
   public List<SessionAction> handle(final SessionEvent event) {
-    Checks.present("event", event);
+    Fields.present("event", event);
     final List<SessionAction> out = new ArrayList<>();
     final boolean expired = stage == BarrierStage.SEALED && event.atMs() - sealedAtMs >= sealTimeoutMs;
     if (expired) {

@@ -1,6 +1,7 @@
 package dev.spotkit.relocation.session;
 
 import dev.spotkit.relocation.Message;
+import dev.spotkit.relocation.wire.Fields;
 import dev.spotkit.relocation.wire.SessionRelocationFrame;
 
 /**
@@ -18,6 +19,15 @@ public sealed interface SessionEvent {
    */
   long atMs();
 
+  /** Checks an event's stamp: caller misuse is {@link IllegalArgumentException}. */
+  private static long stamp(final long atMs) {
+    if (atMs < 0) {
+      throw new IllegalArgumentException("atMs " + atMs + " must be in 0..9223372036854775807 (the driver's "
+          + "monotonic clock, ms)");
+    }
+    return atMs;
+  }
+
   /**
    * A command 42 sessionRelocationSeal arrived for this binding (spec 001 section 4.1).
    *
@@ -31,8 +41,8 @@ public sealed interface SessionEvent {
      * @throws IllegalArgumentException when {@code seal} is null or {@code atMs} is negative.
      */
     public SealArrived {
-      Checks.present("seal", seal);
-      Checks.stamp(atMs);
+      Fields.present("seal", seal);
+      stamp(atMs);
     }
   }
 
@@ -49,8 +59,8 @@ public sealed interface SessionEvent {
      * @throws IllegalArgumentException when {@code route} is null or {@code atMs} is negative.
      */
     public RouteArrived {
-      Checks.present("route", route);
-      Checks.stamp(atMs);
+      Fields.present("route", route);
+      stamp(atMs);
     }
   }
 
@@ -67,8 +77,8 @@ public sealed interface SessionEvent {
      * @throws IllegalArgumentException when {@code message} is null or {@code atMs} is negative.
      */
     public ClientMessageArrived {
-      Checks.present("message", message);
-      Checks.stamp(atMs);
+      Fields.present("message", message);
+      stamp(atMs);
     }
   }
 
@@ -84,7 +94,7 @@ public sealed interface SessionEvent {
      * @throws IllegalArgumentException when {@code atMs} is negative.
      */
     public ClockAdvanced {
-      Checks.stamp(atMs);
+      stamp(atMs);
     }
   }
 }

@@ -13,8 +13,8 @@ import java.util.Arrays;
  *   payload      u32 length, then bytes
  * </pre>
  *
- * A body length that differs from the fields is {@link RelocationWireError#INVALID_BODY_LENGTH}; another
- * version is {@link RelocationWireError#INVALID_FIELD}. Immutable: bytes are copied in and out.
+ * A body length that differs from the fields is {@link WireError#INVALID_BODY_LENGTH}; another
+ * version is {@link WireError#INVALID_FIELD}. Immutable: bytes are copied in and out.
  *
  * @param packetName 1..255 UTF-8 bytes, e.g. {@code ChatRequest}.
  * @param contentType 1..255 UTF-8 bytes, e.g. {@code application/json}.
@@ -62,7 +62,7 @@ public record ApplicationPayload(String packetName, String contentType, byte[] p
     final int versionAt = in.position();
     final int version = in.u8(f + ".version");
     if (version != VERSION) {
-      throw in.error(RelocationWireError.INVALID_FIELD, f + ".version", versionAt, "value " + version, "1");
+      throw in.error(WireError.INVALID_FIELD, f + ".version", versionAt, "value " + version, "1");
     }
     final int lengthAt = in.position();
     final long declared = in.u32(f + ".bodyLength");
@@ -71,7 +71,7 @@ public record ApplicationPayload(String packetName, String contentType, byte[] p
     final String type = in.text8(f + ".contentType");
     final long length = in.u32(f + ".payload.length");
     final byte[] bytes = in.bytes(f + ".payload", length);
-    in.endSection(f + ".bodyLength", lengthAt, start, declared, RelocationWireError.INVALID_BODY_LENGTH);
+    in.endSection(f + ".bodyLength", lengthAt, start, declared, WireError.INVALID_BODY_LENGTH);
     return new ApplicationPayload(name, type, bytes);
   }
 

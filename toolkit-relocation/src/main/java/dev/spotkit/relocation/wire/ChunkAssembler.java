@@ -80,7 +80,7 @@ public final class ChunkAssembler {
    * @param maxPayloadBytes the largest stream this receiver accepts, in bytes (its runtime memory limit), at
    *     least 1.
    * @return the assembly, holding nothing yet.
-   * @throws RelocationWireException {@code oversized} when payloadTotalLength exceeds {@code maxPayloadBytes} or
+   * @throws WireFormatException {@code oversized} when payloadTotalLength exceeds {@code maxPayloadBytes} or
    *     2^31-9 (one Java array); {@code invalid-field} when payloadTotalLength is 0, payloadChunkCount is 0 or
    *     payloadChunkCount exceeds payloadTotalLength (every chunk carries at least one byte).
    * @throws IllegalArgumentException when {@code maxPayloadBytes} is below 1.
@@ -94,23 +94,23 @@ public final class ChunkAssembler {
     final long limit = Math.min(maxPayloadBytes, Integer.MAX_VALUE - 8);
     final long total = manifest.payloadTotalLength();
     if (total > limit) {
-      throw error(RelocationWireError.OVERSIZED, "payloadTotalLength", total + " bytes", "at most " + limit
+      throw error(WireError.OVERSIZED, "payloadTotalLength", total + " bytes", "at most " + limit
           + " bytes");
     }
     if (total == 0) {
-      throw error(RelocationWireError.INVALID_FIELD, "payloadTotalLength", "0 bytes", "at least 1 byte");
+      throw error(WireError.INVALID_FIELD, "payloadTotalLength", "0 bytes", "at least 1 byte");
     }
     final long count = manifest.payloadChunkCount();
     if (count == 0 || count > total) {
-      throw error(RelocationWireError.INVALID_FIELD, "payloadChunkCount", "value " + count, "1.." + total
+      throw error(WireError.INVALID_FIELD, "payloadChunkCount", "value " + count, "1.." + total
           + " (payloadTotalLength)");
     }
     return new ChunkAssembler(manifest, connectionId);
   }
 
-  private static RelocationWireException error(final RelocationWireError error, final String field,
+  private static WireFormatException error(final WireError error, final String field,
       final String value, final String limit) {
-    return new RelocationWireException(NAME, error, field, -1, value, limit);
+    return new WireFormatException(NAME, error, field, -1, value, limit);
   }
 
   /**
@@ -190,7 +190,7 @@ public final class ChunkAssembler {
         : prepare.payloadChecksumCrc32c() != manifest.payloadChecksumCrc32c() ? "payloadChecksumCrc32c"
         : prepare.payloadChunkCount() != manifest.payloadChunkCount() ? "payloadChunkCount" : "manifest";
     fail();
-    return new PrepareOutcome.Conflict(error(RelocationWireError.MANIFEST_CONFLICT, field,
+    return new PrepareOutcome.Conflict(error(WireError.MANIFEST_CONFLICT, field,
         "restatement differs from the first command 40", "the first declared values"));
   }
 
@@ -229,11 +229,11 @@ public final class ChunkAssembler {
     final int from = state.offset();
     final int length = state.chunkLength();
     if (!state.object().equals(manifest.object())) {
-      return failed(RelocationWireError.MANIFEST_CONFLICT, "object", "chunk " + ordinal + " names "
+      return failed(WireError.MANIFEST_CONFLICT, "object", "chunk " + ordinal + " names "
           + state.object(), manifest.object().toString());
     }
     if (ordinal >= manifest.payloadChunkCount()) {
-      return failed(RelocationWireError.CHUNK_OUT_OF_RANGE, "chunkOrdinal", "value " + ordinal, "0.."
+      return failed(WireError.CHUNK_OUT_OF_RANGE, "chunkOrdinal", "value " + ordinal, "0.."
           + (manifest.payloadChunkCount() - 1));
     }
     final boolean held = ordinal < placedChunks || early.containsKey(ordinal);
@@ -241,15 +241,15 @@ public final class ChunkAssembler {
       if (sameAsHeld(ordinal, data, from, length)) {
         return new ChunkOutcome.Duplicate(ordinal);
       }
-      return failed(RelocationWireError.CHUNK_CONFLICT, "chunk", "ordinal " + ordinal + " restated with other "
+      return failed(WireError.CHUNK_CONFLICT, "chunk", "ordinal " + ordinal + " restated with other "
           + "bytes", "the bytes first received");
     }
     if (length == 0) {
-      return failed(RelocationWireError.INVALID_FIELD, "chunk.length", "chunk " + ordinal + " is empty",
+      return failed(WireError.INVALID_FIELD, "chunk.length", "chunk " + ordinal + " is empty",
           "at least 1 byte");
     }
     if (receivedBytes + length > manifest.payloadTotalLength()) {
-      return failed(RelocationWireError.CHUNK_BEYOND_TOTAL, "chunk.length", (receivedBytes + length)
+      return failed(WireError.CHUNK_BEYOND_TOTAL, "chunk.length", (receivedBytes + length)
           + " bytes with chunk " + ordinal, "at most " + manifest.payloadTotalLength() + " (payloadTotalLength)");
     }
     if (ordinal == placedChunks) {
@@ -300,11 +300,11 @@ public final class ChunkAssembler {
 
   private ChunkOutcome finish() {
     if (receivedBytes != manifest.payloadTotalLength()) {
-      return failed(RelocationWireError.LENGTH_MISMATCH, "payloadTotalLength", receivedBytes + " bytes in "
+      return failed(WireError.LENGTH_MISMATCH, "payloadTotalLength", receivedBytes + " bytes in "
           + receivedChunks() + " chunks", manifest.payloadTotalLength() + " bytes");
     }
     if (crc.getValue() != manifest.payloadChecksumCrc32c()) {
-      return failed(RelocationWireError.CHECKSUM_MISMATCH, "payloadChecksumCrc32c", String.format("0x%08x",
+      return failed(WireError.CHECKSUM_MISMATCH, "payloadChecksumCrc32c", String.format("0x%08x",
           crc.getValue()), String.format("0x%08x", manifest.payloadChecksumCrc32c()));
     }
     final byte[] payload = stream;
@@ -314,7 +314,7 @@ public final class ChunkAssembler {
     return new ChunkOutcome.Complete(payload);
   }
 
-  private ChunkOutcome failed(final RelocationWireError error, final String field, final String value,
+  private ChunkOutcome failed(final WireError error, final String field, final String value,
       final String limit) {
     fail();
     return new ChunkOutcome.Failed(error(error, field, value, limit));

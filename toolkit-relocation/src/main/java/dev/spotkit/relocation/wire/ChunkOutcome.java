@@ -61,6 +61,6 @@ public sealed interface ChunkOutcome {
    * @param error the typed error: chunk-out-of-range, chunk-beyond-total, chunk-conflict, manifest-conflict,
    *     invalid-field, length-mismatch or checksum-mismatch.
    */
-  record Failed(RelocationWireException error) implements ChunkOutcome {
+  record Failed(WireFormatException error) implements ChunkOutcome {
   }
 }

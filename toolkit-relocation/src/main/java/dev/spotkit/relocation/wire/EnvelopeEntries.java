@@ -25,7 +25,7 @@ public final class EnvelopeEntries {
    *   case body      hasState 1: payload length u64, payload bytes; hasState 0: nothing
    * </pre>
    *
-   * A length that differs from the case body is {@link RelocationWireError#INVALID_FIELD}.
+   * A length that differs from the case body is {@link WireError#INVALID_FIELD}.
    *
    * <p>Immutable value with the accessors and equality of a record ({@code participantId()}, {@code state()}),
    * a final class so that a decoded state can be a read-only view of the stream it came from instead of a copy:

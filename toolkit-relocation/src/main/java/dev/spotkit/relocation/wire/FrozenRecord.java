@@ -20,7 +20,7 @@ import java.util.Objects;
  *
  * <p>Note: the golden vectors only show absent metadata and an 8-byte reply route. The present-metadata form
  * (u32 length then opaque bytes) is Spotkit's decision; any other presence byte or reply-route length is
- * {@link RelocationWireError#INVALID_FIELD}.
+ * {@link WireError#INVALID_FIELD}.
  *
  * @param source who sent the record.
  * @param metadata the optional metadata bytes, or null when absent; copied.
@@ -124,7 +124,7 @@ public record FrozenRecord(RecordSource source, byte[] metadata, OperationId ope
     final int kindAt = in.position();
     final int kind = in.u8(f + ".recordKind");
     if (kind != RecordBody.SpotRequest.KIND) {
-      throw in.error(RelocationWireError.INVALID_FIELD, f + ".recordKind", kindAt, "value " + kind,
+      throw in.error(WireError.INVALID_FIELD, f + ".recordKind", kindAt, "value " + kind,
           "6 (spotRequest)");
     }
     final RecordSource source = readSource(in, f + ".source");
@@ -135,7 +135,7 @@ public record FrozenRecord(RecordSource source, byte[] metadata, OperationId ope
       final long length = in.u32(f + ".metadata.length");
       metadata = in.bytes(f + ".metadata", length);
     } else if (present != 0) {
-      throw in.error(RelocationWireError.INVALID_FIELD, f + ".metadata.present", metadataAt, "value " + present,
+      throw in.error(WireError.INVALID_FIELD, f + ".metadata.present", metadataAt, "value " + present,
           "0 or 1");
     }
     final OperationId operation = OperationId.read(in, f + ".operationId");
@@ -146,7 +146,7 @@ public record FrozenRecord(RecordSource source, byte[] metadata, OperationId ope
     if (routeLength == 8) {
       route = in.nonZeroU64(f + ".replyRoute.replyRouteId");
     } else if (routeLength != 0) {
-      throw in.error(RelocationWireError.INVALID_FIELD, f + ".replyRoute.length", routeAt, "value " + routeLength,
+      throw in.error(WireError.INVALID_FIELD, f + ".replyRoute.length", routeAt, "value " + routeLength,
           "0 (none) or 8");
     }
     final TargetSpot target = TargetSpot.read(in, f + ".body.targetSpot");
@@ -159,7 +159,7 @@ public record FrozenRecord(RecordSource source, byte[] metadata, OperationId ope
     final int kindAt = in.position();
     final int kind = in.u8(f + ".sourceKind");
     if (kind == 0) {
-      throw in.error(RelocationWireError.INVALID_FIELD, f + ".sourceKind", kindAt, "value 0", "1..255");
+      throw in.error(WireError.INVALID_FIELD, f + ".sourceKind", kindAt, "value 0", "1..255");
     }
     final int lengthAt = in.position();
     final int length = in.u16(f + ".length");
@@ -171,7 +171,7 @@ public record FrozenRecord(RecordSource source, byte[] metadata, OperationId ope
     final long generation = in.nonZeroU64(f + ".nodeGeneration");
     final String owner = in.text8(f + ".ownerId");
     final long lease = in.nonZeroU64(f + ".ownerLeaseGeneration");
-    in.endSection(f + ".length", lengthAt, start, length, RelocationWireError.INVALID_FIELD);
+    in.endSection(f + ".length", lengthAt, start, length, WireError.INVALID_FIELD);
     return new RecordSource.Node(rid, generation, owner, lease);
   }
 

@@ -12,8 +12,8 @@ package dev.spotkit.relocation.wire;
  *                                  expectedAuthorityOwnerGeneration nonzero-u64
  * </pre>
  *
- * A length that disagrees with the fields of the case is {@link RelocationWireError#INVALID_FIELD}; a case whose
- * last field is cut is {@link RelocationWireError#TRUNCATED_FIELD}. Ids are UTF-8, 1..255 bytes, without NUL.
+ * A length that disagrees with the fields of the case is {@link WireError#INVALID_FIELD}; a case whose
+ * last field is cut is {@link WireError#TRUNCATED_FIELD}. Ids are UTF-8, 1..255 bytes, without NUL.
  *
  * <p>Note: the instance-spot case is not fixed by any golden vector; FACTS.md says "type, id, gen". Spotkit
  * keeps the expected AuthorityOwnerGeneration in that case too, because the target CAS of every kind needs it

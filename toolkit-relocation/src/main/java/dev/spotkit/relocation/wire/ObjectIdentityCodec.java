@@ -36,7 +36,7 @@ final class ObjectIdentityCodec {
     final int kindAt = in.position();
     final int kind = in.u8(f + ".objectKind");
     if (kind < 1 || kind > 3) {
-      throw in.error(RelocationWireError.INVALID_FIELD, f + ".objectKind", kindAt, "value " + kind,
+      throw in.error(WireError.INVALID_FIELD, f + ".objectKind", kindAt, "value " + kind,
           "1 (actor), 2 (user spot) or 3 (instance spot)");
     }
     final int lengthAt = in.position();
@@ -46,7 +46,7 @@ final class ObjectIdentityCodec {
     final String id = in.text8(f + ".id");
     final long generation = in.nonZeroU64(f + ".objectGeneration");
     final long expected = in.nonZeroU64(f + ".expectedAuthorityOwnerGeneration");
-    in.endSection(f + ".length", lengthAt, start, length, RelocationWireError.INVALID_FIELD);
+    in.endSection(f + ".length", lengthAt, start, length, WireError.INVALID_FIELD);
     return switch (kind) {
       case 1 -> new ObjectIdentity.Actor(id, generation, expected);
       case 2 -> new ObjectIdentity.UserSpot(id, generation, expected);

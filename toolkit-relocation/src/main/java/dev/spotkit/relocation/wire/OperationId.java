@@ -20,17 +20,30 @@ public record OperationId(long high, long low) {
     }
   }
 
-  void writeTo(final WireOut out) {
+  /**
+   * Writes high, then low.
+   *
+   * @param out the writer.
+   */
+  public void writeTo(final WireOut out) {
     out.u64(high);
     out.u64(low);
   }
 
-  static OperationId read(final WireIn in, final String field) {
+  /**
+   * Reads two u64 (high, low), not both zero.
+   *
+   * @param in the reader.
+   * @param field the field name.
+   * @return the id.
+   * @throws WireFormatException invalid-field when both halves are zero, truncated-field when short.
+   */
+  public static OperationId read(final WireIn in, final String field) {
     final int at = in.position();
     final long high = in.u64(field + ".high");
     final long low = in.u64(field + ".low");
     if (high == 0 && low == 0) {
-      throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value 0", "non-zero 128-bit id");
+      throw in.error(WireError.INVALID_FIELD, field, at, "value 0", "non-zero 128-bit id");
     }
     return new OperationId(high, low);
   }

@@ -23,8 +23,8 @@ public sealed interface PrepareOutcome {
    * Same relocation identity with another length, count, checksum or other field: an explicit conflict. The
    * existing assembly is neither reused nor overwritten; it is closed as failed.
    *
-   * @param error a {@link RelocationWireError#MANIFEST_CONFLICT} naming the first differing field.
+   * @param error a {@link WireError#MANIFEST_CONFLICT} naming the first differing field.
    */
-  record Conflict(RelocationWireException error) implements PrepareOutcome {
+  record Conflict(WireFormatException error) implements PrepareOutcome {
   }
 }

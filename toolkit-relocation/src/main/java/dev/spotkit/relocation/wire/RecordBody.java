@@ -3,7 +3,7 @@ package dev.spotkit.relocation.wire;
 /**
  * The record-kind body of a frozen record (spec 001 section 4.2). The body has no length of its own, so a
  * decoder must know every kind's layout; kinds without a layout here are refused with
- * {@link RelocationWireError#INVALID_FIELD} on {@code recordKind}.
+ * {@link WireError#INVALID_FIELD} on {@code recordKind}.
  */
 public sealed interface RecordBody {
 

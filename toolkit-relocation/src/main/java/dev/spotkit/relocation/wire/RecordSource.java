@@ -12,7 +12,7 @@ import java.util.HexFormat;
  *   body        node: nodeRid rid, nodeGeneration nonzero-u64, ownerId text8, ownerLeaseGeneration nonzero-u64
  * </pre>
  *
- * Kind 0 is {@link RelocationWireError#INVALID_FIELD}. Only the node case is fixed by a golden vector; other
+ * Kind 0 is {@link WireError#INVALID_FIELD}. Only the node case is fixed by a golden vector; other
  * kinds are carried through unchanged (so a relay of another runtime's record is lossless) and are for the
  * caller to accept or refuse.
  */

@@ -6,7 +6,7 @@ package dev.spotkit.relocation.wire;
  * {@code relocation-control-v1.json}. Pure functions, any thread.
  *
  * <p>Head: {@code 5A 4D 01 <command> <flags>}. Relocation commands allow no flags: an undefined bit is
- * {@link RelocationWireError#UNDEFINED_FLAG}, a defined one {@link RelocationWireError#FORBIDDEN_FLAG}.
+ * {@link WireError#UNDEFINED_FLAG}, a defined one {@link WireError#FORBIDDEN_FLAG}.
  *
  * <p>Memory: a decoder allocates at most about the frame's own size, whatever lengths the frame declares; the
  * transport bounds the frame size.
@@ -121,14 +121,14 @@ public final class RelocationCodec {
    * @param frame the complete frame, head included; read in place, so it must not be modified while the view is
    *     used (see {@link StateView}).
    * @return the view.
-   * @throws RelocationWireException as {@link #decode}, and {@code unexpected-command} for any other command.
+   * @throws WireFormatException as {@link #decode}, and {@code unexpected-command} for any other command.
    */
   public static StateView decodeStateView(final byte[] frame) {
     final int command = commandOf(frame);
     final WireIn in = new WireIn(frame, frameName(command));
     final RelocationIdentity identity = readHead(in, command);
     if (command != RelocationFrame.State.COMMAND) {
-      throw in.error(RelocationWireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command, "52");
+      throw in.error(WireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command, "52");
     }
     final Role role = Role.read(in, "senderRole");
     final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
@@ -156,7 +156,7 @@ public final class RelocationCodec {
    *
    * @param frame the complete frame, head included; only read, not kept.
    * @return the body; switch over the sealed {@link RelocationFrame}.
-   * @throws RelocationWireException the only exception for bad input: bad magic or version, another command, a
+   * @throws WireFormatException the only exception for bad input: bad magic or version, another command, a
    *     flag, a truncated or invalid field, or trailing bytes.
    */
   public static RelocationFrame decode(final byte[] frame) {
@@ -223,7 +223,7 @@ public final class RelocationCodec {
     final int at = in.position();
     final long v = in.u64(field);
     if (v < 0) {
-      throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value " + Long.toUnsignedString(v),
+      throw in.error(WireError.INVALID_FIELD, field, at, "value " + Long.toUnsignedString(v),
           "0..9223372036854775807");
     }
     return v;

@@ -23,7 +23,7 @@ import java.util.List;
  *
  * Participant identity is absent: participantId is {@link ParticipantInventory} index + 1. The constructor refuses
  * vectors that are not strictly ascending (caller misuse); {@link RelocationEnvelopeCodec#decode} refuses them
- * from the wire with {@link RelocationWireError#NOT_SORTED} or {@link RelocationWireError#DUPLICATE_ENTRY}.
+ * from the wire with {@link WireError#NOT_SORTED} or {@link WireError#DUPLICATE_ENTRY}.
  * Immutable (lists are copied); safe to share between threads.
  *
  * @param relocation the RelocationId.

@@ -12,7 +12,7 @@ import java.util.List;
  * {@link RelocationEnvelope}). The encoding is canonical: one envelope has exactly one byte form, and the decoder
  * accepts only that form. Byte-identical to {@code relocation-envelope-v1.json}. Pure functions, any thread.
  *
- * <p>Refusals, all {@link RelocationWireException}: a field past the end ({@code truncated-field}); a zero id,
+ * <p>Refusals, all {@link WireFormatException}: a field past the end ({@code truncated-field}); a zero id,
  * a bool other than 0/1, an unknown discriminator, bad UTF-8 or a participantId above the inventory
  * ({@code invalid-field}); an entry ordered before its predecessor ({@code not-sorted}); an entry with the same
  * key as its predecessor ({@code duplicate-entry}); a stream longer than the caller's limit ({@code oversized});
@@ -121,7 +121,7 @@ public final class RelocationEnvelopeCodec {
    *
    * @param stream the whole stream; only read, not kept.
    * @return the envelope.
-   * @throws RelocationWireException for truncated, invalid, reordered, duplicated or trailing input.
+   * @throws WireFormatException for truncated, invalid, reordered, duplicated or trailing input.
    */
   public static RelocationEnvelope decode(final byte[] stream) {
     return decode(stream, Long.MAX_VALUE, Integer.MAX_VALUE);
@@ -135,7 +135,7 @@ public final class RelocationEnvelopeCodec {
    *     1..participantCount.
    * @param maxStreamBytes the largest stream accepted, in bytes.
    * @return the envelope.
-   * @throws RelocationWireException {@code oversized} when the stream is longer than {@code maxStreamBytes};
+   * @throws WireFormatException {@code oversized} when the stream is longer than {@code maxStreamBytes};
    *     {@code invalid-field} for a participantId above {@code participantCount}; otherwise as
    *     {@link #decode(byte[])}.
    */
@@ -155,7 +155,7 @@ public final class RelocationEnvelopeCodec {
    * @param participantCount the inventory size; participantId must be in 1..participantCount.
    * @param maxStreamBytes the largest stream accepted, in bytes.
    * @return the envelope, sharing {@code stream}.
-   * @throws RelocationWireException as {@link #decode(byte[], long, int)}.
+   * @throws WireFormatException as {@link #decode(byte[], long, int)}.
    */
   public static RelocationEnvelope decodeOwned(final byte[] stream, final long participantCount,
       final int maxStreamBytes) {
@@ -166,7 +166,7 @@ public final class RelocationEnvelopeCodec {
       final int maxStreamBytes, final boolean view) {
     final WireIn in = new WireIn(stream, NAME);
     if (stream.length > maxStreamBytes) {
-      throw in.error(RelocationWireError.OVERSIZED, "stream", 0, stream.length + " bytes", "at most "
+      throw in.error(WireError.OVERSIZED, "stream", 0, stream.length + " bytes", "at most "
           + maxStreamBytes + " bytes");
     }
     final RelocationId relocation = RelocationId.read(in, "relocation");
@@ -198,7 +198,7 @@ public final class RelocationEnvelopeCodec {
       final int at = in.position();
       final long id = in.nonZeroU64(field);
       if (id > participantCount) {
-        throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value " + id, "1.." + participantCount
+        throw in.error(WireError.INVALID_FIELD, field, at, "value " + id, "1.." + participantCount
             + " (participant inventory)");
       }
       return id;
@@ -206,11 +206,11 @@ public final class RelocationEnvelopeCodec {
 
     private void order(final String field, final int at, final int comparison) {
       if (comparison == 0) {
-        throw in.error(RelocationWireError.DUPLICATE_ENTRY, field, at, "same key as the previous entry",
+        throw in.error(WireError.DUPLICATE_ENTRY, field, at, "same key as the previous entry",
             "unique keys");
       }
       if (comparison > 0) {
-        throw in.error(RelocationWireError.NOT_SORTED, field, at, "key below the previous entry's",
+        throw in.error(WireError.NOT_SORTED, field, at, "key below the previous entry's",
             "ascending keys");
       }
     }
@@ -231,7 +231,7 @@ public final class RelocationEnvelopeCodec {
           final int lengthAt = in.position();
           final long length = in.u64(f + ".applicationState.payload.length");
           if (length < 0 || length > in.remaining()) {
-            throw in.error(RelocationWireError.TRUNCATED_FIELD, f + ".applicationState.payload", lengthAt,
+            throw in.error(WireError.TRUNCATED_FIELD, f + ".applicationState.payload", lengthAt,
                 "declares " + Long.toUnsignedString(length) + " bytes, " + in.remaining() + " left", "");
           }
           if (viewOf != null) {
@@ -243,7 +243,7 @@ public final class RelocationEnvelopeCodec {
           entry = new ApplicationState(id, null);
         }
         if (declared < 0 || declared != in.position() - start) {
-          throw in.error(RelocationWireError.INVALID_FIELD, f + ".applicationState.length", unionAt, "declares "
+          throw in.error(WireError.INVALID_FIELD, f + ".applicationState.length", unionAt, "declares "
               + Long.toUnsignedString(declared) + " bytes, fields hold " + (in.position() - start), "");
         }
         if (!list.isEmpty()) {

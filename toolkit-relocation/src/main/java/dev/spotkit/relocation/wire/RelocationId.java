@@ -30,7 +30,7 @@ public record RelocationId(long high, long low) {
     final long high = in.u64(field + ".high");
     final long low = in.u64(field + ".low");
     if (high == 0 && low == 0) {
-      throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value 0", "non-zero 128-bit id");
+      throw in.error(WireError.INVALID_FIELD, field, at, "value 0", "non-zero 128-bit id");
     }
     return new RelocationId(high, low);
   }

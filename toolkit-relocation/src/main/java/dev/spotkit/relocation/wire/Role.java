@@ -32,6 +32,6 @@ public enum Role {
         return r;
       }
     }
-    throw in.error(RelocationWireError.INVALID_FIELD, field, at, "value " + v, "1 (source) or 2 (target)");
+    throw in.error(WireError.INVALID_FIELD, field, at, "value " + v, "1 (source) or 2 (target)");
   }
 }

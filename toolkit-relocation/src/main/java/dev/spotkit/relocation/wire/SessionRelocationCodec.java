@@ -7,7 +7,7 @@ package dev.spotkit.relocation.wire;
  * {@code session-relocation-barrier-v1.json}. Pure functions, any thread.
  *
  * <p>Decoding is strict: the head is checked as for commands 30 to 53 (no flags allowed), every field must be
- * in range, and nothing may follow the last field. Bad input is only ever a {@link RelocationWireException}
+ * in range, and nothing may follow the last field. Bad input is only ever a {@link WireFormatException}
  * naming the frame, field and offset, for example {@code sessionRelocationRoute: invalid-field action at offset
  * 115: value 3, expected 1 (commit) or 2 (abort)}. A decoder allocates at most about the frame's own size.
  */
@@ -86,7 +86,7 @@ public final class SessionRelocationCodec {
    *
    * @param frame the complete frame, head included; only read, not kept.
    * @return the body; switch over the sealed {@link SessionRelocationFrame}.
-   * @throws RelocationWireException the only exception for bad input: bad magic or version, another command
+   * @throws WireFormatException the only exception for bad input: bad magic or version, another command
    *     ({@code unexpected-command}), a flag, a truncated field, an out-of-range value or unknown senderRole or
    *     action ({@code invalid-field}), an action length that differs from its case ({@code invalid-field}), or
    *     bytes after the last field ({@code trailing-byte}).
@@ -136,7 +136,7 @@ public final class SessionRelocationCodec {
     final int kindAt = in.position();
     final int kind = in.u8("action");
     if (kind != SessionRouteAction.Commit.WIRE_VALUE && kind != SessionRouteAction.Abort.WIRE_VALUE) {
-      throw in.error(RelocationWireError.INVALID_FIELD, "action", kindAt, "value " + kind,
+      throw in.error(WireError.INVALID_FIELD, "action", kindAt, "value " + kind,
           "1 (commit) or 2 (abort)");
     }
     final int lengthAt = in.position();
@@ -153,7 +153,7 @@ public final class SessionRelocationCodec {
     } else {
       action = new SessionRouteAction.Abort(in.nonZeroU64("abort.currentAuthorityOwnerGeneration"));
     }
-    in.endSection("action.length", lengthAt, start, length, RelocationWireError.INVALID_FIELD);
+    in.endSection("action.length", lengthAt, start, length, WireError.INVALID_FIELD);
     return action;
   }
 

@@ -13,7 +13,7 @@ package dev.spotkit.relocation.wire;
  * </pre>
  *
  * An unknown discriminator, or a length that differs from the case's fields, is
- * {@link RelocationWireError#INVALID_FIELD}; a cut body is {@link RelocationWireError#TRUNCATED_FIELD}.
+ * {@link WireError#INVALID_FIELD}; a cut body is {@link WireError#TRUNCATED_FIELD}.
  * Neither case has a reply (spec 001 section 12). Records are immutable; any thread.
  */
 public sealed interface SessionRouteAction {

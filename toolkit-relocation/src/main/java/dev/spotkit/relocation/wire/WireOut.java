@@ -4,12 +4,14 @@ import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
- * A growable big-endian writer for encoders. Values reaching it were validated by the record constructors.
+ * A growable big-endian writer, the one writer of every framework encoder (relocation's here, toolkit-core's
+ * framework commands). Values reaching it were validated by the record constructors, so it does no range checks
+ * beyond the length prefixes.
  * A writer made by {@link #counting()} writes nothing and only counts, so an encoder can run twice: once to learn
  * the exact size, once into an array of that size ({@link #exact(int)}, whose {@link #toByteArray()} is the array
  * itself, not a copy). Not thread-safe; one per encode.
  */
-final class WireOut {
+public final class WireOut {
 
   /** Bulk writes at least this long are copied and checksummed block by block, while each block is cached. */
   private static final int CRC_BLOCK = 64 * 1024;
@@ -23,7 +25,12 @@ final class WireOut {
   /** False once a patch landed in the checksummed part; {@link #crc32c()} then reads everything again. */
   private boolean crcValid = true;
 
-  WireOut(final int initialCapacity) {
+  /**
+   * A growable writer.
+   *
+   * @param initialCapacity bytes to start with (at least 16 are taken).
+   */
+  public WireOut(final int initialCapacity) {
     this.buf = new byte[Math.max(16, initialCapacity)];
   }
 
@@ -81,24 +88,44 @@ final class WireOut {
     return true;
   }
 
-  int position() {
+  /**
+   * The write position.
+   *
+   * @return bytes written so far.
+   */
+  public int position() {
     return pos;
   }
 
-  void u8(final int v) {
+  /**
+   * A u8.
+   *
+   * @param v the low 8 bits are written.
+   */
+  public void u8(final int v) {
     if (ensure(1)) {
       buf[pos++] = (byte) v;
     }
   }
 
-  void u16(final int v) {
+  /**
+   * A big-endian u16.
+   *
+   * @param v the low 16 bits are written.
+   */
+  public void u16(final int v) {
     if (ensure(2)) {
       buf[pos++] = (byte) (v >>> 8);
       buf[pos++] = (byte) v;
     }
   }
 
-  void u32(final long v) {
+  /**
+   * A big-endian u32.
+   *
+   * @param v the low 32 bits are written.
+   */
+  public void u32(final long v) {
     if (ensure(4)) {
       for (int i = 3; i >= 0; i--) {
         buf[pos++] = (byte) (v >>> (8 * i));
@@ -106,7 +133,12 @@ final class WireOut {
     }
   }
 
-  void u64(final long v) {
+  /**
+   * A big-endian u64.
+   *
+   * @param v the 64 bits.
+   */
+  public void u64(final long v) {
     if (ensure(8)) {
       for (int i = 7; i >= 0; i--) {
         buf[pos++] = (byte) (v >>> (8 * i));
@@ -114,11 +146,21 @@ final class WireOut {
     }
   }
 
-  void bool8(final boolean v) {
+  /**
+   * bool8: 1 or 0.
+   *
+   * @param v the value.
+   */
+  public void bool8(final boolean v) {
     u8(v ? 1 : 0);
   }
 
-  void bytes(final byte[] b) {
+  /**
+   * Raw bytes.
+   *
+   * @param b all of them are written.
+   */
+  public void bytes(final byte[] b) {
     bytes(b, 0, b.length);
   }
 
@@ -141,25 +183,46 @@ final class WireOut {
     }
   }
 
-  void text8(final String s) {
+  /**
+   * text8: u8 length then UTF-8 (already validated to 1..255 bytes).
+   *
+   * @param s the text.
+   */
+  public void text8(final String s) {
     final byte[] b = Fields.utf8("text8", s);
     u8(b.length);
     bytes(b);
   }
 
-  void storeVersion(final String s) {
+  /**
+   * Store version: u16 length then UTF-8.
+   *
+   * @param s the version.
+   */
+  public void storeVersion(final String s) {
     final byte[] b = Fields.utf8("storeVersion", s);
     u16(b.length);
     bytes(b);
   }
 
-  void rid(final Rid rid) {
+  /**
+   * rid: u8 length 1..255, then the bytes.
+   *
+   * @param rid the rid.
+   */
+  public void rid(final Rid rid) {
     final byte[] b = rid.bytesUnsafe();
     u8(b.length);
     bytes(b);
   }
 
-  void patchU16(final int at, final int v) {
+  /**
+   * Overwrites a u16 written earlier (a section length known only after its body).
+   *
+   * @param at where it was written.
+   * @param v the value.
+   */
+  public void patchU16(final int at, final int v) {
     if (buf == null) {
       return;
     }
@@ -168,7 +231,13 @@ final class WireOut {
     buf[at + 1] = (byte) v;
   }
 
-  void patchU32(final int at, final long v) {
+  /**
+   * Overwrites a u32 written earlier.
+   *
+   * @param at where it was written.
+   * @param v the value.
+   */
+  public void patchU32(final int at, final long v) {
     if (buf == null) {
       return;
     }
@@ -178,8 +247,12 @@ final class WireOut {
     }
   }
 
-  /** The bytes written: the array itself when it is exactly full (an {@link #exact(int)} writer), else a copy. */
-  byte[] toByteArray() {
+  /**
+   * The bytes written.
+   *
+   * @return the array itself when it is exactly full (an {@link #exact(int)} writer), else a copy.
+   */
+  public byte[] toByteArray() {
     return pos == buf.length ? buf : Arrays.copyOf(buf, pos);
   }
 }

@@ -29,8 +29,8 @@
  * fields is {@code invalid-field}, a versioned section's is {@code invalid-body-length}.
  *
  * <h2>Errors</h2>
- * Bad input is only ever a {@link dev.spotkit.relocation.wire.RelocationWireException} carrying a
- * {@link dev.spotkit.relocation.wire.RelocationWireError} (whose code matches the golden fixtures), a field path
+ * Bad input is only ever a {@link dev.spotkit.relocation.wire.WireFormatException} carrying a
+ * {@link dev.spotkit.relocation.wire.WireError} (whose code matches the golden fixtures), a field path
  * and a byte offset; the assembler returns the same type inside its outcomes. Caller misuse (invalid record
  * values) is {@link java.lang.IllegalArgumentException}. Decoders allocate at most about the input's own size.
  *

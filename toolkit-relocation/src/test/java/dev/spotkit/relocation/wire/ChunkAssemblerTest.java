@@ -142,7 +142,7 @@ class ChunkAssemblerTest {
     assertThat(assembler.isComplete()).isFalse();
     if (corruptInsteadOfDrop) {
       assertThat(last).isInstanceOfSatisfying(ChunkOutcome.Failed.class,
-          f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.CHECKSUM_MISMATCH));
+          f -> assertThat(f.error().error()).isEqualTo(WireError.CHECKSUM_MISMATCH));
       assertThat(assembler.isFailed()).isTrue();
       assertThat(assembler.onChunk(plan.stateFrame(ID, OBJECT, lost), CONNECTION))
           .isInstanceOfSatisfying(ChunkOutcome.Discarded.class, d -> assertThat(d.reason())
@@ -174,7 +174,7 @@ class ChunkAssemblerTest {
     assertThat(first).isInstanceOf(ChunkOutcome.Accepted.class);
     assertThat(again).isEqualTo(new ChunkOutcome.Duplicate(ordinal));
     assertThat(conflict).isInstanceOfSatisfying(ChunkOutcome.Failed.class,
-        f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.CHUNK_CONFLICT));
+        f -> assertThat(f.error().error()).isEqualTo(WireError.CHUNK_CONFLICT));
     for (long i = 0; i < plan.chunkCount(); i++) {
       assertThat(assembler.onChunk(plan.stateFrame(ID, OBJECT, i), CONNECTION)).isInstanceOf(
           ChunkOutcome.Discarded.class);
@@ -196,35 +196,35 @@ class ChunkAssemblerTest {
         .isInstanceOf(ChunkOutcome.Accepted.class);
     assertThat(beyond.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[2]), CONNECTION))
         .isInstanceOfSatisfying(ChunkOutcome.Failed.class,
-            f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.CHUNK_BEYOND_TOTAL));
+            f -> assertThat(f.error().error()).isEqualTo(WireError.CHUNK_BEYOND_TOTAL));
     assertThat(beyond.receivedBytes()).isZero();
 
     final ChunkAssembler shortTotal = ChunkAssembler.start(manifest(ID, 6, 2, crc), CONNECTION, 100);
     shortTotal.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[] {1, 2}), CONNECTION);
     assertThat(shortTotal.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[] {3}), CONNECTION))
         .isInstanceOfSatisfying(ChunkOutcome.Failed.class,
-            f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.LENGTH_MISMATCH));
+            f -> assertThat(f.error().error()).isEqualTo(WireError.LENGTH_MISMATCH));
 
     final ChunkAssembler otherObject = ChunkAssembler.start(manifest(ID, 6, 2, crc), CONNECTION, 100);
     assertThat(otherObject.onChunk(new RelocationFrame.State(ID, Role.SOURCE, new ObjectIdentity.Actor("a", 1, 1), 0,
         new byte[] {1}), CONNECTION)).isInstanceOfSatisfying(ChunkOutcome.Failed.class,
-            f -> assertThat(f.error().error()).isEqualTo(RelocationWireError.MANIFEST_CONFLICT));
+            f -> assertThat(f.error().error()).isEqualTo(WireError.MANIFEST_CONFLICT));
   }
 
   @Test
   void aManifestBeyondTheReceiverLimitIsRefusedBeforeAnyAllocation() {
     assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, Long.MAX_VALUE, 2, 0), CONNECTION, 1 << 20))
-        .isInstanceOfSatisfying(RelocationWireException.class, e -> {
-          assertThat(e.error()).isEqualTo(RelocationWireError.OVERSIZED);
+        .isInstanceOfSatisfying(WireFormatException.class, e -> {
+          assertThat(e.error()).isEqualTo(WireError.OVERSIZED);
           assertThat(e.field()).isEqualTo("payloadTotalLength");
         });
     assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, 10, 11, 0), CONNECTION, 100))
-        .isInstanceOfSatisfying(RelocationWireException.class,
-            e -> assertThat(e.error()).isEqualTo(RelocationWireError.INVALID_FIELD));
+        .isInstanceOfSatisfying(WireFormatException.class,
+            e -> assertThat(e.error()).isEqualTo(WireError.INVALID_FIELD));
     assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, 10, 0, 0), CONNECTION, 100))
-        .isInstanceOf(RelocationWireException.class);
+        .isInstanceOf(WireFormatException.class);
     assertThatThrownBy(() -> ChunkAssembler.start(manifest(ID, 0, 1, 0), CONNECTION, 100))
-        .isInstanceOf(RelocationWireException.class);
+        .isInstanceOf(WireFormatException.class);
   }
 
   @Spec("REL-09")
@@ -249,7 +249,7 @@ class ChunkAssemblerTest {
       final ChunkAssembler a = ChunkAssembler.start(first, CONNECTION, 100);
       a.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 0, new byte[] {1, 2, 3}), CONNECTION);
       assertThat(a.onPrepare(conflicting, CONNECTION)).isInstanceOfSatisfying(PrepareOutcome.Conflict.class,
-          c -> assertThat(c.error().error()).isEqualTo(RelocationWireError.MANIFEST_CONFLICT));
+          c -> assertThat(c.error().error()).isEqualTo(WireError.MANIFEST_CONFLICT));
       assertThat(a.manifest()).isEqualTo(first);
       assertThat(a.isFailed()).isTrue();
       assertThat(a.onChunk(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 1, new byte[] {4, 5, 6}), CONNECTION))
@@ -410,19 +410,19 @@ class ChunkAssemblerTest {
   void aViewOfAnotherCommandOrABadFrameIsRefusedLikeDecode() {
     final byte[] prepare = RelocationCodec.encode(manifest(ID, 10, 1, 0));
     assertThatThrownBy(() -> RelocationCodec.decodeStateView(prepare)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.UNEXPECTED_COMMAND));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.UNEXPECTED_COMMAND));
     final byte[] state = RelocationCodec.encode(new RelocationFrame.State(ID, Role.SOURCE, OBJECT, 3, new byte[] {1,
         2, 3}));
     final byte[] trailing = java.util.Arrays.copyOf(state, state.length + 1);
     assertThatThrownBy(() -> RelocationCodec.decodeStateView(trailing)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRAILING_BYTE));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.TRAILING_BYTE));
     final byte[] truncated = java.util.Arrays.copyOf(state, state.length - 1);
     assertThatThrownBy(() -> RelocationCodec.decodeStateView(truncated)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRUNCATED_FIELD));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.TRUNCATED_FIELD));
     final byte[] flagged = state.clone();
     flagged[4] = 1;
     assertThatThrownBy(() -> RelocationCodec.decodeStateView(flagged)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.FORBIDDEN_FLAG));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.FORBIDDEN_FLAG));
     assertThat(RelocationCodec.commandOf(new byte[] {0x5A, 0x4D})).isEqualTo(-1);
   }
 

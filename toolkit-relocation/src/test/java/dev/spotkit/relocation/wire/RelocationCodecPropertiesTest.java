@@ -61,8 +61,8 @@ class RelocationCodecPropertiesTest {
     for (int cut = 0; cut < bytes.length; cut++) {
       final byte[] prefix = java.util.Arrays.copyOf(bytes, cut);
       assertThatThrownBy(() -> RelocationCodec.decode(prefix)).as("cut at %d", cut)
-          .isInstanceOfSatisfying(RelocationWireException.class,
-              e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRUNCATED_FIELD));
+          .isInstanceOfSatisfying(WireFormatException.class,
+              e -> assertThat(e.error()).isEqualTo(WireError.TRUNCATED_FIELD));
     }
   }
 
@@ -71,8 +71,8 @@ class RelocationCodecPropertiesTest {
     final byte[] bytes = RelocationCodec.encode(frame);
     final byte[] longer = java.util.Arrays.copyOf(bytes, bytes.length + 1);
     longer[bytes.length] = extra;
-    assertThatThrownBy(() -> RelocationCodec.decode(longer)).isInstanceOfSatisfying(RelocationWireException.class,
-        e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRAILING_BYTE));
+    assertThatThrownBy(() -> RelocationCodec.decode(longer)).isInstanceOfSatisfying(WireFormatException.class,
+        e -> assertThat(e.error()).isEqualTo(WireError.TRAILING_BYTE));
   }
 
   @Property(tries = 2000)
@@ -108,10 +108,10 @@ class RelocationCodecPropertiesTest {
   static void decodeOnlyTypedOrCanonical(final byte[] frame) {
     final long before = allocatedBytes();
     RelocationFrame decoded = null;
-    RelocationWireException refused = null;
+    WireFormatException refused = null;
     try {
       decoded = RelocationCodec.decode(frame);
-    } catch (RelocationWireException e) {
+    } catch (WireFormatException e) {
       refused = e;
     } catch (RuntimeException other) {
       fail("decoder threw " + other + " for " + HexFormat.of().formatHex(frame));
@@ -158,9 +158,9 @@ class RelocationCodecPropertiesTest {
         GoldenVectorsTest.TARGET, GoldenVectorsTest.SPOT, Role.TARGET));
     final String hex = HexFormat.of().formatHex(good);
     final byte[] longer = HexFormat.of().parseHex(hex.replace("0200170673706f742d31", "02001b0673706f742d31"));
-    assertThatThrownBy(() -> RelocationCodec.decode(longer)).isInstanceOfSatisfying(RelocationWireException.class,
+    assertThatThrownBy(() -> RelocationCodec.decode(longer)).isInstanceOfSatisfying(WireFormatException.class,
         e -> {
-          assertThat(e.error()).isEqualTo(RelocationWireError.INVALID_FIELD);
+          assertThat(e.error()).isEqualTo(WireError.INVALID_FIELD);
           assertThat(e.field()).isEqualTo("object.length");
         });
   }

@@ -39,8 +39,8 @@ class RelocationEnvelopePropertiesTest {
     for (int cut = 0; cut < bytes.length; cut++) {
       final byte[] prefix = Arrays.copyOf(bytes, cut);
       assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(prefix)).as("cut at %d", cut)
-          .isInstanceOfSatisfying(RelocationWireException.class,
-              e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRUNCATED_FIELD));
+          .isInstanceOfSatisfying(WireFormatException.class,
+              e -> assertThat(e.error()).isEqualTo(WireError.TRUNCATED_FIELD));
     }
   }
 
@@ -49,9 +49,9 @@ class RelocationEnvelopePropertiesTest {
     final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);
     final byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
     assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(longer)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRAILING_BYTE));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.TRAILING_BYTE));
     assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(bytes, 6, bytes.length - 1)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.OVERSIZED));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.OVERSIZED));
   }
 
   @Property(tries = 2000)
@@ -61,10 +61,10 @@ class RelocationEnvelopePropertiesTest {
     final byte[] stream = WireArbitraries.mutate(RelocationEnvelopeCodec.encode(envelope), kind, where, value);
     final long before = RelocationCodecPropertiesTest.allocatedBytes();
     RelocationEnvelope decoded = null;
-    RelocationWireException refused = null;
+    WireFormatException refused = null;
     try {
       decoded = RelocationEnvelopeCodec.decode(stream);
-    } catch (RelocationWireException e) {
+    } catch (WireFormatException e) {
       refused = e;
     } catch (RuntimeException other) {
       fail("decoder threw " + other + " for " + HexFormat.of().formatHex(stream));
@@ -109,13 +109,13 @@ class RelocationEnvelopePropertiesTest {
     final byte[] repeated = bytes.clone();
     repeated[a + firstLength + 7] = 2;
     assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(swapped)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> {
-          assertThat(e.error()).isEqualTo(RelocationWireError.NOT_SORTED);
+        WireFormatException.class, e -> {
+          assertThat(e.error()).isEqualTo(WireError.NOT_SORTED);
           assertThat(e.field()).isEqualTo("applicationStates[1]");
           assertThat(e.offset()).isEqualTo(a + secondLength);
         });
     assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(repeated)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.DUPLICATE_ENTRY));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.DUPLICATE_ENTRY));
     assertThat(RelocationEnvelopeCodec.decode(RelocationEnvelopeCodec.encode(any))).isEqualTo(any);
   }
 
@@ -137,17 +137,17 @@ class RelocationEnvelopePropertiesTest {
     final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);
     assertThat(RelocationEnvelopeCodec.decode(bytes)).isEqualTo(envelope);
 
-    expect(replaceLast(bytes, "0b0b06", "0a0a06"), RelocationWireError.DUPLICATE_ENTRY, "savedWork[1]");
-    expect(replaceLast(bytes, "0b0b06", "090906"), RelocationWireError.NOT_SORTED, "savedWork[1]");
-    expect(replaceLast(bytes, "027463", "027462"), RelocationWireError.DUPLICATE_ENTRY, "timerRegistrations[1]");
-    expect(replaceLast(bytes, "027463", "027461"), RelocationWireError.NOT_SORTED, "timerRegistrations[1]");
-    expect(replaceLast(bytes, "0d0d0174", "0c0c0174"), RelocationWireError.DUPLICATE_ENTRY, "pendingTimerTicks[1]");
-    expect(replaceLast(bytes, "0d0d0174", "01010174"), RelocationWireError.NOT_SORTED, "pendingTimerTicks[1]");
+    expect(replaceLast(bytes, "0b0b06", "0a0a06"), WireError.DUPLICATE_ENTRY, "savedWork[1]");
+    expect(replaceLast(bytes, "0b0b06", "090906"), WireError.NOT_SORTED, "savedWork[1]");
+    expect(replaceLast(bytes, "027463", "027462"), WireError.DUPLICATE_ENTRY, "timerRegistrations[1]");
+    expect(replaceLast(bytes, "027463", "027461"), WireError.NOT_SORTED, "timerRegistrations[1]");
+    expect(replaceLast(bytes, "0d0d0174", "0c0c0174"), WireError.DUPLICATE_ENTRY, "pendingTimerTicks[1]");
+    expect(replaceLast(bytes, "0d0d0174", "01010174"), WireError.NOT_SORTED, "pendingTimerTicks[1]");
   }
 
-  private static void expect(final byte[] stream, final RelocationWireError error, final String field) {
+  private static void expect(final byte[] stream, final WireError error, final String field) {
     assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(stream)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> {
+        WireFormatException.class, e -> {
           assertThat(e.error()).isEqualTo(error);
           assertThat(e.field()).isEqualTo(field);
         });
@@ -158,18 +158,18 @@ class RelocationEnvelopePropertiesTest {
     final byte[] golden = HexFormat.of().parseHex(Golden.load("relocation-envelope-v1.json").get("logicalHex")
         .asText());
     assertThatThrownBy(() -> RelocationEnvelopeCodec.decode(golden, 2, 1 << 20)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> {
-          assertThat(e.error()).isEqualTo(RelocationWireError.INVALID_FIELD);
+        WireFormatException.class, e -> {
+          assertThat(e.error()).isEqualTo(WireError.INVALID_FIELD);
           assertThat(e.field()).isEqualTo("applicationStates[2].participantId");
         });
     final byte[] badUnion = replaceLast(golden, "0000000000000003000000000000000000", "0000000000000003000000000000000001");
-    expect(badUnion, RelocationWireError.INVALID_FIELD, "applicationStates[2].applicationState.length");
+    expect(badUnion, WireError.INVALID_FIELD, "applicationStates[2].applicationState.length");
     final int countAt = statesAt(new ObjectIdentity.UserSpot("room", 1, 7));
     final byte[] forgedCount = Arrays.copyOf(golden, countAt + 4);
     for (int i = 0; i < 4; i++) {
       forgedCount[countAt + i] = (byte) 0xFF;
     }
-    expect(forgedCount, RelocationWireError.TRUNCATED_FIELD, "applicationStates[0].participantId");
+    expect(forgedCount, WireError.TRUNCATED_FIELD, "applicationStates[0].participantId");
   }
 
   @Test

@@ -118,8 +118,8 @@ class SessionRelocationCodecTest {
     for (int n = 0; n < whole.length; n++) {
       final byte[] prefix = Arrays.copyOf(whole, n);
       assertThatThrownBy(() -> SessionRelocationCodec.decode(prefix)).as("prefix of %d bytes", n)
-          .isInstanceOfSatisfying(RelocationWireException.class,
-              e -> assertThat(e.error()).isEqualTo(RelocationWireError.TRUNCATED_FIELD));
+          .isInstanceOfSatisfying(WireFormatException.class,
+              e -> assertThat(e.error()).isEqualTo(WireError.TRUNCATED_FIELD));
     }
   }
 
@@ -129,8 +129,8 @@ class SessionRelocationCodecTest {
     final byte[] whole = Golden.hex(SessionGolden.vector(name));
     final byte[] longer = Arrays.copyOf(whole, whole.length + 1);
     assertThatThrownBy(() -> SessionRelocationCodec.decode(longer))
-        .isInstanceOfSatisfying(RelocationWireException.class, e -> {
-          assertThat(e.error()).isEqualTo(RelocationWireError.TRAILING_BYTE);
+        .isInstanceOfSatisfying(WireFormatException.class, e -> {
+          assertThat(e.error()).isEqualTo(WireError.TRAILING_BYTE);
           assertThat(e.offset()).isEqualTo(whole.length);
         });
   }
@@ -144,11 +144,11 @@ class SessionRelocationCodecTest {
       assertThatThrownBy(() -> SessionRelocationCodec.decode(other))
           .hasMessage("frame: unexpected-command commandId at offset 3: value " + command + ", expected 42, 43 or 44");
     }
-    assertThatThrownBy(() -> RelocationCodec.decode(seal)).isInstanceOfSatisfying(RelocationWireException.class,
-        e -> assertThat(e.error()).isEqualTo(RelocationWireError.UNEXPECTED_COMMAND));
+    assertThatThrownBy(() -> RelocationCodec.decode(seal)).isInstanceOfSatisfying(WireFormatException.class,
+        e -> assertThat(e.error()).isEqualTo(WireError.UNEXPECTED_COMMAND));
     final byte[] ready = Golden.hex(Golden.control("relocationReady"));
     assertThatThrownBy(() -> SessionRelocationCodec.decode(ready)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.UNEXPECTED_COMMAND));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.UNEXPECTED_COMMAND));
   }
 
   @Test
@@ -177,8 +177,8 @@ class SessionRelocationCodecTest {
     final byte[] commit = Golden.hex(SessionGolden.vector("sessionRelocationRouteCommit"));
     commit[139] = 38;
     assertThatThrownBy(() -> SessionRelocationCodec.decode(commit)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> {
-          assertThat(e.error()).isEqualTo(RelocationWireError.INVALID_FIELD);
+        WireFormatException.class, e -> {
+          assertThat(e.error()).isEqualTo(WireError.INVALID_FIELD);
           assertThat(e.field()).isEqualTo("action.length");
         });
   }
@@ -194,18 +194,18 @@ class SessionRelocationCodecTest {
     final byte[] zeroAbort = abort.clone();
     zeroAbort[147] = 0;
     assertThatThrownBy(() -> SessionRelocationCodec.decode(zeroAbort)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.field()).isEqualTo("abort.currentAuthorityOwnerGeneration"));
+        WireFormatException.class, e -> assertThat(e.field()).isEqualTo("abort.currentAuthorityOwnerGeneration"));
     final byte[] flagged = abort.clone();
     flagged[4] = 0x02;
     assertThatThrownBy(() -> SessionRelocationCodec.decode(flagged)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.FORBIDDEN_FLAG));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.FORBIDDEN_FLAG));
     flagged[4] = 0x10;
     assertThatThrownBy(() -> SessionRelocationCodec.decode(flagged)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.UNDEFINED_FLAG));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.UNDEFINED_FLAG));
     final byte[] magic = abort.clone();
     magic[1] = 0x4E;
     assertThatThrownBy(() -> SessionRelocationCodec.decode(magic)).isInstanceOfSatisfying(
-        RelocationWireException.class, e -> assertThat(e.error()).isEqualTo(RelocationWireError.BAD_MAGIC));
+        WireFormatException.class, e -> assertThat(e.error()).isEqualTo(WireError.BAD_MAGIC));
   }
 
   @Property(tries = 300)
@@ -213,7 +213,7 @@ class SessionRelocationCodecTest {
     final byte[] bytes = SessionRelocationCodec.encode(frame);
     assertThat(SessionRelocationCodec.decode(bytes)).isEqualTo(frame);
     final byte[] cut = Arrays.copyOf(bytes, bytes.length / 2);
-    assertThatThrownBy(() -> SessionRelocationCodec.decode(cut)).isInstanceOf(RelocationWireException.class);
+    assertThatThrownBy(() -> SessionRelocationCodec.decode(cut)).isInstanceOf(WireFormatException.class);
   }
 
   @Provide

@@ -1,0 +1,16 @@
+/**
+ * The examples, compiled as a module that reads only Spotkit's exported API: if a sample needed an internal
+ * package, this module would not compile. The jar is shaded to run from the class path (the shade step drops
+ * every module-info.class), so the {@code opens} only matter when it is run from the module path: picocli builds
+ * the commands reflectively, Jackson (through toolkit-core's default JSON codec) reads the chat records.
+ */
+module dev.spotkit.examples {
+  requires dev.spotkit.core;
+  requires dev.spotkit.redis;
+  requires info.picocli;
+  requires HdrHistogram;
+  requires org.slf4j;
+
+  opens dev.spotkit.examples to info.picocli;
+  opens dev.spotkit.examples.chat to info.picocli, com.fasterxml.jackson.databind;
+}

@@ -1,0 +1,273 @@
+package dev.spotkit.core.internal.creation;
+
+import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.runtime.Address;
+import dev.spotkit.core.internal.runtime.Cell;
+import dev.spotkit.core.internal.runtime.CellState;
+import dev.spotkit.core.internal.runtime.Envelope;
+import dev.spotkit.core.internal.runtime.Ids;
+import dev.spotkit.core.internal.runtime.Messaging;
+import dev.spotkit.core.internal.runtime.NodeConfig;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.SpotCell;
+import dev.spotkit.core.wire.Payloads;
+
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.Spot;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.NodePeer;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.core.location.Sha256;
+import dev.spotkit.core.location.StoreCalls;
+import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.RelocationReference;
+import dev.spotkit.store.RelocationStore;
+import dev.spotkit.store.StoreBytes;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Instance Spots: a message with Instance intent goes to the running Instance Spot wherever it is Ready, or
+ * activates one (spec 003 section 6, spec 002 section 7.1). In a mesh the node that receives the first message
+ * asks placement for a target; it never pre-creates an owner or a generation. The target keeps the first
+ * message in the Relocation Store (when one is configured) and verifies it before it reserves the Creating
+ * row that references it, runs factory and OnInitialize, commits Ready, runs the first message at the head of
+ * the queue and only then deletes the stored copy (LOC-14, LOC-23). When two targets race, one reservation
+ * wins; the loser hands every message it queued to the winner, in order, so none is lost (LOC-09).
+ */
+public final class InstanceActivations {
+  /** Retention of a stored first message (FACTS.md "Relocation Store"): 24 h. */
+  static final Duration FIRST_MESSAGE_RETENTION = Duration.ofHours(24);
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
+  private static final int MAX_ATTEMPTS = 1000;
+  private static final String REFERENCE_PREFIX = "relocation-store:";
+
+  private final NodeRuntime rt;
+  private final Creations creations;
+
+  InstanceActivations(final NodeRuntime rt, final Creations creations) {
+    this.rt = rt;
+    this.creations = creations;
+  }
+
+  /**
+   * Delivers with Instance intent: locally when the spot runs or is being activated here; else to its Ready
+   * owner in the mesh; else to the node placement picks (this node included), which activates it.
+   *
+   * @param address the Instance Spot.
+   * @param envelope the message.
+   * @param awaiting whether the caller blocks (own-gate check).
+   */
+  public void deliver(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
+    final RouteMesh mesh = rt.mesh();
+    final String id = Ids.requireCallerSpotId(address.id());
+    if (mesh == null || rt.creations().remote() == null || rt.spots.get(id) != null) {
+      deliverHere(address, envelope, awaiting);
+      return;
+    }
+    final RouteMesh.Route route;
+    try {
+      route = mesh.route(ObjectKey.spot(id), 0, "instance spot '" + id + "'");
+    } catch (SpotkitException.NotFound e) {
+      final NodePeer target = rt.creations().remote().pickFor(id, PlacementKind.INSTANCE_SPOT,
+          Ids.requireValid("stable type", address.stableType()));
+      if (target.routingIdHex().equals(rt.nodeRid().hex())) {
+        deliverHere(address, envelope, awaiting);
+      } else {
+        mesh.forwardInstance(new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16)),
+            RouteMesh.parseEndpoint(target.endpoint()), address, envelope);
+      }
+      return;
+    }
+    if (route.kind() != PlacementKind.INSTANCE_SPOT || !route.stableType().equals(address.stableType())) {
+      throw new SpotkitException.TypeMismatch("spot '" + id + "' exists as " + route.kind().wire() + " of type '"
+          + route.stableType() + "'; Instance intent of type '" + address.stableType() + "' cannot address it"
+          + " (spec 002 section 7.1)");
+    }
+    mesh.forwardInstance(route.owner(), route.endpoint(), address, envelope);
+  }
+
+  /**
+   * Delivers with Instance intent on this node only: to the local Instance Spot, or activates one here with
+   * this message as its first.
+   *
+   * @param address the Instance Spot.
+   * @param envelope the message.
+   * @param awaiting whether the caller blocks (own-gate check).
+   */
+  public void deliverHere(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
+    rt.requireServer("Instance Spot activation");
+    final NodeConfig.SpotType type = creations.spotType(address.stableType(), NodeConfig.SpotKind.INSTANCE);
+    final String id = Ids.requireCallerSpotId(address.id());
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      final SpotCell existing = rt.spots.get(id);
+      if (existing != null) {
+        if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
+          throw new SpotkitException.TypeMismatch("spot '" + id + "' exists as a " + existing.kind
+              .name().toLowerCase() + " spot of type '" + existing.stableType + "'; Instance intent of type '"
+              + type.stableType() + "' cannot address it");
+        }
+        if (existing.state == CellState.STAGING || existing.state == CellState.READY) {
+          Messaging.checkNotOwnGate(existing, awaiting);
+          Messaging.offer(existing, envelope);
+          return;
+        }
+        rt.spots.remove(id, existing);
+        continue;
+      }
+      final SpotCell staged = new SpotCell(rt, id, type);
+      Messaging.offer(staged, envelope); // kept by the closed mailbox: the first message
+      final FirstMessage first = new FirstMessage(envelope.payload());
+      staged.mailbox.offer(new Envelope.Marker(first::handled)); // runs once the first message's turn ended
+      if (rt.spots.putIfAbsent(id, staged) == null) {
+        staged.control(() -> activate(staged, address, first));
+        return;
+      }
+    }
+    throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  /** The first message's stored copy: written before the reservation, deleted after its handler ran. */
+  private final class FirstMessage {
+    private final Object message;
+    private volatile RelocationReference reference;
+
+    FirstMessage(final Object message) {
+      this.message = message;
+    }
+
+    /** Stores and verifies the copy; the reservation's pending creation references it. */
+    AuthorityRecord.PendingCreation store(final SpotCell cell) {
+      final RelocationStore store = rt.config().relocationStore();
+      if (store == null) {
+        return null;
+      }
+      final byte[] bytes = Payloads.toBytes(rt.copier().encode("first message", message,
+          Creations.MAX_CREATION_REQUEST_BYTES));
+      final String sha = Sha256.hex(bytes);
+      final RelocationReference ref = new RelocationReference("instance-activation/" + rt.meshName() + "/"
+          + cell.id + "/" + Ids.newUuid());
+      StoreCalls.await(store.put(ref, StoreBytes.of(bytes), FIRST_MESSAGE_RETENTION), STORE_TIMEOUT,
+          "store of the first message of " + cell.describe());
+      final RelocationStore.GetResult read = StoreCalls.await(store.get(ref), STORE_TIMEOUT,
+          "verification of the first message of " + cell.describe());
+      if (!(read instanceof RelocationStore.GetResult.Found found) || !Sha256.hex(found.payload().toByteArray())
+          .equals(sha)) {
+        throw new SpotkitException.DataLost("the first message of " + cell.describe() + " did not read back"
+            + " intact from the Relocation Store; nothing was reserved");
+      }
+      reference = ref;
+      return new AuthorityRecord.PendingCreation(ref.value(), REFERENCE_PREFIX + ref.value(), sha, bytes.length);
+    }
+
+    /** After the first message's handler (or when the activation was given up): delete the copy. */
+    void handled() {
+      final RelocationReference ref = reference;
+      final RelocationStore store = rt.config().relocationStore();
+      if (ref != null && store != null) {
+        reference = null;
+        store.delete(ref).whenComplete((now, failure) -> {
+          if (failure != null) {
+            NodeRuntime.LOG.warn("could not delete the stored first message {}; it expires with its retention",
+                ref, failure);
+          }
+        });
+      }
+    }
+  }
+
+  /** On the staged spot's gate: store the first message, reserve, factory, OnInitialize, commit, open. */
+  private void activate(final SpotCell cell, final Address.Instance address, final FirstMessage first) {
+    try {
+      rt.ensureRunning("activate " + cell.describe());
+      rt.admit("an Instance Spot activation");
+      final AuthorityRecord.PendingCreation pending = first.store(cell);
+      rt.store().reserve(cell, null, pending);
+      final Spot spot = creations.buildSpot(cell);
+      Creations.callback(cell, () -> {
+        spot.onInitialize();
+        return Boolean.TRUE;
+      }, "onInitialize of " + cell.describe());
+      creations.makeReady(cell, Optional.empty());
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (SpotkitException.AlreadyExists e) {
+      if (rt.mesh() != null) {
+        handOff(cell, address); // another node won the reservation: its spot gets every queued message
+      } else {
+        rt.lifecycle().abortSpot(cell, e);
+      }
+    } catch (Throwable t) {
+      rt.lifecycle().abortSpot(cell, Cell.typed(t, "activation of " + cell.describe()));
+    }
+  }
+
+  /** On the staged spot's gate after a lost reservation: forward what it queued to the winner, in order. */
+  private void handOff(final SpotCell cell, final Address.Instance address) {
+    cell.state = CellState.GONE;
+    rt.spots.remove(cell.id, cell);
+    final Forwarder forwarder = new Forwarder(address);
+    for (Envelope unrun : cell.mailbox.release(forwarder::add)) {
+      forwarder.add(unrun);
+    }
+  }
+
+  /** Forwards envelopes with Instance intent to the spot's owner, one at a time, in arrival order. */
+  private final class Forwarder {
+    private final Address.Instance address;
+    private final ConcurrentLinkedQueue<Envelope> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+
+    Forwarder(final Address.Instance address) {
+      this.address = address;
+    }
+
+    void add(final Envelope envelope) {
+      queue.add(envelope);
+      if (pending.getAndIncrement() == 0) {
+        rt.async(() -> {
+          drain();
+          return null;
+        });
+      }
+    }
+
+    private void drain() {
+      do {
+        final Envelope next = queue.poll();
+        if (next instanceof Envelope.Marker marker) {
+          marker.task().run();
+        } else if (next instanceof Envelope.Msg msg) {
+          forward(msg);
+        }
+      } while (pending.decrementAndGet() > 0);
+    }
+
+    private void forward(final Envelope.Msg msg) {
+      try {
+        final ReadResult read = StoreCalls.await(rt.store().store().read(ObjectKey.spot(address.id()).logicalKey()
+            .preimage()), STORE_TIMEOUT, "read of instance spot '" + address.id() + "'");
+        if (!(read instanceof ReadResult.Found found)) {
+          deliver(address, msg, false); // the winner is gone again: deliver as a new first message
+          return;
+        }
+        final AuthorityRecord.Allocation a = AuthorityRecord.decode(found.value()).allocation();
+        final NodeRid owner = new NodeRid(Long.parseUnsignedLong(a.routingIdHex(), 16));
+        rt.mesh().forwardInstance(owner, rt.mesh().endpointOf(a.meshName(), owner, "instance spot '"
+            + address.id() + "'"), address, msg);
+      } catch (SpotkitException e) {
+        if (msg.reply() != null) {
+          msg.reply().fail(e);
+        } else {
+          NodeRuntime.LOG.warn("a message for instance spot '{}' could not be handed to its owner: {}",
+              address.id(), e.getMessage());
+        }
+      }
+    }
+  }
+
+}

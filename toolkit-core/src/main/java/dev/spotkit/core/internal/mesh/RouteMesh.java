@@ -1,0 +1,572 @@
+package dev.spotkit.core.internal.mesh;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.relocation.Relocations;
+import dev.spotkit.core.internal.runtime.Address;
+import dev.spotkit.core.internal.runtime.Cell;
+import dev.spotkit.core.internal.runtime.Envelope;
+import dev.spotkit.core.internal.runtime.NodeConfig;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.ReplyErrors;
+import dev.spotkit.core.internal.runtime.ReplySink;
+import dev.spotkit.core.internal.session.SessionBinder;
+import dev.spotkit.core.location.AuthorityRecord;
+import dev.spotkit.core.location.LocationKeys;
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.MeshNodeDescriptorRecord;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.StoreCalls;
+import dev.spotkit.core.mesh.CloseReason;
+import dev.spotkit.core.mesh.MeshConfig;
+import dev.spotkit.core.mesh.MeshListener;
+import dev.spotkit.core.mesh.MeshTransport;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.ApplicationMessage;
+import dev.spotkit.core.wire.ApplicationMessageCodec;
+import dev.spotkit.relocation.wire.ApplicationPayload;
+import dev.spotkit.core.wire.Commands;
+import dev.spotkit.core.wire.OperationKind;
+import dev.spotkit.core.wire.Reply;
+import dev.spotkit.core.wire.ReplyCodec;
+import dev.spotkit.core.wire.TerminalResult;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.WireFormatException;
+import dev.spotkit.store.ReadResult;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The node's part of the RouteMesh: the mesh transport, the route cache, and the application traffic to and
+ * from peers (spec 002 sections 4 and 7; FACTS.md "Message Follow and route cache").
+ *
+ * <p>Outbound: a message for an object that is not Ready here is routed by the owner in its authority record
+ * (cached up to {@link #ROUTE_CACHE_MAX_AGE}; Missing, Creating and errors are never cached) to the owner's
+ * mesh endpoint from its MeshNode descriptor, over the one ordered connection per peer pair, as command 60.
+ * A request's reply comes back as command 20 on the same connection.
+ *
+ * <p>Inbound: frames arrive on a Netty event loop, in order per connection; an application message is handed
+ * to the local mailbox there (never blocking), so messages from one peer keep their order. Errors of a request
+ * go back as a command 20 failure whose payload names the typed error.
+ */
+public final class RouteMesh implements MeshListener {
+  /** RouteCacheMaxAge (FACTS.md "Message Follow and route cache"). */
+  static final Duration ROUTE_CACHE_MAX_AGE = Duration.ofSeconds(15);
+  /** Most routes kept at once; the cache is only a shortcut to the store, so dropping entries is always safe. */
+  static final int MAX_ROUTES = 65_536;
+  /** Content type of a failure reply's payload: the error's message as UTF-8 text. */
+  public static final String ERROR_CONTENT = "text/plain";
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** A cached owner: where the Ready object of this generation and kind/type lives. */
+  public record Route(NodeRid owner, InetSocketAddress endpoint, long generation, long expiresAtNanos,
+      dev.spotkit.core.location.PlacementKind kind, String stableType) {
+  }
+
+  private final NodeRuntime rt;
+  private final MeshTransport transport;
+  private final int maxPayloadBytes;
+  private final ConcurrentHashMap<String, Route> routes = new ConcurrentHashMap<>();
+
+  private RouteMesh(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration)
+      throws IOException {
+    this.rt = rt;
+    this.maxPayloadBytes = spec.maxFrameBytes() - 1024;
+    this.transport = MeshTransport.start(MeshConfig.builder(rt.nodeRid(), lifecycleGeneration, spec.secret())
+        .host(spec.host()).port(spec.port()).maxFrameLength(spec.maxFrameBytes()).build(), this);
+  }
+
+  /**
+   * Starts the mesh listener.
+   *
+   * @throws SpotkitException.Unavailable when the port cannot be bound.
+   */
+  public static RouteMesh start(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration) {
+    try {
+      return new RouteMesh(rt, spec, lifecycleGeneration);
+    } catch (IOException e) {
+      throw new SpotkitException.Unavailable("mesh listener on " + spec.host() + ":" + spec.port()
+          + " could not start: " + e.getMessage(), e);
+    }
+  }
+
+  /** Largest encoded message payload a frame carries, in bytes (the frame limit less 1 KiB of headers). */
+  public int maxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
+  /** The advertised endpoint, "host:port". */
+  public String endpoint() {
+    final InetSocketAddress address = transport.localAddress();
+    return address.getHostString() + ":" + address.getPort();
+  }
+
+  /**
+   * Runs {@code then} once this node's mesh event loops read what their sockets held now (see
+   * {@link MeshTransport#afterPendingIo}). Any thread; {@code then} runs on an event loop and must not block.
+   */
+  public void afterPendingIo(final Runnable then) {
+    transport.afterPendingIo(then);
+  }
+
+  public void close() {
+    transport.close();
+  }
+
+  // ---------------------------------------------------------------- outbound
+
+  /**
+   * Sends or requests to the owner of an object that is not Ready on this node. Blocks for a store read and a
+   * connect when the route is not cached (callers run on virtual threads or application threads).
+   *
+   * @param address the target (not Instance intent).
+   * @param envelope the message and, for a request, its reply sink.
+   * @throws SpotkitException.NotFound no Ready object with that id anywhere in the mesh.
+   * @throws SpotkitException.StaleGeneration the ref's generation is not the live one.
+   * @throws SpotkitException.Unavailable the owner cannot be reached or the store does not answer.
+   */
+  public void forward(final Address address, final Envelope.Msg envelope) {
+    final ObjectKey key = keyOf(address);
+    final long wanted = generationOf(address);
+    final Route route = route(key, wanted, describe(address));
+    final ApplicationMessage.TargetKind kind = key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
+        ? ApplicationMessage.TargetKind.ACTOR : ApplicationMessage.TargetKind.SPOT;
+    send(route, key, kind, key.id(), wanted, null, envelope);
+  }
+
+  /**
+   * Sends a message with Instance intent to another node (which activates the Instance Spot when absent).
+   *
+   * @param owner the node.
+   * @param endpoint its mesh endpoint.
+   * @param address the Instance Spot.
+   * @param envelope the message.
+   */
+  public void forwardInstance(final NodeRid owner, final InetSocketAddress endpoint, final Address.Instance address,
+      final Envelope.Msg envelope) {
+    send(new Route(owner, endpoint, 0, 0, dev.spotkit.core.location.PlacementKind.INSTANCE_SPOT,
+        address.stableType()), ObjectKey.spot(address.id()), ApplicationMessage.TargetKind.INSTANCE_SPOT,
+        address.id(), 0, address.stableType(), envelope);
+  }
+
+  private void send(final Route route, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final String stableType, final Envelope.Msg envelope) {
+    final ReplySink sink = envelope.reply();
+    final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(CONNECT_TIMEOUT);
+    final PeerConnection connection = connection(route.owner(), route.endpoint(), connectBy);
+    sendOn(connection, key, kind, id, generation, stableType, 0, envelope);
+  }
+
+  /**
+   * Sends or requests on a given connection (Message Follow uses the relocation's ordered connection).
+   *
+   * @param hops Message Follow hops so far (command 60 {@code hops}).
+   * @throws SpotkitException.Unavailable when the connection is closed (one-way).
+   */
+  public void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final int hops, final Envelope.Msg envelope) {
+    sendOn(connection, key, kind, id, generation, null, hops, envelope);
+  }
+
+  private void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope) {
+    final ReplySink sink = envelope.reply();
+    final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(),
+        maxPayloadBytes, true), envelope.sessionWork());
+    if (sink == null) {
+      if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
+          stableType, 0, hops, payload)))) {
+        routes.remove(cacheKey(key));
+        throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
+            + key.kind().segment() + " '" + id + "' closed; the message was not sent");
+      }
+      return;
+    }
+    final long deadlineUnixMs = System.currentTimeMillis() + Math.max(1, sink.deadline.remaining().toMillis());
+    connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
+        generation, stableType, deadlineUnixMs, hops, payload)), sink.deadline).whenComplete((frame, failure) -> {
+          if (failure != null) {
+            sink.fail(Cell.typed(unwrap(failure), sink.description));
+            return;
+          }
+          completeFromReply(sink, key, frame);
+        });
+  }
+
+  private void completeFromReply(final ReplySink sink, final ObjectKey key, final byte[] frame) {
+    final Reply reply;
+    try {
+      reply = ReplyCodec.decode(frame, key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
+          ? OperationKind.ACTOR_REQUEST : OperationKind.SPOT_REQUEST);
+    } catch (WireFormatException e) {
+      sink.fail(new SpotkitException.InternalFailure(sink.description + ": malformed reply from the owner: "
+          + e.getMessage(), e));
+      return;
+    }
+    if (reply.terminalResult() != TerminalResult.OK) {
+      final SpotkitException error = ReplyErrors.toException(reply, sink.description);
+      if (error instanceof SpotkitException.NotFound || error instanceof SpotkitException.StaleGeneration) {
+        routes.remove(cacheKey(key));
+      }
+      sink.fail(error);
+      return;
+    }
+    if (reply.payload() == null) {
+      sink.fail(new SpotkitException.InternalFailure(sink.description + ": the owner's reply has no payload"));
+      return;
+    }
+    try {
+      sink.complete(rt.copier().decodeReply(reply.payload())); // checked against the expected type as locally
+    } catch (SpotkitException e) {
+      sink.fail(e);
+    }
+  }
+
+  /**
+   * The owner of a Ready object: from the cache, else from its authority record and the owner's descriptor.
+   *
+   * @throws SpotkitException.NotFound when Missing, Creating, or owned by this node without a Ready cell.
+   * @throws SpotkitException.StaleGeneration when {@code wanted} is non-zero and not the live generation.
+   */
+  public Route route(final ObjectKey key, final long wanted, final String what) {
+    final String cacheKey = cacheKey(key);
+    final Route cached = routes.get(cacheKey);
+    if (cached != null && System.nanoTime() - cached.expiresAtNanos() < 0) {
+      if (wanted == 0 || wanted == cached.generation()) {
+        return cached;
+      }
+      routes.remove(cacheKey, cached); // another generation than cached: the store decides, not the cache
+    }
+    final LocationRecords.Stored stored = LocationRecords.read(rt.store().store(), key).orElseThrow(() ->
+        new SpotkitException.NotFound(what + " not found in mesh " + rt.meshName() + " (no location record;"
+            + " messages never create one)"));
+    final AuthorityRecord.Allocation allocation = stored.authority().allocation();
+    if (allocation.state() != AuthorityRecord.State.ACTIVE) {
+      throw new SpotkitException.NotFound(what + " is being created and not Ready yet; retry shortly");
+    }
+    final long generation = stored.authority().objectGeneration().value();
+    checkGeneration(generation, wanted, what);
+    final NodeRid owner = new NodeRid(Long.parseUnsignedLong(allocation.routingIdHex(), 16));
+    if (owner.equals(rt.nodeRid())) {
+      throw new SpotkitException.NotFound(what + " is recorded on this node but is not Ready here (closing or"
+          + " being replaced)");
+    }
+    final Route route = new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
+        System.nanoTime() + ROUTE_CACHE_MAX_AGE.toNanos(), allocation.objectKind(), allocation.stableType());
+    if (routes.size() >= MAX_ROUTES) { // bounded: drop what expired, and everything if that is not enough
+      final long now = System.nanoTime();
+      routes.values().removeIf(r -> now - r.expiresAtNanos() >= 0);
+      if (routes.size() >= MAX_ROUTES) {
+        routes.clear();
+      }
+    }
+    routes.put(cacheKey, route);
+    return route;
+  }
+
+  /**
+   * Where a Ready object lives according to its authority record (Find; spec 000 section 2: only Ready objects
+   * are found). Reads the store every time (a Find must not answer from a stale cache).
+   *
+   * @param key the object.
+   * @return the owner, or empty when Missing or not Ready.
+   */
+  public java.util.Optional<Located> locate(final ObjectKey key) {
+    return LocationRecords.read(rt.store().store(), key).filter(stored ->
+        stored.authority().allocation().state() == AuthorityRecord.State.ACTIVE).map(stored -> new Located(
+            stored.authority().objectGeneration().value(), new dev.spotkit.core.MeshName(
+            stored.authority().allocation().meshName()), new NodeRid(Long.parseUnsignedLong(
+            stored.authority().allocation().routingIdHex(), 16)), stored.authority().allocation().stableType(),
+            stored));
+  }
+
+  /** A Ready object's generation and owner, with the row it was read from. */
+  public record Located(long generation, dev.spotkit.core.MeshName meshName, NodeRid owner, String stableType,
+      LocationRecords.Stored stored) {
+  }
+
+  /**
+   * The mesh endpoint of a node from its descriptor.
+   *
+   * @throws SpotkitException.Unavailable when the node published no descriptor (it stopped).
+   */
+  public InetSocketAddress endpointOf(final String meshName, final NodeRid node, final String what) {
+    final ReadResult read = StoreCalls.await(rt.store().store().read(LocationKeys.meshNode(meshName,
+        ridBytes(node)).preimage()), STORE_TIMEOUT, "read of the descriptor of node " + node);
+    if (!(read instanceof ReadResult.Found found)) {
+      throw new SpotkitException.Unavailable(what + " is owned by node " + node + ", which published no"
+          + " descriptor (stopped, or its lease lapsed)");
+    }
+    return parseEndpoint(MeshNodeDescriptorRecord.decode(found.value()).descriptor().endpoint());
+  }
+
+  /** Whether a node of this mesh has a published descriptor (it runs: a stopped node removed it). Blocks. */
+  public boolean published(final NodeRid node) {
+    return StoreCalls.await(rt.store().store().read(LocationKeys.meshNode(rt.meshName().value(), ridBytes(node))
+        .preimage()), STORE_TIMEOUT, "read of the descriptor of node " + node) instanceof ReadResult.Found;
+  }
+
+  public static InetSocketAddress parseEndpoint(final String endpoint) {
+    final int colon = endpoint.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new SpotkitException.Unavailable("descriptor endpoint '" + endpoint + "' is not host:port");
+    }
+    return InetSocketAddress.createUnresolved(endpoint.substring(0, colon),
+        Integer.parseInt(endpoint.substring(colon + 1)));
+  }
+
+  public static byte[] ridBytes(final NodeRid rid) {
+    return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(rid.value()).array();
+  }
+
+  private static void checkGeneration(final long live, final long wanted, final String what) {
+    if (wanted != 0 && wanted != live) {
+      throw new SpotkitException.StaleGeneration("ref of " + what + " has generation " + wanted + " but the live"
+          + " incarnation has generation " + live + "; refused rather than misrouted");
+    }
+  }
+
+  /** The open connection to a peer, if any (no I/O). */
+  public java.util.Optional<PeerConnection> open(final NodeRid peer) {
+    return transport.connection(peer).filter(PeerConnection::isOpen);
+  }
+
+  /**
+   * The open connection to a node named by its MeshNode descriptor, dialing it when there is none; nothing is
+   * sent on it yet, so a failure here means the node never saw a request.
+   *
+   * @throws SpotkitException.Unavailable when the node has no descriptor, cannot be reached, or its handshake
+   *     fails (e.g. another cluster secret) by {@code deadline}.
+   */
+  public PeerConnection connectionTo(final NodeRid owner, final String meshName, final Deadline deadline,
+      final String what) {
+    return connection(owner, endpointOf(meshName, owner, what), deadline);
+  }
+
+  /** The open connection to a peer, dialing it when there is none. */
+  public PeerConnection connection(final NodeRid peer, final InetSocketAddress endpoint, final Deadline deadline) {
+    final PeerConnection open = transport.connection(peer).filter(PeerConnection::isOpen).orElse(null);
+    if (open != null) {
+      return open;
+    }
+    final InetSocketAddress resolved = endpoint.isUnresolved()
+        ? new InetSocketAddress(endpoint.getHostString(), endpoint.getPort()) : endpoint;
+    try {
+      return transport.connect(resolved, peer).get(Math.max(1, deadline.remaining().toNanos()),
+          TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SpotkitException.Unavailable("node " + peer + " at " + endpoint + " did not accept a mesh"
+          + " connection in time");
+    } catch (ExecutionException e) {
+      throw new SpotkitException.Unavailable("node " + peer + " at " + endpoint + " cannot be reached: "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpotkitException.Unavailable("interrupted while connecting to node " + peer);
+    }
+  }
+
+  /**
+   * A framework request to another node, answered by one command 20 reply. Blocks for a descriptor read and a
+   * connect when not connected yet.
+   *
+   * @param owner the node.
+   * @param meshName its MeshName (for its descriptor).
+   * @param encoder builds the frame around the correlation.
+   * @param kind the request's OperationKind (decodes the reply's tail).
+   * @param deadline absolute.
+   * @param what for errors.
+   * @return the OK reply; fails with the typed error the owner answered, DeadlineExceeded, or Unavailable.
+   */
+  public CompletableFuture<Reply> call(final NodeRid owner, final String meshName,
+      final java.util.function.LongFunction<byte[]> encoder, final OperationKind kind, final Deadline deadline,
+      final String what) {
+    return call(connection(owner, endpointOf(meshName, owner, what), deadline), encoder, kind, deadline, what);
+  }
+
+  /**
+   * A framework request on an open connection ({@link #connectionTo}), answered by one command 20 reply.
+   *
+   * @return the OK reply; fails with the typed error the owner answered, DeadlineExceeded, or Unavailable.
+   */
+  public CompletableFuture<Reply> call(final PeerConnection connection,
+      final java.util.function.LongFunction<byte[]> encoder, final OperationKind kind, final Deadline deadline,
+      final String what) {
+    return connection.request(encoder, deadline).thenApply(frame -> {
+      final Reply reply = ReplyCodec.decode(frame, kind);
+      if (reply.terminalResult() != TerminalResult.OK) {
+        throw ReplyErrors.toException(reply, what);
+      }
+      return reply;
+    });
+  }
+
+  /** Unix ms of a monotonic deadline, for the wire. */
+  public static long unixMs(final Deadline deadline) {
+    return System.currentTimeMillis() + Math.max(1, deadline.remaining().toMillis());
+  }
+
+  /**
+   * The monotonic deadline of a wire Unix ms deadline: at least 1 ms and at most {@link Deadline#MAX_TIMEOUT}
+   * from now, whatever the peer sent (a peer's clock may be far off; its value never throws here).
+   */
+  public static Deadline deadlineOf(final long unixMs) {
+    final long left = Math.max(1, Math.min(unixMs - System.currentTimeMillis(), Deadline.MAX_TIMEOUT.toMillis()));
+    return Deadline.after(Duration.ofMillis(left));
+  }
+
+  /**
+   * Sends exactly one command 20 reply for {@code correlation} when {@code result} completes: {@code ok} builds
+   * the OK reply; a failure becomes a typed failure reply.
+   */
+  public static <T> void answer(final PeerConnection to, final long correlation, final CompletableFuture<T> result,
+      final java.util.function.Function<T, Reply> ok) {
+    result.whenComplete((value, failure) -> {
+      Reply reply;
+      try {
+        reply = failure == null ? ok.apply(value)
+            : ReplyErrors.toReply(correlation, Cell.typed(unwrap(failure), "request from " + to.peerRid()));
+      } catch (SpotkitException e) {
+        reply = ReplyErrors.toReply(correlation, e);
+      }
+      to.send(ReplyCodec.encode(reply));
+    });
+  }
+
+  public static Throwable unwrap(final Throwable failure) {
+    return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        ? failure.getCause() : failure;
+  }
+
+  // ---------------------------------------------------------------- inbound
+
+  @Override
+  public void onFrame(final PeerConnection from, final byte[] frame) {
+    final int command = FrameHead.decode(frame).command();
+    switch (command) {
+      case Commands.APPLICATION_MESSAGE -> onApplicationMessage(from, frame);
+      case Commands.REPLY -> {
+        if (!rt.relocations().onReplyRoute(frame)) {
+          NodeRuntime.LOG.debug("late reply {} from {} ignored", ReplyCodec.correlation(frame), from.peerRid());
+        }
+      }
+      default -> rt.onMeshFrame(from, command, frame);
+    }
+  }
+
+  @Override
+  public void onConnectionLost(final PeerConnection connection, final CloseReason reason) {
+    routes.values().removeIf(route -> route.owner().equals(connection.peerRid()));
+    rt.relocations().onConnectionLost(connection);
+  }
+
+  private void onApplicationMessage(final PeerConnection from, final byte[] frame) {
+    ApplicationMessage m;
+    try {
+      m = ApplicationMessageCodec.decode(frame);
+    } catch (WireFormatException e) {
+      NodeRuntime.LOG.warn("malformed application message from {}: {}", from.peerRid(), e.getMessage());
+      from.close();
+      return;
+    }
+    if (m.targetKind() == ApplicationMessage.TargetKind.SPOT
+        && Relocations.LEAVE_PACKET.equals(m.payload().packetName())
+        && Relocations.LEAVE_CONTENT.equals(m.payload().contentType())) {
+      rt.relocations().onLeaveNotice(m.targetId(), new String(m.payload().payload(),
+          java.nio.charset.StandardCharsets.UTF_8));
+      return;
+    }
+    final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
+    final int work = SessionBinder.workOf(m.payload());
+    if (work != 0) { // a client frame or disconnect of a bound session whose actor runs here (one-way)
+      m = new ApplicationMessage(m.correlation(), m.targetKind(), m.targetId(), m.objectGeneration(),
+          m.stableType(), m.deadlineUnixMs(), m.hops(), SessionBinder.unmark(m.payload()));
+    }
+    try {
+      if (m.targetKind() == ApplicationMessage.TargetKind.ACTOR && !rt.hasReadyActor(m.targetId())
+          && rt.relocations().followInbound(m, sink, work)) {
+        return;
+      }
+      deliverInbound(m, sink, work);
+    } catch (RuntimeException e) { // never out of the event loop: one bad message is not the connection's fault
+      final SpotkitException typed = Cell.typed(e, "message from node " + from.peerRid());
+      if (sink != null) {
+        sink.fail(typed);
+      } else {
+        NodeRuntime.LOG.warn("one-way message from {} to {} '{}' dropped: {}", from.peerRid(), m.targetKind(),
+            m.targetId(), typed.getMessage());
+      }
+    }
+  }
+
+  private void deliverInbound(final ApplicationMessage m, final ReplySink sink, final int sessionWork) {
+    final Object message = rt.copier().decode(m.payload());
+    final Address address = switch (m.targetKind()) {
+      case ACTOR -> new Address.ActorById(m.targetId());
+      case SPOT -> new Address.SpotById(m.targetId());
+      case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
+    };
+    rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink,
+        sessionWork));
+  }
+
+  private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {
+    final ReplySink sink = new ReplySink(deadlineOf(m.deadlineUnixMs()), Object.class,
+        "request from node " + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "'");
+    final long correlation = m.correlation();
+    rt.attachDeadline(sink.future, sink.deadline, () -> sink.description + " timed out");
+    sink.future.whenComplete((value, failure) -> {
+      Reply reply;
+      if (failure == null) {
+        try {
+          reply = new Reply(correlation, TerminalResult.OK, dev.spotkit.core.wire.FailureCode.NONE,
+              dev.spotkit.core.wire.ReplyTail.Empty.INSTANCE, rt.copier().encodeForPeer("reply", value,
+              maxPayloadBytes, false));
+        } catch (SpotkitException e) {
+          reply = ReplyErrors.toReply(correlation, e);
+        }
+      } else {
+        reply = ReplyErrors.toReply(correlation, Cell.typed(failure, sink.description));
+      }
+      from.send(ReplyCodec.encode(reply));
+    });
+    return sink;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  static ObjectKey keyOf(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> ObjectKey.actor(byId.id());
+      case Address.ActorByRef byRef -> ObjectKey.actor(byRef.ref().id().value());
+      case Address.SpotById byId -> ObjectKey.spot(byId.id());
+      case Address.SpotByRef byRef -> ObjectKey.spot(byRef.ref().id().value());
+      case Address.Instance instance -> ObjectKey.spot(instance.id());
+    };
+  }
+
+  private static long generationOf(final Address address) {
+    return switch (address) {
+      case Address.ActorByRef byRef -> byRef.ref().generation().value();
+      case Address.SpotByRef byRef -> byRef.ref().generation().value();
+      default -> 0;
+    };
+  }
+
+  private static String describe(final Address address) {
+    final ObjectKey key = keyOf(address);
+    return key.kind().segment() + " '" + key.id() + "'";
+  }
+
+  private static String cacheKey(final ObjectKey key) {
+    return key.kind().segment() + '\0' + key.id();
+  }
+}

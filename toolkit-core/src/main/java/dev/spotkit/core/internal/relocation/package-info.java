@@ -1,0 +1,15 @@
+/**
+ * The drivers of toolkit-relocation's state machines, the top layer of the runtime. Not API. Owners, one class a
+ * stage:
+ * <ul>
+ *   <li>the pump driver (lanes, mesh frames 30/31/34/40/52/53, budgets, Message Follow):
+ *       {@link dev.spotkit.core.internal.relocation.Relocations};</li>
+ *   <li>the source port (seal, capture, chunks, ingress hold, cutover, restoration):
+ *       {@link dev.spotkit.core.internal.relocation.RelocationSource};</li>
+ *   <li>the target port (staging cell, spans, CAS, open): {@link dev.spotkit.core.internal.relocation.TargetObject};
+ *   </li>
+ *   <li>host relocation of the Entry Spot's actors ({@code MeshNode.relocate}):
+ *       {@link dev.spotkit.core.internal.relocation.HostRelocations}.</li>
+ * </ul>
+ */
+package dev.spotkit.core.internal.relocation;

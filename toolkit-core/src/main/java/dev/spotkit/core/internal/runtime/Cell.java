@@ -1,0 +1,252 @@
+package dev.spotkit.core.internal.runtime;
+
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.creation.CreationTerminal;
+import dev.spotkit.core.internal.relocation.RelocationSource;
+import dev.spotkit.core.internal.session.SessionBinder;
+import dev.spotkit.core.location.LocationRecord;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.mailbox.Mailbox;
+import dev.spotkit.store.StoreVersion;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * What actors and spots share at run time: identity, a mailbox, handlers, timers and the turn loop. Its
+ * mailbox handler runs every turn: a message or request (reply, then barriers), a timer tick, or a framework
+ * marker. Lifecycle callbacks run as control tasks of the cell's gate, serialized with its turns.
+ */
+public abstract sealed class Cell permits ActorCell, SpotCell {
+
+  final NodeRuntime rt;
+  public final String id;
+  public final ObjectKey key;
+  public final String stableType;
+  public final HandlerTable handlers;
+  public final CellTimers timers;
+  /** Set once by creation, before the cell is Ready; published by the mailbox open. */
+  public volatile long generation;
+  /** Written by creation, close and destroy steps; read by routing on any thread. */
+  public volatile CellState state = CellState.STAGING;
+  public Mailbox<Envelope> mailbox;
+  /** Store version of this cell's record; written only by the cell's serialized lifecycle steps. */
+  public StoreVersion storeVersion;
+  public LocationRecord storeRecord;
+  /**
+   * Guards the switch of this cell's ingress to a relocation (spec 001 section 4.2): every offer goes through
+   * {@link #offerEnvelope} under this lock, so nothing lands in the mailbox after a capture drained it.
+   */
+  public final Object ingressLock = new Object();
+  /** Set while this cell is relocating away (source side): offers go to the relocation's ingress hold. */
+  public RelocationSource relocating;
+  /** The terminal record of a remote creation (set before the creation starts), else NONE. */
+  public CreationTerminal terminal = CreationTerminal.NONE;
+
+  Cell(final NodeRuntime rt, final String id, final ObjectKey key, final String stableType, final String label) {
+    this.rt = rt;
+    this.id = id;
+    this.key = key;
+    this.stableType = stableType;
+    this.handlers = new HandlerTable(label + " '" + id + "'");
+    this.timers = new CellTimers(this, rt.scheduler());
+  }
+
+  /**
+   * Human-readable name for messages, e.g. {@code actor 'alice' (generation 3)}.
+   *
+   * @return the description.
+   */
+  abstract String describe();
+
+  /** Runs {@code task} exclusively on this cell's current gate, serialized with its turns. */
+  abstract void control(Runnable task);
+
+  /** After a handler or callback turn that ended normally. */
+  abstract void afterTurn(Turn turn);
+
+  /**
+   * This cell's timers (any thread).
+   *
+   * @return the timers.
+   */
+  public CellTimers timers() {
+    return timers;
+  }
+
+  /**
+   * The node runtime.
+   *
+   * @return the runtime.
+   */
+  public NodeRuntime runtime() {
+    return rt;
+  }
+
+  /**
+   * Offers an envelope to this cell: to its mailbox, or to the ingress hold while it relocates away (then
+   * ACCEPTED). Any thread.
+   */
+  public final dev.spotkit.mailbox.OfferResult offerEnvelope(final Envelope envelope) {
+    synchronized (ingressLock) {
+      final RelocationSource source = relocating;
+      if (source != null) {
+        source.ingress(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
+      return mailbox.offer(envelope);
+    }
+  }
+
+  final void onEnvelope(final Envelope envelope) {
+    switch (envelope) {
+      case Envelope.Msg msg -> {
+        if (msg.sessionWork() != 0) {
+          runSessionWork(msg);
+        } else {
+          runMessage(msg.payload(), msg.reply());
+        }
+      }
+      case Envelope.Frame frame -> {
+        try {
+          runMessage(frame.payload(), null);
+        } finally {
+          frame.link().frameHandled();
+        }
+      }
+      case Envelope.Tick tick -> runTick(tick.timer());
+      case Envelope.Marker marker -> marker.task().run();
+    }
+  }
+
+  /**
+   * A client frame of a bound session delivered away from the session's own node (handled like a frame: a one-way
+   * message of the frame's payload) or that session's disconnect. One-way: nothing is answered (spec 001 section
+   * 11); the order is kept by the Session owner's route switch (spec 000 section 4.2 step 8).
+   */
+  private void runSessionWork(final Envelope.Msg msg) {
+    if (msg.sessionWork() == SessionBinder.FRAME) {
+      runMessage(msg.payload(), null);
+    } else if (this instanceof ActorCell actor) {
+      SessionBinder.closedHere(actor);
+    }
+  }
+
+  private void runMessage(final Object payload, final ReplySink reply) {
+    if (reply != null && (reply.future.isDone() || reply.deadline.isExpired())) {
+      reply.fail(new SpotkitException.DeadlineExceeded(reply.description + ": the deadline passed before "
+          + describe() + " started the request"));
+      return;
+    }
+    final HandlerTable.Entry handler = handlers.find(payload.getClass());
+    if (handler == null || (reply != null && handler.request() == null)) {
+      unhandled(payload, reply, handler);
+      return;
+    }
+    final Turn turn = Turn.enter(this, true);
+    Object result = null;
+    Throwable failure = null;
+    try {
+      result = handler.invoke(payload);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      failure = t;
+    } finally {
+      turn.exit();
+    }
+    if (failure == null) {
+      if (reply != null) {
+        reply.complete(result);
+      }
+      afterTurn(turn);
+    } else {
+      final SpotkitException typed = typed(failure, "handler of " + payload.getClass().getName() + " on "
+          + describe());
+      if (reply != null) {
+        reply.fail(typed);
+      }
+      if (typed instanceof SpotkitException.ShuttingDown) {
+        // expected while the node closes (a send from a finishing turn); one debug line, no stack per message
+        NodeRuntime.LOG.debug("{} failed while the node closes: {}", describe(), typed.getMessage());
+      } else {
+        NodeRuntime.LOG.warn("{} failed; {} join barrier(s) of this turn discarded", typed.getMessage(),
+            turn.joinCount(), failure);
+      }
+    }
+  }
+
+  private void unhandled(final Object payload, final ReplySink reply, final HandlerTable.Entry handler) {
+    final String type = payload.getClass().getName();
+    final String text = handler == null
+        ? describe() + " has no handler for " + type + "; register one in configure(on) with on.message or"
+            + " on.request"
+        : describe() + " handles " + type + " one-way; a request needs on.request(" + type + ".class, ...)";
+    if (reply != null) {
+      reply.fail(new SpotkitException.TypeMismatch(text));
+    } else {
+      NodeRuntime.LOG.warn("message dropped: {}", text);
+    }
+  }
+
+  private void runTick(final CellTimers.Entry timer) {
+    if (!timers.accept(timer)) {
+      return;
+    }
+    runCallback("timer '" + timer.name + "' of " + describe(), true, () -> {
+      timer.tick.tick();
+      return null;
+    });
+  }
+
+  /**
+   * Runs an application callback as a turn of this cell; logs a failure.
+   *
+   * @return the callback's result, or null when it threw (then {@code failed[0]} is set if given).
+   */
+  public final <T> T runCallback(final String what, final boolean handlerTurn, final Callable<T> callback) {
+    return runCallback(what, handlerTurn, callback, null);
+  }
+
+  public final <T> T runCallback(final String what, final boolean handlerTurn, final Callable<T> callback,
+      final Throwable[] failed) {
+    final Turn turn = Turn.enter(this, handlerTurn);
+    try {
+      final T result = callback.call();
+      turn.exit();
+      afterTurn(turn);
+      return result;
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      turn.exit();
+      NodeRuntime.LOG.warn("{} threw", what, t);
+      if (failed != null) {
+        failed[0] = t;
+      }
+      return null;
+    }
+  }
+
+  /** Fails every request among {@code unrun} with {@code error}; runs markers. */
+  static void failUnrun(final List<Envelope> unrun, final SpotkitException error) {
+    for (Envelope envelope : unrun) {
+      failOne(envelope, error);
+    }
+  }
+
+  static void failOne(final Envelope envelope, final SpotkitException error) {
+    if (envelope instanceof Envelope.Msg msg && msg.reply() != null) {
+      msg.reply().fail(error);
+    } else if (envelope instanceof Envelope.Marker marker) {
+      marker.task().run();
+    }
+  }
+
+  /** A typed error for a failure: a SpotkitException as-is, anything else as InternalFailure. */
+  public static SpotkitException typed(final Throwable failure, final String what) {
+    if (failure instanceof SpotkitException typed) {
+      return typed;
+    }
+    return new SpotkitException.InternalFailure(what + " threw " + failure, failure);
+  }
+}

@@ -1,0 +1,252 @@
+package dev.spotkit.core.internal.runtime;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.relocation.Relocations;
+import dev.spotkit.mailbox.OfferResult;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Send and request: resolve the address on every call, then offer to the target cell's mailbox. Routing only
+ * finds Ready cells, checks the generation of a ref (stale refs are refused, never misrouted), and creates
+ * nothing except an Instance Spot addressed with Instance intent.
+ *
+ * <p>The one-way send path allocates only the envelope: error texts are built when an error is thrown.
+ */
+public final class Messaging {
+  private final NodeRuntime rt;
+
+  Messaging(final NodeRuntime rt) {
+    this.rt = rt;
+  }
+
+  /**
+   * One-way send.
+   *
+   * @param address the target.
+   * @param message the message.
+   */
+  public void send(final Address address, final Object message) {
+    requireMessage(message);
+    if (rt.isClosing()) {
+      throw rt.shuttingDown("send " + message.getClass().getSimpleName());
+    }
+    deliver(address, new Envelope.Msg(message, null), false);
+  }
+
+  /**
+   * A request with an absolute deadline.
+   *
+   * @param address the target.
+   * @param message the request.
+   * @param replyType expected reply type.
+   * @param deadline absolute deadline.
+   * @param awaiting true when the caller will block on the result (enables the own-gate check, MEM-15).
+   * @param <R> reply type.
+   * @return the reply future; fails with a typed error. The caller attaches the deadline timer
+   *     ({@link NodeRuntime#attachDeadline}, done by every {@code Call}), one per request.
+   */
+  @SuppressWarnings("unchecked")
+  public <R> CompletableFuture<R> request(final Address address, final Object message, final Class<R> replyType,
+      final Deadline deadline, final boolean awaiting) {
+    requireMessage(message);
+    if (replyType == null) {
+      throw new SpotkitException.InvalidOperation("replyType must not be null; pass e.g. Reply.class");
+    }
+    final ReplySink sink = new ReplySink(deadline, replyType, "request " + message.getClass().getSimpleName()
+        + " to " + address);
+    try {
+      rt.ensureRunning(sink.description);
+      deliver(address, new Envelope.Msg(message, sink), awaiting);
+    } catch (SpotkitException e) {
+      sink.fail(e);
+    }
+    return (CompletableFuture<R>) sink.future;
+  }
+
+  private void deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
+    rt.admit("a message turn");
+    if (address instanceof Address.Instance instance) {
+      rt.creations().instances().deliver(instance, envelope, awaiting);
+      return;
+    }
+    final Relocations moves = rt.relocations();
+    if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
+      return; // relocating here: the temporary queue (spec 001 section 4.3)
+    }
+    final Cell local = local(address);
+    if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
+        && moves.sourceIngress(actorId(address), envelope)) {
+      // relocated away: Message Follow through its source unit; also for the GONE cell read just before the
+      // detach removed it (the store may still name this node until the target's CAS: routing by it is NotFound)
+      return;
+    }
+    if (local != null && local.state == CellState.READY) {
+      final long generation = refGeneration(address);
+      if (generation != 0) {
+        checkGeneration(local, generation);
+      }
+      checkNotOwnGate(local, awaiting);
+      offer(local, envelope);
+      return;
+    }
+    final RouteMesh mesh = rt.mesh();
+    if (mesh != null) {
+      mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
+      return;
+    }
+    resolve(address); // throws the typed NotFound
+  }
+
+  private static long refGeneration(final Address address) {
+    return switch (address) {
+      case Address.ActorByRef byRef -> byRef.ref().generation().value();
+      case Address.SpotByRef byRef -> byRef.ref().generation().value();
+      default -> 0;
+    };
+  }
+
+  /**
+   * Delivers a message that a peer routed here: only to a local Ready object (never forwarded again), with
+   * the generation the sender resolved checked when it gave one. Runs on a mesh event loop; never blocks.
+   *
+   * @param address by id, or Instance intent.
+   * @param generation the ObjectGeneration the sender resolved, 0 for none.
+   * @param envelope the message.
+   * @throws SpotkitException.NotFound no Ready object with that id here.
+   * @throws SpotkitException.StaleGeneration another generation is live here.
+   */
+  public void deliverInbound(final Address address, final long generation, final Envelope.Msg envelope) {
+    if (rt.isClosing()) {
+      throw rt.shuttingDown("message from a peer to " + address);
+    }
+    rt.admit("a message turn from a peer");
+    if (address instanceof Address.Instance instance) {
+      rt.creations().instances().deliverHere(instance, envelope, false);
+      return;
+    }
+    final Relocations moves = rt.relocations();
+    final String actorId = actorId(address);
+    Cell cell = null;
+    if (moves != null && actorId != null) {
+      if (moves.targetIngress(actorId, envelope)) {
+        return;
+      }
+      // One read of the cell: read twice, a detach in between made a message for an actor relocating away end
+      // NotFound instead of following it.
+      final ActorCell here = rt.actors.get(actorId);
+      if ((here == null || here.state != CellState.READY) && moves.sourceIngress(actorId, envelope)) {
+        return; // moved away (or detaching right now): Message Follow
+      }
+      if (here == null && moves.abandonedHere(actorId)) {
+        throw new SpotkitException.Unavailable("actor '" + actorId + "' is unavailable: its move to node "
+            + rt.nodeRid() + " ended past relay-ready without a commit (spec 001 section 9)");
+      }
+      if (here != null && here.relocating != null) {
+        cell = here; // relocating away: its source unit holds, relays or follows the message
+      }
+    }
+    if (cell == null) {
+      cell = resolve(address);
+    }
+    if (generation != 0) {
+      checkGeneration(cell, generation);
+    }
+    offer(cell, envelope);
+  }
+
+  private static String actorId(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> byId.id();
+      case Address.ActorByRef byRef -> byRef.ref().id().value();
+      default -> null;
+    };
+  }
+
+  /** The local cell the address names, in any state, or null. */
+  private Cell local(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> rt.actors.get(byId.id());
+      case Address.SpotById byId -> rt.spots.get(byId.id());
+      case Address.ActorByRef byRef -> rt.actors.get(byRef.ref().id().value());
+      case Address.SpotByRef byRef -> rt.spots.get(byRef.ref().id().value());
+      case Address.Instance instance -> rt.spots.get(instance.id());
+    };
+  }
+
+  /** The Ready cell the address names. */
+  Cell resolve(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> ready(rt.actors.get(byId.id()), address);
+      case Address.SpotById byId -> ready(rt.spots.get(byId.id()), address);
+      case Address.ActorByRef byRef -> checkGeneration(ready(rt.actors.get(byRef.ref().id().value()), address),
+          byRef.ref().generation().value());
+      case Address.SpotByRef byRef -> checkGeneration(ready(rt.spots.get(byRef.ref().id().value()), address),
+          byRef.ref().generation().value());
+      case Address.Instance instance ->
+          throw new IllegalArgumentException("instance intent is delivered, not resolved");
+    };
+  }
+
+  private static <C extends Cell> C ready(final C cell, final Address address) {
+    if (cell == null || cell.state != CellState.READY) {
+      throw new SpotkitException.NotFound(describe(address) + " not found on this node (no Ready object with"
+          + " that id; messages never create one: use the manager's getOrCreate, or Instance intent for an"
+          + " Instance Spot)");
+    }
+    return cell;
+  }
+
+  private static String describe(final Address address) {
+    return switch (address) {
+      case Address.ActorById byId -> "actor '" + byId.id() + "'";
+      case Address.SpotById byId -> "spot '" + byId.id() + "'";
+      case Address.ActorByRef byRef -> "actor '" + byRef.ref().id() + "'";
+      case Address.SpotByRef byRef -> "spot '" + byRef.ref().id() + "'";
+      case Address.Instance instance -> "instance spot '" + instance.id() + "'";
+    };
+  }
+
+  static <C extends Cell> C checkGeneration(final C cell, final long generation) {
+    if (cell.generation != generation) {
+      throw new SpotkitException.StaleGeneration("ref of " + cell.id + " has generation " + generation
+          + " but the live incarnation has generation " + cell.generation + "; refused rather than misrouted."
+          + " Get a fresh ref with find(\"" + cell.id + "\")");
+    }
+    return cell;
+  }
+
+  public static void checkNotOwnGate(final Cell cell, final boolean awaiting) {
+    if (!awaiting || !cell.mailbox.gate().isCurrentThreadInTurn()) {
+      return;
+    }
+    final Turn turn = Turn.current();
+    if (turn != null && turn.owner == cell && turn.joinCount() > 0) {
+      throw new SpotkitException.InvalidOperation("awaited request from " + cell.describe() + " to itself while"
+          + " its handler has " + turn.joinCount() + " join barrier(s) registered (spec 000 section 4): the"
+          + " request would wait for the handler that waits for it; use send, or request before defer()");
+    }
+    throw new SpotkitException.InvalidOperation("awaited request to " + cell.describe() + " from a turn on its"
+        + " own execution gate would wait for itself (a handler awaiting its own actor, or a SpotWide room and"
+        + " its members); use send, or toFuture() without awaiting it inside the turn");
+  }
+
+  public static void offer(final Cell cell, final Envelope.Msg envelope) {
+    final OfferResult result = cell.offerEnvelope(envelope);
+    switch (result) {
+      case ACCEPTED -> {
+      }
+      case MAILBOX_FULL -> throw new SpotkitException.CapacityExceeded("mailbox of " + cell.describe()
+          + " is full: capacity " + cell.mailbox.capacity() + " messages; slow the sender down or raise"
+          + " mailboxCapacity(...) of its type");
+      case RELEASED -> throw new SpotkitException.NotFound(cell.describe() + " is gone (closed or destroyed)");
+    }
+  }
+
+  private static void requireMessage(final Object message) {
+    if (message == null) {
+      throw new SpotkitException.InvalidOperation("message must not be null; send a record value");
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package dev.spotkit.core.internal.runtime;
+
+import dev.spotkit.core.ActorFactory;
+import dev.spotkit.core.ActorRelocationAdapter;
+import dev.spotkit.core.MeshName;
+import dev.spotkit.core.ObjectRole;
+import dev.spotkit.core.SpotFactory;
+import dev.spotkit.core.SpotRelocationAdapter;
+import dev.spotkit.core.session.FrameCodec;
+import dev.spotkit.core.location.LeaseSettings;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.RelocationStore;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Validated node settings, built by {@code MeshNode.Builder}.
+ *
+ * @param meshName the mesh.
+ * @param role object role.
+ * @param store the Location Store (null only for role NONE).
+ * @param entry the Entry Spot registration (null unless SERVER).
+ * @param actorTypes actor registrations by stable type.
+ * @param spotTypes User and Instance Spot registrations by stable type.
+ * @param sessions the session listener, or null.
+ * @param workers dispatcher core workers.
+ * @param requestTimeout default request timeout.
+ * @param closeTimeout bound of node close and of OnClosing deadlines.
+ * @param applicationJobLimit the Application Job Queue limit: handler turns running at once (the dispatcher's
+ *     live permits).
+ * @param mesh the mesh settings, or null for a node without peers.
+ * @param lease owner lease settings (checked, LOC-03).
+ * @param relocationStore the Relocation Store (Instance Spot cold activation), or null.
+ * @param closeStores true when the node closes both stores once at the end of its close
+ *     ({@code MeshNode.Builder#closeStoresOnClose()}).
+ */
+public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
+    Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
+    Duration requestTimeout, Duration closeTimeout, int applicationJobLimit, MeshSpec mesh, LeaseSettings lease,
+    RelocationStore relocationStore, boolean closeStores) {
+
+  /** Relocation policy of a factory (spec 000 section 6). */
+  public enum Policy {
+    /** DisableRelocation. */
+    DISABLE,
+    /** RecreateOnRelocation. */
+    RECREATE,
+    /** PreserveStateWith(adapter). */
+    PRESERVE
+  }
+
+  /** Spot kinds. */
+  public enum SpotKind {
+    /** The node's Entry Spot. */
+    ENTRY,
+    /** A User Spot. */
+    USER,
+    /** An Instance Spot. */
+    INSTANCE
+  }
+
+  /**
+   * An actor registration.
+   *
+   * @param stableType the stable type.
+   * @param factory builds instances.
+   * @param policy relocation policy.
+   * @param adapter the adapter for PRESERVE, else null.
+   * @param mailboxCapacity 0 = unbounded.
+   */
+  public record ActorType(String stableType, ActorFactory<?> factory, Policy policy,
+      ActorRelocationAdapter<?> adapter, int mailboxCapacity) {
+  }
+
+  /**
+   * A spot registration.
+   *
+   * @param stableType the stable type ("entry" for the Entry Spot).
+   * @param kind the kind.
+   * @param factory builds instances.
+   * @param perActor true for a PerActor User Spot.
+   * @param policy relocation policy (null for the Entry Spot, which never moves).
+   * @param adapter the adapter for PRESERVE, else null.
+   */
+  public record SpotType(String stableType, SpotKind kind, SpotFactory<?, ?> factory, boolean perActor,
+      Policy policy, SpotRelocationAdapter<?> adapter) {
+  }
+
+  /**
+   * The mesh settings (see {@code MeshOptions}).
+   *
+   * @param host listen host.
+   * @param port listen port, 0 = free.
+   * @param secret the cluster secret (at least 16 bytes).
+   * @param maxFrameBytes frame limit.
+   * @param placementWeight 0..10000.
+   * @param objectLimit 0 = none.
+   */
+  public record MeshSpec(String host, int port, byte[] secret, int maxFrameBytes, int placementWeight,
+      int objectLimit) {
+  }
+
+  /**
+   * The session listener.
+   *
+   * @param host bind host.
+   * @param port bind port, 0 = free.
+   * @param codec frame codec.
+   * @param actorType stable type of the actor bound to each connection.
+   * @param maxOutboundBytes per-session outbound budget.
+   * @param inboundLowWaterFrames reading resumes at this many unhandled frames.
+   * @param inboundHighWaterFrames reading stops at this many unhandled frames.
+   */
+  public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
+      int inboundLowWaterFrames, int inboundHighWaterFrames) {
+  }
+}

@@ -1,0 +1,728 @@
+package dev.spotkit.core.internal.runtime;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.MeshName;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectRole;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.creation.Creations;
+import dev.spotkit.core.internal.join.Joins;
+import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.relocation.Relocations;
+import dev.spotkit.core.internal.session.SessionBinder;
+import dev.spotkit.core.location.OwnerLease;
+import dev.spotkit.core.session.SessionServer;
+import dev.spotkit.core.session.SessionServerConfig;
+import dev.spotkit.mailbox.Dispatcher;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One MeshNode's runtime: registries of cells, the dispatcher, the timer thread, the store, and the parts
+ * (messaging, creations, joins, lifecycle, sessions). Start with {@link #start}; every public method may be
+ * called from any thread.
+ *
+ * <p>Every future that got a deadline ({@link #attachDeadline}: requests and manager calls) is tracked until
+ * it completes, so close can end the ones still pending when the timer thread stops.
+ */
+public final class NodeRuntime {
+  public static final Logger LOG = LoggerFactory.getLogger("dev.spotkit.core");
+
+  /**
+   * How much longer than the close timeout {@link #close()} may take: the bookkeeping after the last bounded
+   * wait (failing pending futures, stopping threads without waiting for stuck ones).
+   */
+  public static final Duration CLOSE_MARGIN = Duration.ofMillis(250);
+
+  private static final int RUNNING = 0;
+  private static final int CLOSING = 1;
+  private static final int CLOSED = 2;
+
+  public final ConcurrentHashMap<String, ActorCell> actors = new ConcurrentHashMap<>();
+  public final ConcurrentHashMap<String, SpotCell> spots = new ConcurrentHashMap<>();
+
+  private final NodeConfig config;
+  private final Facades facades;
+  private final NodeRid nodeRid;
+  private final Dispatcher dispatcher;
+  private final ScheduledThreadPoolExecutor scheduler;
+  private final ExecutorService virtualThreads = Executors.newVirtualThreadPerTaskExecutor();
+  private final StoreOps store;
+  private final JsonCopier copier = new JsonCopier();
+  private final Messaging messaging = new Messaging(this);
+  private final Creations creations = new Creations(this);
+  private final Joins joins = new Joins(this);
+  private final Lifecycle lifecycle = new Lifecycle(this);
+  /** RUNNING, CLOSING, CLOSED; CAS from RUNNING to CLOSING starts the one close. */
+  private final AtomicInteger state = new AtomicInteger(RUNNING);
+  /** Counted down when the one close finished; later close() calls wait for it. */
+  private final CountDownLatch closed = new CountDownLatch(1);
+  /**
+   * Futures with a deadline that have not completed. Added by {@link #attachDeadline} (any thread), removed
+   * when the future completes; close fails the rest with ShuttingDown after the timer thread stopped.
+   */
+  private final ConcurrentHashMap<CompletableFuture<?>, Boolean> pending = new ConcurrentHashMap<>();
+  private volatile SpotCell entry;
+  private volatile SessionServer sessionServer;
+  private volatile SessionBinder sessionBinder;
+  /** This host run's owner lease (null without a store): OwnerId, LeaseGeneration, admission deadline. */
+  private final OwnerLease ownerLease;
+  private final ScheduledFuture<?> renewing;
+  /**
+   * The lease's admission answer, refreshed every {@link #ADMISSION_REFRESH} by the timer thread, so the send
+   * path reads one volatile instead of the clock. It may say "admitting" up to that long after the local
+   * admission deadline passed; the fencing margin (5 s by default, at least 1 ms by configuration) is what
+   * absorbs it (spec 002 section 5).
+   */
+  private volatile boolean admitting = true;
+  private final ScheduledFuture<?> admissionRefresh;
+  /** How often {@link #admitting} is refreshed. */
+  static final Duration ADMISSION_REFRESH = Duration.ofMillis(5);
+  /** The mesh (null without {@code mesh(...)}): set once in start, before the descriptor is published. */
+  private volatile RouteMesh mesh;
+  private volatile Relocations relocations;
+  private volatile Descriptors descriptors;
+  /** Completes when the node closed: normally after close(), exceptionally after a fail-stop. */
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  /** Set once when the owner lease was lost for good and the node stops itself; null otherwise. */
+  private volatile SpotkitException failStop;
+
+  private NodeRuntime(final NodeConfig config, final Facades facades) {
+    this.config = config;
+    this.facades = facades;
+    long rid;
+    do {
+      rid = ThreadLocalRandom.current().nextLong();
+    } while (rid == 0);
+    this.nodeRid = new NodeRid(rid);
+    if (config.store() != null) {
+      // LOC-03: the settings were checked when built; acquire issues the LeaseGeneration (blocks on the store)
+      this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
+      this.ownerLease.acquire();
+      this.ownerLease.onLost(this::ownerLeaseLost);
+      this.store = new StoreOps(config.store(), ownerLease, config.meshName().value(), nodeRid.hex());
+    } else {
+      this.ownerLease = null;
+      this.store = null;
+    }
+    this.dispatcher = Dispatcher.builder().workers(config.workers()).name("spotkit-" + config.meshName())
+        .livePermits(config.applicationJobLimit())
+        // A blocked turn keeps its worker: allow a worker per permit (virtual threads are cheap), so only the
+        // Application Job Queue limit, not the worker count, bounds blocked handlers.
+        .maxWorkers(maxWorkers(config))
+        .uncaughtHandler((mailbox, failure) -> LOG.error("uncaught failure in a mailbox turn", failure)).build();
+    this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
+        .name("spotkit-timers-" + config.meshName()).unstarted(r));
+    this.scheduler.setRemoveOnCancelPolicy(true);
+    this.renewing = ownerLease == null ? null : ownerLease.startRenewing(scheduler);
+    this.admissionRefresh = ownerLease == null ? null : scheduler.scheduleAtFixedRate(
+        () -> admitting = ownerLease.admitsNow(), 0, ADMISSION_REFRESH.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Validates the object role against the store (MEM-01), starts the dispatcher, initializes and publishes the
+   * Entry Spot, and binds the session listener.
+   *
+   * @param config the settings.
+   * @param facades builds the public facades.
+   * @return the running runtime.
+   * @throws SpotkitException.NotConfigured an object role without a Location Store, a server without an
+   *     Entry Spot, sessions bound to an unknown actor type.
+   * @throws SpotkitException.InternalFailure the Entry Spot's factory or OnInitialize threw.
+   * @throws SpotkitException.Unavailable the session port cannot be bound.
+   */
+  public static NodeRuntime start(final NodeConfig config, final Facades facades) {
+    validate(config);
+    final NodeRuntime rt = new NodeRuntime(config, facades);
+    try {
+      if (config.role() == ObjectRole.SERVER) {
+        rt.entry = rt.creations.startEntry();
+      }
+      if (config.mesh() != null) {
+        rt.relocations = new Relocations(rt);
+        rt.mesh = RouteMesh.start(rt, config.mesh(), rt.store.lifecycleGeneration());
+      }
+      if (rt.mesh != null && config.role() == ObjectRole.SERVER) {
+        rt.creations.enableMesh(); // before the descriptor: once published, peers may send command 47/49
+      }
+      if (config.role() == ObjectRole.SERVER) {
+        rt.descriptors = new Descriptors(rt); // capacity limits, then the descriptor: placement can pick us
+        rt.descriptors.start();
+      }
+      if (config.sessions() != null) {
+        rt.startSessions();
+      }
+      return rt;
+    } catch (RuntimeException e) {
+      rt.close();
+      throw e;
+    }
+  }
+
+  private static void validate(final NodeConfig config) {
+    if (config.mesh() != null && config.store() == null) {
+      throw new SpotkitException.NotConfigured("a mesh needs the Location Store its nodes share; call"
+          + " locationStore(...) with the same store on every node");
+    }
+    if (config.role() != ObjectRole.NONE && config.store() == null) {
+      throw new SpotkitException.NotConfigured("object role " + config.role() + " needs a Location Store and none"
+          + " is configured; nothing creates a hidden one (spec 000 section 1). Call"
+          + " locationStore(new InMemoryLocationStore()) or pass a shared store");
+    }
+    if (config.role() == ObjectRole.SERVER && config.entry() == null) {
+      throw new SpotkitException.NotConfigured("an object server needs an Entry Spot; register one with"
+          + " objectServer(s -> s.entrySpot(Lobby::new))");
+    }
+    final String needsRelocationStore = needsRelocationStore(config);
+    if (needsRelocationStore != null && config.relocationStore() == null) {
+      throw new SpotkitException.NotConfigured(needsRelocationStore + ", so this node needs exactly one Relocation"
+          + " Store and none is registered (spec 002 section 2); call relocationStore(new InMemoryRelocationStore())"
+          + " or pass the store the mesh shares");
+    }
+    if (config.sessions() != null && (config.role() != ObjectRole.SERVER
+        || !config.actorTypes().containsKey(config.sessions().actorType()))) {
+      throw new SpotkitException.NotConfigured("sessions are bound to actor type '" + config.sessions().actorType()
+          + "', which is not registered on an object server here; register it with objectServer(s ->"
+          + " s.actor(\"" + config.sessions().actorType() + "\", ...))");
+    }
+  }
+
+  /**
+   * Why an object server's registrations need a Relocation Store (spec 002 section 2: a RecreateOnRelocation or
+   * PreserveStateWith factory, or an Instance Spot factory), naming the first such type in stable-type order; null
+   * when none does (every factory DisableRelocation and no Instance Spot factory) or the node serves no objects.
+   */
+  private static String needsRelocationStore(final NodeConfig config) {
+    if (config.role() != ObjectRole.SERVER) {
+      return null;
+    }
+    for (NodeConfig.ActorType t : new java.util.TreeMap<>(config.actorTypes()).values()) {
+      if (t.policy() != NodeConfig.Policy.DISABLE) {
+        return "actor type '" + t.stableType() + "' is registered with " + policyName(t.policy());
+      }
+    }
+    for (NodeConfig.SpotType t : new java.util.TreeMap<>(config.spotTypes()).values()) {
+      if (t.kind() == NodeConfig.SpotKind.INSTANCE) {
+        return "Instance Spot type '" + t.stableType() + "' is registered";
+      }
+      if (t.kind() == NodeConfig.SpotKind.USER && t.policy() != null && t.policy() != NodeConfig.Policy.DISABLE) {
+        return "User Spot type '" + t.stableType() + "' is registered with " + policyName(t.policy());
+      }
+    }
+    return null;
+  }
+
+  private static String policyName(final NodeConfig.Policy policy) {
+    return switch (policy) {
+      case RECREATE -> "RecreateOnRelocation";
+      case PRESERVE -> "PreserveStateWith";
+      case DISABLE -> "DisableRelocation";
+    };
+  }
+
+  private void startSessions() {
+    final NodeConfig.SessionSpec spec = config.sessions();
+    final SessionServerConfig serverConfig = SessionServerConfig.builder().host(spec.host()).port(spec.port())
+        .codec(spec.codec()).maxOutboundBytes(spec.maxOutboundBytes())
+        .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
+        .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build();
+    try {
+      final SessionBinder binder = new SessionBinder(this, config.actorTypes().get(spec.actorType()));
+      sessionBinder = binder;
+      sessionServer = SessionServer.start(serverConfig, binder);
+    } catch (IOException e) {
+      throw new SpotkitException.Unavailable("session listener could not start: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Closes the node (HostShutdown, see {@link Lifecycle#closeNode}); returns within the close timeout plus
+   * {@link #CLOSE_MARGIN}. Called from a handler turn of this node, it starts the close on another thread and
+   * returns (it cannot wait for its own turn). A later call while the first runs blocks until the first
+   * finished (bounded the same way; from a handler turn it returns at once); after it, a no-op.
+   */
+  public void close() {
+    if (!state.compareAndSet(RUNNING, CLOSING)) {
+      awaitClosed();
+      return;
+    }
+    if (Turn.current() != null) {
+      virtualThreads.execute(this::closeSteps);
+      return;
+    }
+    closeSteps();
+  }
+
+  /**
+   * The node's end: completes normally once a {@link #close()} finished, exceptionally with
+   * {@link SpotkitException.Unavailable} once a fail-stop (owner lease lost for good) finished its close.
+   *
+   * @return the future (a copy: completing it changes nothing).
+   */
+  public CompletableFuture<Void> terminated() {
+    return terminated.copy();
+  }
+
+  /**
+   * The owner lease is gone for good (the store restarted empty, or no renewal applied within the TTL): like a
+   * split-brain resolver downing its own side, the node stops itself (spec 002 section 5). One ERROR line; the
+   * close path runs on its own thread (sessions closed, nothing written with the dead lease: admission refuses
+   * every store write), and {@link #terminated()} completes exceptionally.
+   */
+  private void ownerLeaseLost() {
+    if (state.get() != RUNNING) {
+      return;
+    }
+    final SpotkitException why = new SpotkitException.Unavailable("node " + config.meshName() + "/"
+        + nodeRid.hex() + " stopped itself: its owner lease " + ownerLease.record().ownerId() + " was lost for good"
+        + " (the Location Store no longer holds it: restarted empty, or no renewal applied within the lease TTL)");
+    failStop = why;
+    LOG.error("{}; closing this node (fail-stop)", why.getMessage());
+    Thread.ofPlatform().daemon().name("spotkit-fail-stop-" + nodeRid.hex()).start(this::close);
+  }
+
+  /** True once the owner lease was lost for good and the node is stopping itself. */
+  boolean failStopping() {
+    return failStop != null;
+  }
+
+  private void awaitClosed() {
+    if (Turn.current() != null) {
+      return;
+    }
+    try {
+      if (!closed.await(config.closeTimeout().plus(CLOSE_MARGIN).toNanos(), TimeUnit.NANOSECONDS)) {
+        LOG.warn("node close: a concurrent close did not finish within {} plus {}", config.closeTimeout(),
+            CLOSE_MARGIN);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void closeSteps() {
+    final Deadline deadline = Deadline.after(config.closeTimeout());
+    try {
+      final Descriptors published = failStop == null ? descriptors : null; // a dead lease writes nothing
+      if (published != null) {
+        published.publishQuietly(dev.spotkit.core.location.NodeState.DRAINING);
+      }
+      if (store != null) {
+        lifecycle.closeNode(deadline);
+      } else {
+        stopSessions();
+      }
+      if (published != null) {
+        published.remove();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("node close failed part-way", e);
+    } finally {
+      final RouteMesh routeMesh = mesh;
+      if (routeMesh != null) {
+        routeMesh.close();
+      }
+      final Relocations moves = relocations;
+      if (moves != null) {
+        moves.close();
+      }
+      if (renewing != null) {
+        renewing.cancel(false);
+        admissionRefresh.cancel(false);
+      }
+      scheduler.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
+      failPending();
+      stopDispatcher(deadline);
+      virtualThreads.shutdown();
+      closeOwnedStores();
+      state.set(CLOSED);
+      closed.countDown();
+      final SpotkitException stopped = failStop;
+      if (stopped != null) {
+        terminated.completeExceptionally(stopped);
+      } else {
+        terminated.complete(null);
+      }
+    }
+  }
+
+  /** Closes the stores the builder handed over ({@code closeStoresOnClose}); runs once, after the last write. */
+  private void closeOwnedStores() {
+    if (!config.closeStores()) {
+      return;
+    }
+    for (AutoCloseable owned : new AutoCloseable[] {config.store(), config.relocationStore()}) {
+      if (owned == null) {
+        continue;
+      }
+      try {
+        owned.close();
+      } catch (Exception e) {
+        LOG.warn("node close: closing store {} failed", owned, e);
+      }
+    }
+  }
+
+  /**
+   * Fails every future still waiting for a reply or a result with ShuttingDown: requests queued behind a stuck
+   * turn, the stuck request itself, manager calls. Runs after the timer thread stopped: a future registered
+   * later finds the scheduler shut down in {@link #attachDeadline} and fails there.
+   */
+  private void failPending() {
+    for (CompletableFuture<?> future : pending.keySet()) { // bounded: what was registered before the shutdown
+      future.completeExceptionally(new SpotkitException.ShuttingDown("the node " + config.meshName() + "/"
+          + nodeRid.hex() + " closed before this operation completed"));
+    }
+  }
+
+  /** Workers the dispatcher may start: one per live permit plus the core workers, at most 65,536. */
+  static int maxWorkers(final NodeConfig config) {
+    return (int) Math.min(65_536L, (long) config.applicationJobLimit() + config.workers());
+  }
+
+  /**
+   * Stops the dispatcher, waiting for its workers only until the close deadline. A worker stuck in a handler is
+   * abandoned, not interrupted: its request already failed, and whatever it does later finds the node closed (new
+   * work gets ShuttingDown, released mailboxes refuse offers).
+   */
+  private void stopDispatcher(final Deadline deadline) {
+    if (!dispatcher.close(deadline.remaining())) {
+      LOG.warn("node close: a dispatcher worker is still inside a handler at the close deadline; abandoned");
+    }
+  }
+
+  void stopSessions() {
+    final SessionServer server = sessionServer;
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /**
+   * Admits new work under the owner lease (spec 002 section 5, LOC-04): lock-free while the local admission
+   * deadline has not passed.
+   *
+   * @param what the work, for the error.
+   * @throws SpotkitException.Unavailable once the deadline passed or the lease was lost.
+   */
+  public void admit(final String what) {
+    if (!admitting && ownerLease != null) {
+      ownerLease.admit(what); // throws unless a renewal answered since the last refresh
+    }
+  }
+
+  /** Whether new work is admitted now (see {@link #admit}). */
+  boolean admits() {
+    return admitting || ownerLease == null || ownerLease.admitsNow();
+  }
+
+  /** The relocation driver, or null for a node without a mesh. */
+  /** The session binder, or null without sessions. */
+  public SessionBinder sessionBinder() {
+    return sessionBinder;
+  }
+
+  public Relocations relocations() {
+    return relocations;
+  }
+
+  /** Whether an actor with this id is Ready on this node. */
+  public boolean hasReadyActor(final String id) {
+    final ActorCell cell = actors.get(id);
+    return cell != null && cell.state == CellState.READY;
+  }
+
+  /** The mesh, or null for a node without peers. */
+  public RouteMesh mesh() {
+    return mesh;
+  }
+
+  /**
+   * A framework frame other than application messages and replies, from a peer; on its event loop.
+   *
+   * @param from the connection.
+   * @param command the command number.
+   * @param frame the frame.
+   */
+  public void onMeshFrame(final dev.spotkit.core.mesh.PeerConnection from, final int command, final byte[] frame) {
+    try {
+      switch (command) {
+        case dev.spotkit.core.wire.Commands.ACTOR_DESTROY -> lifecycle.remote().onActorDestroy(from, frame);
+        case dev.spotkit.core.wire.Commands.USER_SPOT_CLOSE -> lifecycle.remote().onUserSpotClose(from, frame);
+        case dev.spotkit.core.wire.Commands.ACTOR_CREATE, dev.spotkit.core.wire.Commands.USER_SPOT_CREATE ->
+            creations.remote().onCreate(from, command, frame);
+        case dev.spotkit.core.wire.Commands.ACTOR_JOIN, dev.spotkit.core.wire.Commands.RELOCATION_READY,
+            dev.spotkit.core.wire.Commands.RELOCATION_DATA, dev.spotkit.core.wire.Commands.RELOCATION_CUTOVER,
+            dev.spotkit.core.wire.Commands.RELOCATION_PREPARE, dev.spotkit.core.wire.Commands.RELOCATION_STATE,
+            dev.spotkit.core.wire.Commands.RELOCATION_FAILED -> relocations.onFrame(from, command, frame);
+        case dev.spotkit.core.wire.Commands.SESSION_RELOCATION_SEAL,
+            dev.spotkit.core.wire.Commands.SESSION_RELOCATION_SEALED,
+            dev.spotkit.core.wire.Commands.SESSION_RELOCATION_ROUTE -> relocations.onSessionFrame(from, frame);
+        case dev.spotkit.core.wire.Commands.SESSION_PUSH -> {
+          final SessionBinder binder = sessionBinder;
+          if (binder != null) {
+            binder.onPush(dev.spotkit.core.wire.SessionPush.decode(frame));
+          } else {
+            LOG.debug("session push from {} but this node has no sessions; dropped", from.peerRid());
+          }
+        }
+        default -> LOG.warn("mesh command {} from {} is not handled by this node; frame dropped", command,
+            from.peerRid());
+      }
+    } catch (dev.spotkit.relocation.wire.WireFormatException e) {
+      LOG.warn("malformed command {} from {}: {}; closing the connection", command, from.peerRid(), e.getMessage());
+      from.close();
+    } catch (RuntimeException e) { // never out of the event loop
+      LOG.warn("command {} from {} failed: {}", command, from.peerRid(), e.toString());
+    }
+  }
+
+  /** Throws ShuttingDown once close started. */
+  public void ensureRunning(final String what) {
+    if (state.get() != RUNNING) {
+      throw shuttingDown(what);
+    }
+  }
+
+  /** The ShuttingDown error for new work named {@code what}; build it only once close started. */
+  public SpotkitException.ShuttingDown shuttingDown(final String what) {
+    return new SpotkitException.ShuttingDown(what + ": the node " + config.meshName() + "/" + nodeRid.hex()
+        + " is closing; no new work is accepted");
+  }
+
+  /**
+   * Throws InvalidOperation when the calling thread runs a turn on the Entry Spot's gate: an awaited actor
+   * creation there would wait for itself.
+   *
+   * @param awaiting whether the caller will block.
+   */
+  public void checkAwaitableCreation(final boolean awaiting) {
+    final SpotCell cell = entry;
+    if (awaiting && cell != null && cell.gate.isCurrentThreadInTurn()) {
+      throw new SpotkitException.InvalidOperation("awaiting an actor creation inside a turn of the Entry Spot"
+          + " would wait for itself (creation runs OnCreateActor on that spot); use toOutcomeFuture()");
+    }
+  }
+
+  public void requireServer(final String what) {
+    if (config.role() != ObjectRole.SERVER) {
+      throw new SpotkitException.NotConfigured(what + " needs the object server role; this node's role is "
+          + config.role() + ". Configure MeshNode.builder().objectServer(...) with a Location Store");
+    }
+  }
+
+  /**
+   * Completes {@code future} with DeadlineExceeded at the deadline unless it completes first, and tracks it
+   * until it completes: node close fails it with ShuttingDown if it is still pending then. A future that
+   * already has a deadline keeps its first one. Once close stopped the timer thread, the future fails at once
+   * with ShuttingDown.
+   *
+   * @param future the future.
+   * @param deadline when.
+   * @param what the DeadlineExceeded message.
+   */
+  public void attachDeadline(final CompletableFuture<?> future, final Deadline deadline, final Supplier<String> what) {
+    if (future.isDone() || pending.putIfAbsent(future, Boolean.TRUE) != null) {
+      return; // done, or already guarded by an earlier deadline
+    }
+    ScheduledFuture<?> timer = null;
+    try {
+      timer = scheduler.schedule(() -> future.completeExceptionally(
+          new SpotkitException.DeadlineExceeded(what.get())), deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      future.completeExceptionally(new SpotkitException.ShuttingDown(what.get() + ": the node closed"));
+    }
+    final ScheduledFuture<?> timeout = timer;
+    future.whenComplete((v, e) -> {
+      pending.remove(future);
+      if (timeout != null) {
+        timeout.cancel(false);
+      }
+    });
+  }
+
+  /**
+   * Runs blocking work on a virtual thread.
+   *
+   * @param work the work.
+   * @param <T> result type.
+   * @return its future; fails with the work's typed error.
+   */
+  public <T> CompletableFuture<T> async(final Callable<T> work) {
+    final CompletableFuture<T> future = new CompletableFuture<>();
+    try {
+      virtualThreads.execute(() -> {
+        try {
+          future.complete(work.call());
+        } catch (Throwable t) {
+          future.completeExceptionally(Cell.typed(t, "operation"));
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      future.completeExceptionally(new SpotkitException.ShuttingDown("the node is closing"));
+    }
+    return future;
+  }
+
+  /**
+   * Whether close started.
+   *
+   * @return true from the first close() on.
+   */
+  public boolean isClosing() {
+    return state.get() != RUNNING;
+  }
+
+  /**
+   * The Ready cell of a spot (any kind) with this id, if any.
+   *
+   * @param id the SpotId.
+   * @return the cell.
+   */
+  public Optional<SpotCell> findSpot(final String id) {
+    return Optional.ofNullable(spots.get(Ids.requireValid("SpotId", id))).filter(c -> c.state == CellState.READY);
+  }
+
+  /**
+   * The Ready cell of an actor with this id, if any.
+   *
+   * @param id the ActorId.
+   * @return the cell.
+   */
+  public Optional<ActorCell> findActor(final String id) {
+    return Optional.ofNullable(actors.get(Ids.requireValid("ActorId", id))).filter(c -> c.state == CellState.READY);
+  }
+
+  /**
+   * Find of an actor anywhere in the mesh: the local Ready cell, else (with a mesh) the Ready owner in the
+   * Location Store.
+   *
+   * @param id the ActorId.
+   * @return the ref, or empty when no Ready actor has that id.
+   */
+  public Optional<dev.spotkit.core.ActorRef> findActorRef(final String id) {
+    final Optional<ActorCell> local = findActor(id);
+    if (local.isPresent() || mesh == null) {
+      return local.map(ActorCell::ref);
+    }
+    return mesh.locate(dev.spotkit.core.location.ObjectKey.actor(id)).map(at -> new dev.spotkit.core.ActorRef(
+        new dev.spotkit.core.ActorId(id), new dev.spotkit.core.ObjectGeneration(at.generation()), at.meshName(),
+        at.owner()));
+  }
+
+  /**
+   * Find of a spot anywhere in the mesh (see {@link #findActorRef}).
+   *
+   * @param id the SpotId.
+   * @return the ref, or empty when no Ready spot has that id.
+   */
+  public Optional<dev.spotkit.core.SpotRef> findSpotRef(final String id) {
+    final Optional<SpotCell> local = findSpot(id);
+    if (local.isPresent() || mesh == null) {
+      return local.map(SpotCell::ref);
+    }
+    return mesh.locate(dev.spotkit.core.location.ObjectKey.spot(id)).map(at -> new dev.spotkit.core.SpotRef(
+        new dev.spotkit.core.SpotId(id), new dev.spotkit.core.ObjectGeneration(at.generation()), at.meshName(),
+        at.owner()));
+  }
+
+  /**
+   * The bound session listener address.
+   *
+   * @return the address, or empty without sessions.
+   */
+  public Optional<InetSocketAddress> sessionAddress() {
+    final SessionServer server = sessionServer;
+    return server == null ? Optional.empty() : Optional.of(server.localAddress());
+  }
+
+  /**
+   * The Entry Spot (object servers only).
+   *
+   * @return the cell.
+   */
+  public SpotCell entry() {
+    final SpotCell cell = entry;
+    if (cell == null) {
+      throw new SpotkitException.NotConfigured("this node has no Entry Spot; only an object server has one");
+    }
+    return cell;
+  }
+
+  /** The Entry Spot's id, or null on a node without one. */
+  String entryId() {
+    final SpotCell cell = entry;
+    return cell == null ? null : cell.id;
+  }
+
+  /** @return settings. */
+  public NodeConfig config() {
+    return config;
+  }
+
+  /** @return the MeshName. */
+  public MeshName meshName() {
+    return config.meshName();
+  }
+
+  /** @return the NodeRid. */
+  public NodeRid nodeRid() {
+    return nodeRid;
+  }
+
+  /** @return send and request. */
+  public Messaging messaging() {
+    return messaging;
+  }
+
+  /** @return creations. */
+  public Creations creations() {
+    return creations;
+  }
+
+  /** @return joins. */
+  public Joins joins() {
+    return joins;
+  }
+
+  /** @return closes and destroys. */
+  public Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  public ScheduledThreadPoolExecutor scheduler() {
+    return scheduler;
+  }
+
+  public StoreOps store() {
+    return store;
+  }
+
+  public JsonCopier copier() {
+    return copier;
+  }
+
+  public Facades facades() {
+    return facades;
+  }
+}

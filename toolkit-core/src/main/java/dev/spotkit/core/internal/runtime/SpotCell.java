@@ -1,0 +1,103 @@
+package dev.spotkit.core.internal.runtime;
+
+import dev.spotkit.core.ClosingReason;
+import dev.spotkit.core.CreateOutcome;
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.Spot;
+import dev.spotkit.core.SpotContext;
+import dev.spotkit.core.SpotId;
+import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.internal.relocation.Relocations;
+import dev.spotkit.mailbox.ExecutionGate;
+import dev.spotkit.core.location.ObjectKey;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One spot at run time. A SpotWide User Spot owns a shared gate that its members' mailboxes join; every other
+ * spot has a private gate. Its lifecycle callbacks (creation, join admission, joined/leave/disconnect, close)
+ * run as control tasks of that gate, serialized with its turns.
+ */
+public final class SpotCell extends Cell {
+
+  public final NodeConfig.SpotType type;
+  public final NodeConfig.SpotKind kind;
+  public final boolean spotWide;
+  public final ExecutionGate gate;
+  final SpotId spotId;
+  public final CompletableFuture<CreateOutcome<SpotRef>> creation = new CompletableFuture<>();
+  /** Set by creation before Ready. */
+  public volatile Spot spot;
+  public SpotContext context;
+  /** Members in join order; changed by the join chain, destroy and close. */
+  public final CopyOnWriteArrayList<ActorCell> members = new CopyOnWriteArrayList<>();
+  /**
+   * Cross-node joins this User Spot admitted (OnActorJoin accepted) that have not committed, failed or expired yet,
+   * by ActorId. Its close is refused while any remains (spec 000: close "checks active Actor membership and
+   * relocation state before admission"). Added on the Spot's gate, removed from any thread.
+   */
+  public final ConcurrentHashMap<String, Relocations.Prepared> admittedJoins = new ConcurrentHashMap<>();
+
+  public SpotCell(final NodeRuntime rt, final String id, final NodeConfig.SpotType type) {
+    super(rt, id, ObjectKey.spot(id), type.stableType(), type.kind().name().toLowerCase() + " spot");
+    this.type = type;
+    this.kind = type.kind();
+    this.spotId = new SpotId(id);
+    this.spotWide = kind == NodeConfig.SpotKind.USER && !type.perActor();
+    if (spotWide) {
+      this.gate = rt.dispatcher().newGate();
+      this.mailbox = rt.dispatcher().newMailbox(gate, this::onEnvelope, 0);
+    } else {
+      this.mailbox = rt.dispatcher().newMailbox(this::onEnvelope);
+      this.gate = mailbox.gate();
+    }
+    this.mailbox.close(); // opened when Ready
+  }
+
+  /**
+   * This spot's ref (any thread).
+   *
+   * @return the ref.
+   */
+  public SpotRef ref() {
+    return new SpotRef(spotId, new ObjectGeneration(generation), rt.meshName(), rt.nodeRid());
+  }
+
+  /**
+   * The members now (any thread).
+   *
+   * @return a snapshot in join order.
+   */
+  public List<ActorCell> members() {
+    return List.copyOf(members);
+  }
+
+  /**
+   * The spot's kind (any thread).
+   *
+   * @return Entry, User or Instance.
+   */
+  public NodeConfig.SpotKind kind() {
+    return kind;
+  }
+
+  @Override
+  public String describe() {
+    return kind.name().toLowerCase() + " spot '" + id + "' (generation " + generation + ")";
+  }
+
+  @Override
+  public void control(final Runnable task) {
+    gate.execute(task);
+  }
+
+  @Override
+  void afterTurn(final Turn turn) {
+    if (turn.closeRequested) {
+      turn.closeRequested = false;
+      control(() -> rt.lifecycle().finishClose(this, ClosingReason.EXPLICIT_CLOSE));
+    }
+  }
+}
