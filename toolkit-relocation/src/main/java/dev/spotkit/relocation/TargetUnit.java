@@ -58,6 +58,8 @@ public final class TargetUnit {
   private long spanConnection = -1;
   private boolean cutoverAccepted;
   private boolean merged;
+  /** A cutover arrived after the fallback merge (late_cutover): the span's relay, sent before it, is all here. */
+  private boolean lateCutoverSeen;
   private long nextRequestId = 1;
   private long outstandingRequest;
   private long retryAtMs = Long.MAX_VALUE;
@@ -345,6 +347,9 @@ public final class TargetUnit {
     }
     if (cutoverAccepted || stage != Stage.RELAY_READY) {
       // REL-27: after the fallback, or a duplicate: a warning only, no change of owner or queue.
+      if (merged && !cutoverAccepted) {
+        lateCutoverSeen = true;
+      }
       out.add(warn("late_cutover", "cutover in stage " + stage.specName() + " changes nothing (unit clock " + nowMs
           + " ms; relay-ready reply sent at " + relayReadySentMs + " ms)"));
       return;
@@ -525,6 +530,18 @@ public final class TargetUnit {
    *
    * @return true when terminal.
    */
+  /**
+   * Whether relay of this unit's span may still arrive late: the backlog was merged by the cutover-wait fallback
+   * (spec 001 section 4.4, CutoverFallback) and neither the cutover nor a retransmission of it arrived since. Late
+   * relay then runs behind the merged backlog ({@link Action.DispatchLocal}); the driver keeps the unit known
+   * while this holds, so that relay is not discarded as belonging to no relocation.
+   *
+   * @return true from the fallback merge until a late cutover arrives.
+   */
+  public boolean awaitsLateRelay() {
+    return merged && !cutoverAccepted && !lateCutoverSeen;
+  }
+
   public boolean isTerminal() {
     return terminal();
   }

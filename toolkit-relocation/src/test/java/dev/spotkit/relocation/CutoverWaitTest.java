@@ -5,6 +5,7 @@ import static dev.spotkit.relocation.Fixtures.codes;
 import static dev.spotkit.relocation.Fixtures.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spotkit.relocation.TargetEvent.CasOutcome;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -87,5 +88,40 @@ class CutoverWaitTest {
     units.handle(new TargetEvent.RelayReadySent(ID, 100), 100);
     units.handle(new TargetEvent.RelayReadySent(ID, 900), 900); // a repeated reply (repeated Restore)
     assertThat(codes(units.handle(new TargetEvent.ClockAdvanced(1_100), 1_100))).containsExactly("cutover_timeout");
+  }
+
+  @Test
+  void afterTheFallbackLateRelayIsAwaitedUntilItsCutoverArrives() {
+    final List<TargetAction> out = new ArrayList<>();
+    final TargetUnits units = restoredNotSent(out);
+    units.handle(new TargetEvent.RelayReadySent(ID, 100), 100);
+    final var fallback = units.handle(new TargetEvent.ClockAdvanced(1_100), 1_100);
+    final TargetUnit unit = units.unit(ID);
+    assertThat(unit.awaitsLateRelay()).as("not merged yet").isFalse();
+    final long req = only(fallback, Action.RunCas.class).getFirst().requestId();
+    units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED), 1_200);
+    assertThat(unit.isTerminal()).isTrue();
+    // The driver keeps the unit known while relay sent before the cutover may still arrive (it then runs behind
+    // the merged backlog), however long after the fallback.
+    assertThat(unit.awaitsLateRelay()).isTrue();
+    final Message late = Fixtures.send(1);
+    assertThat(units.handle(new TargetEvent.RelayArrived(ID, 1, late), 9_000))
+        .containsExactly(new Action.DispatchLocal(late));
+    assertThat(unit.awaitsLateRelay()).isTrue();
+    assertThat(codes(units.handle(new TargetEvent.CutoverArrived(ID, 1, 1, RelayChecksum.of(List.of(late))),
+        9_001))).containsExactly("late_cutover");
+    assertThat(unit.awaitsLateRelay()).as("the cutover came after all of its relay").isFalse();
+  }
+
+  @Test
+  void aCutoverInTimeAwaitsNoLateRelay() {
+    final List<TargetAction> out = new ArrayList<>();
+    final TargetUnits units = restoredNotSent(out);
+    units.handle(new TargetEvent.RelayReadySent(ID, 100), 100);
+    final var cas = units.handle(new TargetEvent.CutoverArrived(ID, 1, 0, RelayChecksum.of(List.of())), 200);
+    final long req = only(cas, Action.RunCas.class).getFirst().requestId();
+    units.handle(new TargetEvent.CasAnswered(ID, req, CasOutcome.APPLIED), 300);
+    assertThat(units.unit(ID).isTerminal()).isTrue();
+    assertThat(units.unit(ID).awaitsLateRelay()).isFalse();
   }
 }

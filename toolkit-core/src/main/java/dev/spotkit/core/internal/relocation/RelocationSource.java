@@ -325,11 +325,19 @@ public final class RelocationSource {
         }
         yield true;
       }
-      default -> true;
+      // Target frames and the session route: a source unit never sends them as a Send (each listed, so a new frame
+      // kind fails to compile).
+      case Frame.RelayReady f -> throw notFromSource(f);
+      case Frame.Failed f -> throw notFromSource(f);
+      case Frame.SessionRoute f -> throw notFromSource(f);
     };
     if (!sent && !(frame instanceof Frame.Follow)) {
       connectionLost();
     }
+  }
+
+  private static IllegalStateException notFromSource(final Frame frame) {
+    return new IllegalStateException("a source unit sent " + frame.getClass().getSimpleName() + " as a frame");
   }
 
   void connectionLost() {

@@ -75,6 +75,15 @@ import java.util.Map;
 final class TargetObject {
   /** Late frames of a finished unit (a late cutover, a retransmission) are still recognised this long: 5 s. */
   private static final long FORGET_AFTER_MS = 5_000;
+  /**
+   * After a cutover-wait fallback, late relay of the span is recognised until its cutover arrives, or at most this
+   * long after the unit ended: the source's Message Follow duration (30 s), past which it sends nothing more.
+   */
+  private static final long LATE_RELAY_MAX_MS = dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS;
+  /** The unit {@link #endedAtMs} belongs to. Lane. */
+  private dev.spotkit.relocation.TargetUnit endedUnit;
+  /** When {@link #forgetLater} first ran for {@link #endedUnit} ({@link Relocations#nowMs}). Lane. */
+  private long endedAtMs;
   private final Relocations r;
   private final NodeRuntime rt;
   final String id;
@@ -257,7 +266,13 @@ final class TargetObject {
                 prepare.object(), Role.TARGET);
             case Frame.Failed f -> new RelocationFrame.Failed(f.identity(), prepare.targetFence(),
                 prepare.object(), Role.TARGET, f.code().wireCode());
-            default -> throw new IllegalStateException("target frame " + s.frame());
+            // Source frames: a target unit never sends them (each listed, so a new frame kind fails to compile).
+            case Frame.Prepare f -> throw notFromTarget(f);
+            case Frame.StateChunk f -> throw notFromTarget(f);
+            case Frame.Relay f -> throw notFromTarget(f);
+            case Frame.Cutover f -> throw notFromTarget(f);
+            case Frame.Follow f -> throw notFromTarget(f);
+            case Frame.SessionRoute f -> throw notFromTarget(f); // a SendToSessionOwner action, not a Send
           });
           if (s.frame() instanceof Frame.RelayReady ready) {
             // The cutover wait runs from the write of the reply (spec 001 section 4.4), however late this lane or
@@ -718,19 +733,32 @@ final class TargetObject {
 
   /**
    * Drops this object's state some seconds after its unit ended, unless a newer relocation started meanwhile; while
-   * the actor is still diverted (work diverted here before its diversion ended is still queued), later.
+   * the actor is still diverted (work diverted here before its diversion ended is still queued), later; after a
+   * cutover-wait fallback, only once the late cutover arrived (its relay came before it on the same connection) or
+   * {@link #LATE_RELAY_MAX_MS} passed: forgetting earlier discarded late relay, one lost message each.
    */
   private void forgetLater() {
+    final long endedAt = Relocations.nowMs();
     rt.scheduler().schedule(() -> r.post(id, at -> {
       final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
       if (cell == null && (unit == null || unit.isTerminal()) && units.unitOf(id) == unit) {
-        if (r.diverted.contains(id)) {
+        if (endedUnit != unit) {
+          endedUnit = unit;
+          endedAtMs = endedAt;
+        }
+        final boolean lateRelayMayCome = unit != null && unit.awaitsLateRelay()
+            && at - endedAtMs < LATE_RELAY_MAX_MS;
+        if (r.diverted.contains(id) || lateRelayMayCome) {
           forgetLater();
         } else {
           r.objects.remove(id, this);
         }
       }
     }), FORGET_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  private static IllegalStateException notFromTarget(final Frame frame) {
+    return new IllegalStateException("a target unit sent source frame " + frame.getClass().getSimpleName());
   }
 
   private void stopDiverting() {
