@@ -87,6 +87,12 @@ public final class SessionBarrier {
   private final List<Message> held = new ArrayList<>();
   /** The last command 44 applied, for duplicate detection; null before the first. */
   private SessionRelocationFrame.Route lastApplied;
+  /**
+   * A command 44 abort for this binding that arrived while no seal of its relocation was installed (the source gave
+   * up waiting for 43 and aborted before its 42 was read here); a 42 of that relocation arriving later is stale and
+   * must not seal the binding, which no 44 would ever release. Null when none.
+   */
+  private SessionRelocationFrame.Route abortedUnsealed;
   private long transitions;
 
   /**
@@ -179,6 +185,9 @@ public final class SessionBarrier {
       } else {
         log(out, Level.ERROR, SESSION_SEAL_CONFLICT, "sealed by " + seal + "; conflicting seal " + s);
       }
+    } else if (abortedUnsealed != null && s.sameRelocation(abortedUnsealed)) {
+      log(out, Level.WARNING, STALE_SESSION_SEAL, "relocation " + s.relocationId() + " was aborted before its seal"
+          + " arrived; seal ignored");
     } else if (lastApplied != null && s.sameRelocation(lastApplied)) {
       log(out, Level.WARNING, STALE_SESSION_SEAL, "relocation " + s.relocationId() + " already ended with "
           + lastApplied.action());
@@ -209,6 +218,9 @@ public final class SessionBarrier {
       }
       case OPEN -> {
         if (lastApplied == null || !addressedTo(r, lastApplied)) {
+          if (r.binding().equals(binding) && r.action() instanceof SessionRouteAction.Abort) {
+            abortedUnsealed = r;
+          }
           log(out, Level.WARNING, LATE_SESSION_ROUTE_UPDATE, "route update " + r + " matches no seal");
         } else if (r.equals(lastApplied)) {
           log(out, Level.WARNING, SESSION_ROUTE_ALREADY_APPLIED, "route update of " + r.relocationId()

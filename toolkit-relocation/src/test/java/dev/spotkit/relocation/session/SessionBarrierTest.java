@@ -91,6 +91,23 @@ class SessionBarrierTest {
   }
 
   @Test
+  void anAbortReadBeforeItsSealKeepsThatSealFromSealingTheBindingForGood() {
+    // The source gave up waiting for 43 and aborted; its 42 is read here only after the abort. Installed, that seal
+    // would hold the client's frames until the seal timeout closed the session: no 44 of that relocation comes.
+    final SessionBarrier b = open();
+    assertThat(onlyLog(b.handle(new SessionEvent.RouteArrived(ABORT, T0))).code())
+        .isEqualTo(SessionBarrier.LATE_SESSION_ROUTE_UPDATE);
+    assertThat(onlyLog(b.handle(new SessionEvent.SealArrived(SEAL, T0 + 1))).code())
+        .isEqualTo(SessionBarrier.STALE_SESSION_SEAL);
+    assertThat(b.stage()).isEqualTo(BarrierStage.OPEN);
+    assertThat(b.handle(client(1, T0 + 2))).containsExactly(new SessionAction.ForwardToActor(SOURCE, msg(1)));
+    // Another relocation still seals.
+    final SessionRelocationFrame.Seal next = seal("relocationLow=10");
+    assertThat(b.handle(new SessionEvent.SealArrived(next, T0 + 3)))
+        .containsExactly(new SessionAction.SendSealed(SessionRelocationFrame.Sealed.answering(next)));
+  }
+
+  @Test
   void anUpdateThatDoesNotRerouteTheSealedRouteIsAConflictAndChangesNothing() {
     final SessionBarrier b = sealed();
     b.handle(client(1, T0 + 1));

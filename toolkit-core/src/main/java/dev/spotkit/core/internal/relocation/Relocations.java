@@ -599,10 +599,12 @@ public final class Relocations {
    */
   public boolean followInbound(final ApplicationMessage m, final ReplySink sink, final int sessionWork) {
     final Long generation = followGenerations.get(m.targetId());
-    if (generation == null || diverted.contains(m.targetId())) {
+    if (generation == null || diverted.contains(m.targetId()) || abandonedHere(m.targetId())) {
       // Moving here again while the route of its earlier move away still lives: the target unit takes the message
       // (temporary queue, spec 001 section 4.3). Following it back to the old owner sent it round a second time,
-      // behind later messages of the same sender on the same connection (section 5.1).
+      // behind later messages of the same sender on the same connection (section 5.1). And once that move here
+      // ended past relay-ready without a commit, the message ends Unavailable here (section 9): following it back
+      // to the old owner, which follows it here again, bounced it between two live nodes until the hop limit.
       return false;
     }
     final MessageFollowTable.Decision decision;
