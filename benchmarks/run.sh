@@ -26,8 +26,7 @@ if [[ ! -f "$jar" || "${REBUILD:-0}" == 1 ]]; then
   "$root/bin/mvn" -q -B -pl benchmarks -am package -DskipTests
 fi
 
-flags=(--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
-       --enable-native-access=ALL-UNNAMED)
+mapfile -t flags < <("$root/bin/jvm-flags" "$JAVA_HOME")
 "$JAVA_HOME/bin/java" -jar "$jar" -f 3 -wi 2 -w 1s -i 4 -r 2s -rf json -rff "$here/results.json" "$@" \
   2>&1 | tee "$here/results.txt"
 "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$jar" dev.spotkit.bench.BlockingHandlerProbe 2>&1 | tee "$here/blocking.txt"

@@ -69,7 +69,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 4, time = 2)
-@Fork(value = 3, jvmArgsAppend = {Jvm.ADD_OPENS, Jvm.UNSAFE, Jvm.NATIVE, Jvm.XMS, Jvm.XMX, Jvm.QUIET_SLF4J})
+@Fork(value = 3, jvmArgsAppend = {Jvm.ADD_OPENS, Jvm.NATIVE, Jvm.XMS, Jvm.XMX, Jvm.QUIET_SLF4J})
 public class LocationStoreBenchmark {
   private static final String MESH = "bench";
   private static final String RID = "00000000000000b1";

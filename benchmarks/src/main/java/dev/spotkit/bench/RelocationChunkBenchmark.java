@@ -91,7 +91,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 3, jvmArgsAppend = {Jvm.ADD_OPENS, Jvm.UNSAFE, Jvm.NATIVE, Jvm.XMS, Jvm.XMX, Jvm.QUIET_SLF4J})
+@Fork(value = 3, jvmArgsAppend = {Jvm.ADD_OPENS, Jvm.NATIVE, Jvm.XMS, Jvm.XMX, Jvm.QUIET_SLF4J})
 public class RelocationChunkBenchmark {
     /** Chunk size of both variants: 256 KiB, the default RelocationPayloadChunkLimit. */
     public static final int CHUNK_BYTES = ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES;
