@@ -80,6 +80,11 @@ public final class RemoteCreations {
    */
   private static final long LONE_PEERS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final String INLINE = "inline-v1:";
+  /**
+   * How long a caller waits on an unchanged Creating row, whose target's lease is valid, before it sends the
+   * reservation to that target again (1,000 ms; a creation normally commits in a few ms).
+   */
+  static final Duration RESUME_AFTER = Duration.ofMillis(1_000);
 
   /** What is being created. */
   record Spec<R>(ObjectKey key, PlacementKind kind, String stableType, Object request, boolean create,
@@ -128,7 +133,10 @@ public final class RemoteCreations {
           }
           return new CreateOutcome.Existing<>(ref(spec, row));
         }
-        awaitChange(spec, found.version(), deadline); // Creating: wait for the creator's result
+        final CreateOutcome<R> resumed = awaitChange(spec, row, found.version(), deadline); // Creating: wait
+        if (resumed != null) {
+          return resumed;
+        }
         continue;
       }
       final NodePeer target = pick(spec.kind(), spec.stableType(), excluded);
@@ -176,21 +184,125 @@ public final class RemoteCreations {
         new NodeRid(Long.parseUnsignedLong(row.allocation().routingIdHex(), 16)));
   }
 
-  /** Waits until the Creating row at {@code version} changes; aborts it when its owner run is gone. */
-  private void awaitChange(final Spec<?> spec, final StoreVersion version, final Deadline deadline) {
+  /**
+   * Waits until the Creating row at {@code version} changes (spec 000 section 2: a caller that did not obtain
+   * creation authority waits for the authority change). Recovery is decided from the Creating row and its target's
+   * owner lease: a row whose target run is gone is aborted at once; a row that stays unchanged for
+   * {@link #RESUME_AFTER} while its target's lease is valid is sent to that target again (see {@link #resume}), so
+   * a reservation whose command never arrived, or arrived too late to run, does not pin the id.
+   *
+   * @return the outcome when the resumed creation answered Existing or Created, else null (read the row again)
+   */
+  private <R> CreateOutcome<R> awaitChange(final Spec<R> spec, final AuthorityRecord row, final StoreVersion version,
+      final Deadline deadline) {
     if (rt.store().batches().abortAbandoned(spec.key(), version)) {
-      return;
+      NodeRuntime.LOG.info("{}: the Creating row's target run {} is gone (its owner lease expired); aborted the"
+          + " reservation, placing again", what(spec), row.allocation().routingIdHex());
+      return null;
     }
+    final long resumeAt = System.nanoTime() + RESUME_AFTER.toNanos();
+    boolean resumed = false;
     long pauseMs = 2;
     while (!deadline.isExpired()) {
       final ReadResult read = StoreCalls.await(rt.store().store().read(spec.key().logicalKey().preimage()),
           STORE_TIMEOUT, "read of " + spec.key().logicalKey());
       if (!(read instanceof ReadResult.Found found) || !found.version().equals(version)) {
-        return;
+        return null;
+      }
+      if (!resumed && System.nanoTime() - resumeAt >= 0) {
+        resumed = true;
+        final CreateOutcome<R> outcome = resume(spec, row, version, deadline);
+        if (outcome != null) {
+          return outcome;
+        }
+        continue;
       }
       pause(Math.min(pauseMs, Math.max(1, deadline.remaining().toMillis())));
       pauseMs = Math.min(100, pauseMs * 2);
     }
+    return null;
+  }
+
+  /**
+   * Sends a Creating row that did not change for {@link #RESUME_AFTER} to its recorded target again, with the
+   * fence read from the row and this caller's own OperationId (spec 000 section 2, "continues creation with the
+   * same record and generation, or cancels the same record"). The target runs the stored creation request when it
+   * holds no incarnation of the id (the first command never arrived, or arrived past its deadline); one that is
+   * still running answers Unavailable and this caller keeps waiting. A target that cannot be reached is cancelled:
+   * the reservation is aborted on its StoreVersion, so a late commit of that target fails on the same CAS and
+   * never makes a second owner.
+   *
+   * @return Existing when the target answered Created or Existing; null to read the row again (Rejected, aborted,
+   *     still running, or changed)
+   * @throws SpotkitException the target's typed failure other than Unavailable / DeadlineExceeded
+   */
+  private <R> CreateOutcome<R> resume(final Spec<R> spec, final AuthorityRecord row, final StoreVersion version,
+      final Deadline deadline) {
+    final AuthorityRecord.Allocation a = row.allocation();
+    if (row.pendingCreation() == null) {
+      return null; // a relocation's reservation, not a creation: its own protocol ends it
+    }
+    final ReservationFence fence = new ReservationFence(row.pendingCreation().reservationId(), version.value(),
+        row.objectGeneration().value(), row.authorityOwnerGeneration().value(), Rids.ofHex(a.routingIdHex()),
+        a.descriptorLifecycleGeneration(), row.ownerId(), row.ownerLeaseGeneration().value(), 1);
+    final NodeRid owner = new NodeRid(Long.parseUnsignedLong(a.routingIdHex(), 16));
+    final OperationId operation = OperationId.random();
+    final boolean actor = spec.kind() == PlacementKind.ACTOR;
+    NodeRuntime.LOG.info("{}: its Creating row for node {} did not change for {} ms; sending the reservation to that"
+        + " target again", what(spec), a.routingIdHex(), RESUME_AFTER.toMillis());
+    final CompletableFuture<Reply> reply;
+    try {
+      if (a.routingIdHex().equals(rt.nodeRid().hex())) {
+        reply = createHere(actor, operation, Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), spec.key().id(),
+            spec.stableType(), fence, RouteMesh.unixMs(deadline), 1); // answered here: any valid correlation
+      } else {
+        final PeerConnection connection;
+        try {
+          connection = rt.mesh().connectionTo(owner, a.meshName(), Deadline.after(Duration.ofMillis(Math.max(1,
+              Math.min(CONNECT_BUDGET.toMillis(), deadline.remaining().toMillis() / 2)))), what(spec));
+        } catch (SpotkitException.Unavailable e) {
+          final PlacementBatches.Outcome aborted = rt.store().batches().abort(spec.key(), version, List.of());
+          NodeRuntime.LOG.warn("{}: its Creating row's target node {} cannot be reached ({}); cancelled the"
+              + " reservation ({}), placing again", what(spec), a.routingIdHex(), e.getMessage(), aborted);
+          return null;
+        }
+        reply = send(spec, connection, operation, fence, deadline);
+      }
+      final CreateOutcome<R> outcome = outcome(spec, reply.get(Math.max(1, deadline.remaining().toNanos()),
+          TimeUnit.NANOSECONDS), owner);
+      return switch (outcome) {
+        case CreateOutcome.Created<R> created -> new CreateOutcome.Existing<>(created.ref());
+        case CreateOutcome.Existing<R> existing -> existing;
+        case CreateOutcome.Rejected<R> rejected -> null; // that request was declined: compete with ours
+      };
+    } catch (SpotkitException.Unavailable | SpotkitException.DeadlineExceeded e) {
+      return null; // the row changed, or a creation of it still runs there: keep waiting
+    } catch (ExecutionException e) {
+      final Throwable cause = RouteMesh.unwrap(e.getCause());
+      if (cause instanceof SpotkitException.Unavailable || cause instanceof SpotkitException.DeadlineExceeded) {
+        return null;
+      }
+      throw Cell.typed(cause, what(spec));
+    } catch (TimeoutException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpotkitException.InternalFailure("interrupted while creating " + spec.key().id(), e);
+    }
+  }
+
+  private CompletableFuture<Reply> send(final Spec<?> spec, final PeerConnection connection,
+      final OperationId operation, final ReservationFence fence, final Deadline deadline) {
+    final Rid self = Rids.of(rt.nodeRid());
+    final long selfGeneration = rt.store().lifecycleGeneration();
+    final long deadlineUnixMs = RouteMesh.unixMs(deadline);
+    final boolean actor = spec.kind() == PlacementKind.ACTOR;
+    return rt.mesh().call(connection, correlation -> actor
+        ? CreationCodec.encode(new ActorCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
+            spec.key().id(), spec.stableType(), fence, deadlineUnixMs))
+        : CreationCodec.encode(new UserSpotCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
+            spec.key().id(), spec.stableType(), fence, deadlineUnixMs)),
+        actor ? OperationKind.ACTOR_CREATE : OperationKind.USER_SPOT_CREATE, deadline, what(spec));
   }
 
   private static void pause(final long ms) {
@@ -258,10 +370,6 @@ public final class RemoteCreations {
         reserved.version().value(), row.objectGeneration().value(), row.authorityOwnerGeneration().value(),
         Rids.ofHex(target.routingIdHex()), target.lifecycleGeneration(), target.ownerId(),
         target.leaseGeneration().value(), 1);
-    final Rid self = Rids.of(rt.nodeRid());
-    final long selfGeneration = rt.store().lifecycleGeneration();
-    final long deadlineUnixMs = RouteMesh.unixMs(deadline);
-    final boolean actor = spec.kind() == PlacementKind.ACTOR;
     final NodeRid owner = new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16));
     final PeerConnection connection;
     try {
@@ -280,12 +388,7 @@ public final class RemoteCreations {
       return null;
     }
     try {
-      final Reply reply = rt.mesh().call(connection, correlation -> actor
-          ? CreationCodec.encode(new ActorCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
-              spec.key().id(), spec.stableType(), fence, deadlineUnixMs))
-          : CreationCodec.encode(new UserSpotCreate(correlation, OperationIds.wire(operation), self, selfGeneration,
-              spec.key().id(), spec.stableType(), fence, deadlineUnixMs)),
-          actor ? OperationKind.ACTOR_CREATE : OperationKind.USER_SPOT_CREATE, deadline, what(spec))
+      final Reply reply = send(spec, connection, operation, fence, deadline)
           .get(Math.max(1, deadline.remaining().toNanos()), TimeUnit.NANOSECONDS);
       return outcome(spec, reply, owner);
     } catch (ExecutionException e) {

@@ -261,6 +261,29 @@ class RemoteCreationProtocolTest {
   }
 
   @Test
+  void aCreatingRowWhoseCommandNeverArrivedIsResumedByTheNextCallerAndTheFactoryRunsOnce() throws Exception {
+    // a coordinator reserved the row for the live node and its command 49 never arrived (lost on a connection
+    // that closed, or refused past its deadline): the row stays Creating with the target's valid lease
+    final Reserved r = reserve("stuck");
+    assertThat(AuthorityRecord.decode(((ReadResult.Found) read(rowKey("stuck"))).value()).allocation().state())
+        .isEqualTo(AuthorityRecord.State.RESERVED);
+
+    // the next caller waits RESUME_AFTER, then sends the reservation to its target again: the stored request runs
+    final dev.spotkit.core.CreateOutcome<dev.spotkit.core.ActorRef> outcome = node.actors()
+        .getOrCreate("stuck", "counted", EmptyRequest.INSTANCE).awaitOutcome();
+    assertThat(outcome).isInstanceOf(dev.spotkit.core.CreateOutcome.Existing.class);
+    assertThat(((dev.spotkit.core.CreateOutcome.Existing<dev.spotkit.core.ActorRef>) outcome).ref().generation()
+        .value()).isEqualTo(r.fence().objectGeneration());
+    final AuthorityRecord ready = AuthorityRecord.decode(((ReadResult.Found) read(rowKey("stuck"))).value());
+    assertThat(ready.allocation().state()).isEqualTo(AuthorityRecord.State.ACTIVE);
+    assertThat(ready.objectGeneration().value()).isEqualTo(r.fence().objectGeneration());
+    assertThat(runs("stuck")).isEqualTo(1);
+    assertThat(node.actors().getOrCreate("stuck", "counted", EmptyRequest.INSTANCE).awaitOutcome())
+        .isInstanceOf(dev.spotkit.core.CreateOutcome.Existing.class);
+    assertThat(runs("stuck")).isEqualTo(1);
+  }
+
+  @Test
   @Spec("LOC-12")
   void aFenceNamingAnotherVersionTargetRunOrOwnerIsATypedFailureAndCreatesNothing() throws Exception {
     final Reserved r = reserve("bob");
