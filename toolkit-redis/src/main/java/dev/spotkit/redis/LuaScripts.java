@@ -40,6 +40,22 @@ final class LuaScripts {
         if #h == 0 then return nil end
         return decode(h[1], logical)
       end
+      -- every key a script writes is checked for its Redis type before the first write: a private key (seq,
+      -- index, scans, ...) holding another type would otherwise fail a command after earlier writes applied
+      local function need(key, want)
+        local t = redis.call('TYPE', key)
+        t = type(t) == 'table' and t.ok or t
+        if t ~= 'none' and t ~= want then
+          fail('key ' .. key .. ' holds a ' .. t .. ', not a ' .. want .. ' (a foreign value under this prefix)')
+        end
+      end
+      local function need_counter(key)
+        need(key, 'string')
+        local v = redis.call('GET', key)
+        if v and not string.match(v, '^%d+$') then
+          fail('key ' .. key .. ' holds ' .. string.sub(v, 1, 32) .. ', not a decimal counter')
+        end
+      end
       local function live(r, now) return r ~= nil and (not r[5]) and (r[4] == 0 or r[4] > now) end
       local function drop_scan(scans, used, start, id)
         redis.call('ZREM', scans, id)
@@ -106,6 +122,13 @@ final class LuaScripts {
         a = a + 4
       end
       if nm == 0 then return {1, now} end
+      need_counter(KEYS[1])
+      need(KEYS[2], 'zset')
+      need(KEYS[3], 'zset')
+      need(KEYS[4], 'zset')
+      need(KEYS[5], 'hash')
+      need(KEYS[6], 'string')
+      for j = 1, nm do need(muts[j].key, 'zset') end
       -- every check passed and every touched record decoded: only writes from here on
       -- no version issued before a data loss is ever issued again (no ABA for a CAS that waited across it): a
       -- new or emptied Redis (restart without persistence) starts the sequence at server TIME in microseconds,
@@ -167,6 +190,11 @@ final class LuaScripts {
    */
   static final String OPEN_SCAN = PRELUDE + """
       local now = now_ms()
+      need_counter(KEYS[1])
+      need(KEYS[2], 'zset')
+      need(KEYS[3], 'zset')
+      need(KEYS[4], 'hash')
+      need_counter(KEYS[5])
       drop_idle_scans(KEYS[2], KEYS[3], KEYS[4], now, tonumber(ARGV[2]))
       for _ = 1, 64 do
         if redis.call('ZCARD', KEYS[2]) < tonumber(ARGV[3]) then break end
@@ -196,6 +224,11 @@ final class LuaScripts {
       local now = now_ms()
       local id, seq, start = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
       local budget, room, nonempty = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9] == '1'
+      need(KEYS[1], 'zset')
+      need(KEYS[2], 'zset')
+      need(KEYS[3], 'hash')
+      need(KEYS[4], 'zset')
+      for i = 5, #KEYS do need(KEYS[i], 'zset') end
       if not scan_valid(KEYS[1], KEYS[2], KEYS[3], id, seq, start, now, tonumber(ARGV[2]), tonumber(ARGV[3])) then
         return {0, now}
       end
@@ -244,6 +277,9 @@ final class LuaScripts {
    */
   static final String CLOSE_SCAN = PRELUDE + """
       local now = now_ms()
+      need(KEYS[1], 'zset')
+      need(KEYS[2], 'zset')
+      need(KEYS[3], 'hash')
       if scan_valid(KEYS[1], KEYS[2], KEYS[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), now,
           tonumber(ARGV[2]), tonumber(ARGV[3])) then
         drop_scan(KEYS[1], KEYS[2], KEYS[3], ARGV[4])

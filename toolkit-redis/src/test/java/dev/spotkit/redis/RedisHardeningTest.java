@@ -208,6 +208,57 @@ class RedisHardeningTest {
   }
 
   @Test
+  void aPrivateKeyHoldingAnotherTypeFailsAMultiRowWriteBeforeItsFirstWrite() throws Exception {
+    // each private key of the prefix in turn holds a foreign value; a 5-row batch must apply all or nothing
+    final Map<String, String> foreign = new java.util.LinkedHashMap<>();
+    foreign.put("index", "SET");
+    foreign.put("scans", "SET");
+    foreign.put("scan-used", "LPUSH");
+    foreign.put("scan-start", "SET");
+    foreign.put("seq", "LPUSH");
+    foreign.put("seq-epoch", "SADD");
+    try (RedisLocationStore s = RedisLocationStore.connect(REDIS.uri(), "foreign-type")) {
+      get(s.write(WriteBatch.unconditional(Mutation.Put.of("seed", StoreBytes.utf8("0")))));
+      final String seqKey = s.keys().internal("seq");
+      int round = 0;
+      for (Map.Entry<String, String> e : foreign.entrySet()) {
+        round++;
+        final String key = s.keys().internal(e.getKey());
+        final String seqBefore = REDIS.server().command("GET", seqKey);
+        assertThat(seqBefore).matches("[0-9]+");
+        REDIS.server().command("DEL", key);
+        REDIS.server().command(e.getValue(), key, "x");
+        final List<Mutation> rows = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          rows.add(Mutation.Put.of("row" + round + "/" + i, StoreBytes.utf8("v")));
+        }
+        final Throwable failed = failure(s.write(WriteBatch.unconditional(rows.toArray(Mutation[]::new))));
+        assertThat(failed).as(e.getKey()).isInstanceOf(StoreException.Unavailable.class)
+            .hasMessageContaining("nothing was changed").hasMessageContaining(e.getKey());
+        REDIS.server().command("DEL", key);
+        if (e.getKey().equals("seq")) {
+          REDIS.server().command("SET", seqKey, seqBefore);
+        }
+        assertThat(REDIS.server().command("GET", seqKey)).as("no sequence bump with a foreign " + e.getKey())
+            .isEqualTo(seqBefore);
+        for (int i = 0; i < 5; i++) {
+          assertThat(get(s.read("row" + round + "/" + i))).as(e.getKey() + " row " + i)
+              .isInstanceOf(ReadResult.Missing.class);
+        }
+      }
+      REDIS.server().command("SET", seqKey, "12x");
+      assertThat(failure(s.write(WriteBatch.unconditional(Mutation.Put.of("bad-seq", StoreBytes.utf8("v"))))))
+          .isInstanceOf(StoreException.Unavailable.class).hasMessageContaining("not a decimal counter");
+      REDIS.server().command("DEL", seqKey);
+      // with the keyspace clean again the same kind of batch applies whole
+      get(s.write(WriteBatch.unconditional(Mutation.Put.of("after/0", StoreBytes.utf8("v")),
+          Mutation.Put.of("after/1", StoreBytes.utf8("v")))));
+      assertThat(get(s.read("after/1"))).isInstanceOf(ReadResult.Found.class);
+      assertThat(get(s.read("bad-seq"))).isInstanceOf(ReadResult.Missing.class);
+    }
+  }
+
+  @Test
   void aWriteRefusedByRedisMaxmemoryIsUnavailableAndChangesNothing() throws Exception {
     get(a.write(WriteBatch.unconditional(Mutation.Put.of("oom", StoreBytes.utf8("0")))));
     final RelocationReference ref = new RelocationReference("oom");
