@@ -503,7 +503,7 @@ class MeshTransportTest {
     try (Socket raw = new Socket(b.localAddress().getAddress(), b.localAddress().getPort())) {
       raw.setSoTimeout((int) WAIT.toMillis());
       final OutputStream out = raw.getOutputStream();
-      final byte[] hello = Handshake.hello(new Handshake.Hello(A.value(), 1, Handshake.nonce()));
+      final byte[] hello = Handshake.hello(new Handshake.Hello(A.value(), 1, Handshake.nonce(), MeshConfig.DEFAULT_MAX_FRAME_LENGTH));
       out.write(ByteBuffer.allocate(4 + hello.length).putInt(hello.length).put(hello).array());
       out.flush();
       final InputStream in = raw.getInputStream();
