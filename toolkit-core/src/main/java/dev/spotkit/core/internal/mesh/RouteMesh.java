@@ -513,8 +513,8 @@ public final class RouteMesh implements MeshListener {
       if (sink != null) {
         sink.fail(typed);
       } else {
-        NodeRuntime.LOG.warn("one-way message from {} to {} '{}' dropped: {}", from.peerRid(), m.targetKind(),
-            m.targetId(), typed.getMessage());
+        rt.deadLetters().record(typed.kind().name().toLowerCase(java.util.Locale.ROOT), "one-way message from node "
+            + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "' dropped: " + typed.getMessage());
       }
     }
   }
