@@ -81,6 +81,17 @@ public final class MeshNode implements AutoCloseable {
     return rt.nodeRid();
   }
 
+  /**
+   * Messages this node accepted (the sender got no error) and then could not run, counted by reason, e.g. a one-way
+   * message whose target was gone when it arrived from another node. Each is also logged at WARN, at most one line
+   * per reason per 10 s. A message refused to its sender with a typed error is not counted here.
+   *
+   * @return a snapshot, reason to count; empty when nothing was dropped. Any thread.
+   */
+  public java.util.Map<String, Long> deadLetters() {
+    return rt.deadLetters().counts();
+  }
+
   /** @return the object role. */
   public ObjectRole role() {
     return role;

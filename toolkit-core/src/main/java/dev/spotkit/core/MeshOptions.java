@@ -20,6 +20,11 @@ public final class MeshOptions {
   int maxFrameBytes = MeshConfig.DEFAULT_MAX_FRAME_LENGTH;
   int placementWeight = DEFAULT_PLACEMENT_WEIGHT;
   int objectLimit;
+  long maxPendingOutboundBytes = MeshConfig.DEFAULT_MAX_PENDING_OUTBOUND_BYTES;
+  java.time.Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+
+  /** Default bound on how long a one-way send to another node may be slowed by a peer that does not read. */
+  public static final java.time.Duration DEFAULT_SEND_TIMEOUT = java.time.Duration.ofSeconds(5);
 
   /** Default placement weight (spec 002 section 4). */
   public static final int DEFAULT_PLACEMENT_WEIGHT = 100;
@@ -127,11 +132,48 @@ public final class MeshOptions {
     return this;
   }
 
+  /**
+   * The per-peer outbound bound: bytes of messages sent to one node and not yet written to its socket (queued on
+   * the connection's event loop or in its buffer). A send that finds no room waits (its virtual thread parks) until
+   * the peer reads, for at most {@link #sendTimeout(java.time.Duration)} (a request: until its own timeout), then
+   * fails with {@link SpotkitException.CapacityExceeded}; so a node that stops reading costs its peers at most this
+   * much memory each, and traffic resumes as soon as it reads again.
+   *
+   * @param bytes 64 KiB..2^40; default 32 MiB.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when outside that range.
+   */
+  public MeshOptions maxPendingOutboundBytes(final long bytes) {
+    if (bytes < 65_536 || bytes > (1L << 40)) {
+      throw new SpotkitException.InvalidOperation("maxPendingOutboundBytes " + bytes + " must be 65536..2^40");
+    }
+    this.maxPendingOutboundBytes = bytes;
+    return this;
+  }
+
+  /**
+   * How long a one-way send to another node may wait for room in the outbound bound (and for the connection)
+   * before it fails with {@link SpotkitException.CapacityExceeded} (or {@link SpotkitException.Unavailable}).
+   *
+   * @param timeout positive, at most 1 hour; default 5 s.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when outside that range.
+   */
+  public MeshOptions sendTimeout(final java.time.Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(java.time.Duration
+        .ofHours(1)) > 0) {
+      throw new SpotkitException.InvalidOperation("sendTimeout " + timeout + " must be positive and at most 1 h");
+    }
+    this.sendTimeout = timeout;
+    return this;
+  }
+
   NodeConfig.MeshSpec toSpec() {
     if (secret == null) {
       throw new SpotkitException.NotConfigured("the mesh needs a cluster secret shared by every node; call"
           + " mesh(m -> m.clusterSecret(...))");
     }
-    return new NodeConfig.MeshSpec(host, port, secret.clone(), maxFrameBytes, placementWeight, objectLimit);
+    return new NodeConfig.MeshSpec(host, port, secret.clone(), maxFrameBytes, placementWeight, objectLimit,
+        maxPendingOutboundBytes, sendTimeout);
   }
 }

@@ -48,6 +48,11 @@ public final class Mailbox<T> {
     }
 
     private final Queue<T> queue;
+    /**
+     * Messages admitted regardless of capacity ({@link #admit}): run after {@link #backlog}, before {@link #queue}.
+     * Written by: any producer of {@link #admit} (MPSC). Read by: the gate's worker.
+     */
+    private final Queue<T> admitted = new ManyToOneConcurrentLinkedQueue<>();
     private final int capacity;
     private final MessageHandler<? super T> handler;
     private final Dispatcher dispatcher;
@@ -138,6 +143,32 @@ public final class Mailbox<T> {
     }
 
     /**
+     * Queues a message whatever the capacity: a relocation backlog arriving after the real queue opened (late relay,
+     * work diverted to the relocation unit) and a queue restored after a failed move are admitted into the real queue
+     * and never fail for capacity (REL-23; spec 001 section 11: no relocation-only capacity gate). Admitted messages
+     * run in their admit order, after the backlog of {@link #openWithBacklog} and before every message of
+     * {@link #offer} not yet run (they were accepted by the node before those). Any thread; never blocks.
+     *
+     * @param message the message; not {@code null}.
+     * @return {@link OfferResult#ACCEPTED}, or {@link OfferResult#RELEASED} after {@link #release} (nothing queued).
+     * @throws NullPointerException when {@code message} is {@code null}.
+     */
+    public OfferResult admit(final T message) {
+        if (message == null) {
+            throw new NullPointerException("message cannot be null");
+        }
+        if (dispatch == RELEASED) {
+            return OfferResult.RELEASED;
+        }
+        admitted.offer(message);
+        final int after = dispatch;
+        if (after == OPEN || after == RELEASED) {
+            gate.signal(this);
+        }
+        return OfferResult.ACCEPTED;
+    }
+
+    /**
      * Seals dispatch: offers are still accepted and kept, no handler runs. Takes effect before the next message; a
      * handler already running finishes its turn (use {@link ExecutionGate#execute} to act at that boundary). No-op
      * when already CLOSED; also cancels the reopen of a mailbox still moving after {@link #moveTo}. Any thread.
@@ -205,6 +236,9 @@ public final class Mailbox<T> {
         if (backlog != null) {
             out.addAll(backlog);
             backlog.clear();
+        }
+        for (T message = admitted.poll(); message != null; message = admitted.poll()) {
+            out.add(message);
         }
         // Bounded by the queue's content at entry plus concurrent offers; each pass removes one message.
         for (T message = queue.poll(); message != null; message = queue.poll()) {
@@ -312,7 +346,7 @@ public final class Mailbox<T> {
      */
     public boolean isEmpty() {
         final ArrayDeque<T> local = backlog;
-        return queue.isEmpty() && pendingBacklog == null && (local == null || local.isEmpty());
+        return queue.isEmpty() && admitted.isEmpty() && pendingBacklog == null && (local == null || local.isEmpty());
     }
 
     /** Runs up to {@code budget} messages; returns how many ran. Worker of {@code running}, the current gate, only. */
@@ -332,7 +366,10 @@ public final class Mailbox<T> {
                 }
                 return ran;
             }
-            final T message = backlog != null && !backlog.isEmpty() ? backlog.poll() : queue.poll();
+            T message = backlog != null && !backlog.isEmpty() ? backlog.poll() : admitted.poll();
+            if (message == null) {
+                message = queue.poll();
+            }
             if (message == null) {
                 return ran; // empty, or an offer in flight: its producer signals, or finishTurn re-checks
             }
@@ -357,6 +394,9 @@ public final class Mailbox<T> {
     }
 
     private void drainLate() {
+        for (T message = admitted.poll(); message != null; message = admitted.poll()) {
+            lateSink.accept(message);
+        }
         for (T message = queue.poll(); message != null; message = queue.poll()) {
             lateSink.accept(message);
         }
@@ -377,7 +417,7 @@ public final class Mailbox<T> {
     boolean hasRunnableWork() {
         final int state = dispatch;
         if (state == RELEASED) {
-            return !queue.isEmpty();
+            return !queue.isEmpty() || !admitted.isEmpty();
         }
         return state == OPEN && !isEmpty();
     }

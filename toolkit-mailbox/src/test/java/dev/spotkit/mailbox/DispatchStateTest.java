@@ -105,6 +105,25 @@ class DispatchStateTest {
     }
 
     @Test
+    void admitQueuesPastCapacityAfterTheBacklogAndBeforeLaterOffers() throws Exception {
+        final List<Integer> ran = synchronizedList();
+        final Mailbox<Integer> box = dispatcher.newMailbox(dispatcher.newGate(), ran::add, 4);
+        box.close();
+        for (int i = 0; i < 4; i++) {
+            assertThat(box.offer(1000 + i)).isEqualTo(OfferResult.ACCEPTED);
+        }
+        assertThat(box.offer(1004)).isEqualTo(OfferResult.MAILBOX_FULL);
+        box.openWithBacklog(range(0, 10));
+        for (int i = 0; i < 500; i++) { // a late relay of 500 into a mailbox of 4: never refused
+            assertThat(box.admit(100 + i)).isEqualTo(OfferResult.ACCEPTED);
+        }
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> ran.size() == 514);
+        assertThat(ran.subList(0, 10)).containsExactlyElementsOf(range(0, 10));
+        assertThat(ran.stream().filter(i -> i >= 100 && i < 600)).containsExactlyElementsOf(range(100, 600));
+        assertThat(ran.stream().filter(i -> i >= 1000)).containsExactlyElementsOf(range(1000, 1004));
+    }
+
+    @Test
     void openWithBacklogNeedsAClosedMailbox() {
         final Mailbox<Integer> box = dispatcher.newMailbox(i -> { });
         assertThatThrownBy(() -> box.openWithBacklog(List.of(1)))

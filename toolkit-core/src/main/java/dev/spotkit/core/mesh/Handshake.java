@@ -15,8 +15,8 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <pre>
  *   dialer D                                   acceptor A
- *   HELLO      rid u64, generation u64, nonce[32]  ->
- *          <-  CHALLENGE  rid u64, generation u64, nonce[32], proofA[32]
+ *   HELLO      rid u64, generation u64, nonce[32], maxFrameLength u32  ->
+ *          <-  CHALLENGE  rid u64, generation u64, nonce[32], maxFrameLength u32, proofA[32]
  *   (D checks A's rid is the expected one, and proofA)
  *   PROOF      proofD[32]                          ->
  *                                                     (A checks proofD, then the peer table decides)
@@ -26,6 +26,12 @@ import javax.crypto.spec.SecretKeySpec;
  * proofA = HMAC-SHA256(secret, "spotkit-mesh-v1 acceptor" || D.hello || A.hello) and proofD = the same with
  * "dialer": both nonces are covered, fresh per connection, and the two labels differ, so a proof can neither
  * be replayed nor reflected back. Proofs are compared with {@link MessageDigest#isEqual} (constant time).
+ *
+ * <p>{@code maxFrameLength} is the sender's {@link MeshConfig#maxFrameLength()} (1..2^31-1): each side refuses to
+ * send a frame the other would refuse ({@link PeerConnection#peerMaxFrameLength()}). The field is covered by the
+ * proofs. A HELLO without it (48 body bytes, the form before the field) is still accepted: that peer's limit is
+ * taken as {@link MeshConfig#DEFAULT_MAX_FRAME_LENGTH} and the acceptor answers with a CHALLENGE without it too,
+ * so such a dialer completes its handshake as before.
  */
 final class Handshake {
 
@@ -41,15 +47,35 @@ final class Handshake {
   private static final byte M1 = 0x4B;
   private static final byte VERSION = 1;
   private static final int HEAD = 4;
-  private static final int HELLO_BODY = 8 + 8 + NONCE_BYTES;
+  /** A HELLO body without the frame limit (the older form). */
+  private static final int LEGACY_HELLO_BODY = 8 + 8 + NONCE_BYTES;
+  /** A HELLO body with the frame limit. */
+  private static final int HELLO_BODY = LEGACY_HELLO_BODY + 4;
   private static final byte[] ACCEPTOR_LABEL = "spotkit-mesh-v1 acceptor".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DIALER_LABEL = "spotkit-mesh-v1 dialer".getBytes(StandardCharsets.US_ASCII);
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  /** A HELLO's fields (also the first part of a CHALLENGE). */
-  record Hello(long rid, long generation, byte[] nonce) {
+  /**
+   * A HELLO's fields (also the first part of a CHALLENGE).
+   *
+   * @param maxFrameLength the sender's frame limit, 1..2^31-1; 0 when the message did not carry it (older form).
+   */
+  record Hello(long rid, long generation, byte[] nonce, int maxFrameLength) {
     byte[] bytes() {
-      return ByteBuffer.allocate(HELLO_BODY).putLong(rid).putLong(generation).put(nonce).array();
+      final ByteBuffer b = ByteBuffer.allocate(length()).putLong(rid).putLong(generation).put(nonce);
+      if (maxFrameLength != 0) {
+        b.putInt(maxFrameLength);
+      }
+      return b.array();
+    }
+
+    int length() {
+      return maxFrameLength == 0 ? LEGACY_HELLO_BODY : HELLO_BODY;
+    }
+
+    /** The peer's frame limit: the one it sent, or the default when it sent none. */
+    int frameLimit() {
+      return maxFrameLength == 0 ? MeshConfig.DEFAULT_MAX_FRAME_LENGTH : maxFrameLength;
     }
   }
 
@@ -85,11 +111,11 @@ final class Handshake {
   }
 
   static byte[] hello(final Hello h) {
-    return head(HELLO, HELLO_BODY).put(h.bytes()).array();
+    return head(HELLO, h.length()).put(h.bytes()).array();
   }
 
   static byte[] challenge(final Hello h, final byte[] proof) {
-    return head(CHALLENGE, HELLO_BODY + PROOF_BYTES).put(h.bytes()).put(proof).array();
+    return head(CHALLENGE, h.length() + PROOF_BYTES).put(h.bytes()).put(proof).array();
   }
 
   static byte[] proof(final byte[] proof) {
@@ -121,21 +147,27 @@ final class Handshake {
     }
     final int type = frame[3];
     final ByteBuffer in = ByteBuffer.wrap(frame, HEAD, frame.length - HEAD);
-    final int expected = switch (type) {
-      case HELLO -> HELLO_BODY;
-      case CHALLENGE -> HELLO_BODY + PROOF_BYTES;
-      case PROOF -> PROOF_BYTES;
-      case ACCEPT -> 0;
-      case REJECT -> 1;
+    final int body = in.remaining();
+    final boolean ok = switch (type) {
+      case HELLO -> body == HELLO_BODY || body == LEGACY_HELLO_BODY;
+      case CHALLENGE -> body == HELLO_BODY + PROOF_BYTES || body == LEGACY_HELLO_BODY + PROOF_BYTES;
+      case PROOF -> body == PROOF_BYTES;
+      case ACCEPT -> body == 0;
+      case REJECT -> body == 1;
       default -> throw protocol("unknown handshake message type " + type);
     };
-    if (in.remaining() != expected) {
-      throw protocol("handshake message type " + type + " has " + in.remaining() + " body bytes; expected "
-          + expected);
+    if (!ok) {
+      throw protocol("handshake message type " + type + " has " + body + " body bytes; expected " + switch (type) {
+        case HELLO -> HELLO_BODY + " (or " + LEGACY_HELLO_BODY + ")";
+        case CHALLENGE -> (HELLO_BODY + PROOF_BYTES) + " (or " + (LEGACY_HELLO_BODY + PROOF_BYTES) + ")";
+        case PROOF -> String.valueOf(PROOF_BYTES);
+        case ACCEPT -> "0";
+        default -> "1";
+      });
     }
     return switch (type) {
-      case HELLO -> new HelloMsg(readHello(in));
-      case CHALLENGE -> new ChallengeMsg(readHello(in), bytes(in, PROOF_BYTES));
+      case HELLO -> new HelloMsg(readHello(in, body == HELLO_BODY));
+      case CHALLENGE -> new ChallengeMsg(readHello(in, body == HELLO_BODY + PROOF_BYTES), bytes(in, PROOF_BYTES));
       case PROOF -> new ProofMsg(bytes(in, PROOF_BYTES));
       case ACCEPT -> new AcceptMsg();
       default -> {
@@ -146,10 +178,15 @@ final class Handshake {
     };
   }
 
-  private static Hello readHello(final ByteBuffer in) {
+  private static Hello readHello(final ByteBuffer in, final boolean withLimit) {
     final long rid = in.getLong();
     final long generation = in.getLong();
-    return new Hello(rid, generation, bytes(in, NONCE_BYTES));
+    final byte[] nonce = bytes(in, NONCE_BYTES);
+    final int limit = withLimit ? in.getInt() : 0;
+    if (withLimit && limit <= 0) {
+      throw protocol("handshake maxFrameLength " + Integer.toUnsignedString(limit) + " must be 1..2147483647");
+    }
+    return new Hello(rid, generation, nonce, limit);
   }
 
   private static byte[] bytes(final ByteBuffer in, final int n) {

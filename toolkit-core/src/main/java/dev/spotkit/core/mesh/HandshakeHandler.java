@@ -35,7 +35,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     this.transport = transport;
     this.dial = dial;
     final MeshConfig config = transport.config();
-    this.own = new Handshake.Hello(config.nodeRid().value(), config.lifecycleGeneration(), Handshake.nonce());
+    this.own = new Handshake.Hello(config.nodeRid().value(), config.lifecycleGeneration(), Handshake.nonce(),
+        config.maxFrameLength());
     this.state = dial == null ? State.AWAIT_HELLO : State.AWAIT_CHALLENGE;
   }
 
@@ -78,9 +79,12 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     if (state == State.AWAIT_HELLO && m instanceof Handshake.HelloMsg hello) {
       dialerHello = hello.hello();
       checkNotSelf(dialerHello);
-      acceptorHello = own;
+      // Answer in the dialer's form: a dialer that sent no frame limit gets none (it could not parse it).
+      acceptorHello = dialerHello.maxFrameLength() == 0 ? new Handshake.Hello(own.rid(), own.generation(),
+          own.nonce(), 0) : own;
       state = State.AWAIT_PROOF;
-      write(ctx, Handshake.challenge(own, Handshake.acceptorProof(secret(), dialerHello, acceptorHello)));
+      write(ctx, Handshake.challenge(acceptorHello, Handshake.acceptorProof(secret(), dialerHello,
+          acceptorHello)));
     } else if (state == State.AWAIT_CHALLENGE && m instanceof Handshake.ChallengeMsg challenge) {
       acceptorHello = challenge.hello();
       checkNotSelf(acceptorHello);
@@ -164,7 +168,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
   }
 
   private PeerConnection newConnection(final ChannelHandlerContext ctx, final Handshake.Hello peer) {
-    return new PeerConnection(transport, ctx.channel(), new NodeRid(peer.rid()), peer.generation(), dial != null);
+    return new PeerConnection(transport, ctx.channel(), new NodeRid(peer.rid()), peer.generation(), dial != null,
+        peer.frameLimit());
   }
 
   private void checkNotSelf(final Handshake.Hello peer) {

@@ -25,6 +25,11 @@ public final class MeshConfig {
   public static final int MIN_SECRET_BYTES = 16;
   /** Default bound on a handshake, from TCP connect to usable connection. */
   public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * Default per-peer outbound bound, 32 MiB: frame bytes handed to a {@link PeerConnection} and not yet written to
+   * its socket, counting frames still waiting as event-loop tasks as well as those in the channel's buffer.
+   */
+  public static final long DEFAULT_MAX_PENDING_OUTBOUND_BYTES = 32L * 1024 * 1024;
   /** Default bound on {@link MeshTransport#close()}. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
   /** Default number of event loop threads. */
@@ -36,6 +41,7 @@ public final class MeshConfig {
   private final String host;
   private final int port;
   private final int maxFrameLength;
+  private final long maxPendingOutboundBytes;
   private final Duration handshakeTimeout;
   private final Duration closeTimeout;
   private final int ioThreads;
@@ -47,6 +53,7 @@ public final class MeshConfig {
     this.host = b.host;
     this.port = b.port;
     this.maxFrameLength = b.maxFrameLength;
+    this.maxPendingOutboundBytes = b.maxPendingOutboundBytes;
     this.handshakeTimeout = b.handshakeTimeout;
     this.closeTimeout = b.closeTimeout;
     this.ioThreads = b.ioThreads;
@@ -118,6 +125,20 @@ public final class MeshConfig {
   }
 
   /**
+   * Per-peer outbound bound: bytes (frame plus its 4-byte length prefix) handed to one {@link PeerConnection} and
+   * not yet written to the socket, whether they still wait as an event-loop task or in the channel's outbound
+   * buffer. A bounded send ({@link PeerConnection#send(byte[], dev.spotkit.core.Deadline)}) waits for room within
+   * its deadline, then fails with {@link dev.spotkit.core.SpotkitException.CapacityExceeded}; one frame is always
+   * admitted when nothing is pending, so the memory held for a peer that stopped reading stays within this bound
+   * plus one frame and the framework frames of {@link PeerConnection#send(byte[])} (counted, never refused).
+   *
+   * @return bytes; default 32 MiB.
+   */
+  public long maxPendingOutboundBytes() {
+    return maxPendingOutboundBytes;
+  }
+
+  /**
    * Bound on a handshake.
    *
    * @return default 5 s.
@@ -147,7 +168,8 @@ public final class MeshConfig {
   @Override
   public String toString() {
     return "MeshConfig[nodeRid=" + nodeRid + ", generation=" + lifecycleGeneration + ", host=" + host + ", port="
-        + port + ", maxFrameLength=" + maxFrameLength + ", handshakeTimeout=" + handshakeTimeout + ", ioThreads="
+        + port + ", maxFrameLength=" + maxFrameLength + ", maxPendingOutboundBytes=" + maxPendingOutboundBytes
+        + ", handshakeTimeout=" + handshakeTimeout + ", ioThreads="
         + ioThreads + "]";
   }
 
@@ -159,6 +181,7 @@ public final class MeshConfig {
     private String host = DEFAULT_HOST;
     private int port;
     private int maxFrameLength = DEFAULT_MAX_FRAME_LENGTH;
+    private long maxPendingOutboundBytes = DEFAULT_MAX_PENDING_OUTBOUND_BYTES;
     private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private int ioThreads = DEFAULT_IO_THREADS;
@@ -209,9 +232,23 @@ public final class MeshConfig {
     public Builder maxFrameLength(final int maxFrameLength) {
       if (maxFrameLength < 128) {
         throw new IllegalArgumentException("maxFrameLength " + maxFrameLength
-            + " must be at least 128 (a handshake message is 86 bytes)");
+            + " must be at least 128 (a handshake message is at most 90 bytes)");
       }
       this.maxFrameLength = maxFrameLength;
+      return this;
+    }
+
+    /**
+     * Per-peer outbound bound (see {@link MeshConfig#maxPendingOutboundBytes()}).
+     *
+     * @param bytes at least 1 KiB.
+     * @return this builder.
+     */
+    public Builder maxPendingOutboundBytes(final long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("maxPendingOutboundBytes " + bytes + " must be at least 1024");
+      }
+      this.maxPendingOutboundBytes = bytes;
       return this;
     }
 

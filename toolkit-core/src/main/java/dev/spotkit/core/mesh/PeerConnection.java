@@ -14,6 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
@@ -26,6 +30,18 @@ import java.util.function.Supplier;
  * and the peer's {@link MeshListener} sees them in that order. There is no acknowledgement and no retry: when the
  * connection is lost, frames not yet written are lost with it, and {@link MeshListener#onConnectionLost} tells
  * both sides.
+ *
+ * <p>Outbound bound ({@link MeshConfig#maxPendingOutboundBytes()}): every frame handed to this connection is counted
+ * ({@link #pendingOutboundBytes()}) from the call until the write to the socket completed or failed, so frames still
+ * queued as event-loop tasks count as well as those in the channel's buffer (Netty's {@code isWritable()} sees only
+ * the latter). A bounded send ({@link #send(byte[], Deadline)}, {@link #request(LongFunction, Deadline, boolean)})
+ * waits for room until its deadline and then fails with {@link SpotkitException.CapacityExceeded}; the framework
+ * frames of the other send methods are counted but never refused (they are driven by frames this node read, or carry
+ * their own budget, spec 001 section 5.3).
+ *
+ * <p>Frame limits: the peer's frame limit is learnt in the handshake ({@link #peerMaxFrameLength()}); a frame over
+ * it is refused before it is queued, with {@link SpotkitException.CapacityExceeded}, so it never reaches a peer that
+ * would close the connection on it.
  */
 public final class PeerConnection {
 
@@ -34,7 +50,24 @@ public final class PeerConnection {
   private final NodeRid peerRid;
   private final long peerGeneration;
   private final boolean dialed;
+  private final int peerMaxFrameLength;
+  private final long maxPendingBytes;
   private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
+
+  /**
+   * Bytes handed to this connection and not yet written (or failed). Written by: senders (add before queuing) and the
+   * event loop (subtract when a write completes). Read by: senders. Ordering: atomic read-modify-write only.
+   */
+  private final AtomicLong pendingBytes = new AtomicLong();
+  /** Highest {@link #pendingBytes} seen, for tests and reports. Same threads; atomic max. */
+  private final AtomicLong peakPendingBytes = new AtomicLong();
+  /**
+   * Senders waiting for room. Incremented under {@link #roomLock} before a waiter re-reads {@link #pendingBytes}; read
+   * by the event loop after it subtracted, so either the waiter sees the room or the event loop sees the waiter.
+   */
+  private final AtomicInteger waiters = new AtomicInteger();
+  private final ReentrantLock roomLock = new ReentrantLock();
+  private final Condition room = roomLock.newCondition();
 
   /**
    * Completed once, with the reason, when the channel closes. Written by: the channel's event loop (in
@@ -62,12 +95,42 @@ public final class PeerConnection {
   }
 
   PeerConnection(final MeshTransport transport, final Channel channel, final NodeRid peerRid,
-      final long peerGeneration, final boolean dialed) {
+      final long peerGeneration, final boolean dialed, final int peerMaxFrameLength) {
     this.transport = transport;
     this.channel = channel;
     this.peerRid = peerRid;
     this.peerGeneration = peerGeneration;
     this.dialed = dialed;
+    this.peerMaxFrameLength = peerMaxFrameLength;
+    this.maxPendingBytes = transport.config().maxPendingOutboundBytes();
+  }
+
+  /**
+   * The longest frame the peer accepts, from its handshake (its {@link MeshConfig#maxFrameLength()}).
+   *
+   * @return bytes, without the 4-byte length prefix.
+   */
+  public int peerMaxFrameLength() {
+    return peerMaxFrameLength;
+  }
+
+  /**
+   * Bytes handed to this connection and not yet written to the socket, frames still queued as event-loop tasks
+   * included (each frame counts its length plus the 4-byte prefix).
+   *
+   * @return bytes, a snapshot. Any thread.
+   */
+  public long pendingOutboundBytes() {
+    return pendingBytes.get();
+  }
+
+  /**
+   * The highest {@link #pendingOutboundBytes()} reached on this connection.
+   *
+   * @return bytes. Any thread.
+   */
+  public long peakPendingOutboundBytes() {
+    return peakPendingBytes.get();
   }
 
   /**
@@ -139,7 +202,37 @@ public final class PeerConnection {
   public boolean send(final byte[] frame) {
     Objects.requireNonNull(frame, "frame");
     checkLength(frame.length);
-    return write(() -> Unpooled.wrappedBuffer(frame), null); // owned by Netty now
+    return write(() -> Unpooled.wrappedBuffer(frame), null, charge(frame.length)); // owned by Netty now
+  }
+
+  /**
+   * Sends one frame like {@link #send(byte[])}, within the outbound bound ({@link MeshConfig#maxPendingOutboundBytes()}):
+   * when the bytes pending for this peer leave no room, the calling thread waits (a virtual thread parks) until the
+   * peer read enough or {@code admitBy} passed. One frame is always admitted when nothing is pending. On a Netty event
+   * loop it never waits: the frame is admitted and counted (an event loop sends in answer to what it read, so TCP
+   * slows it). The ordinary send path of application messages (command 60).
+   *
+   * @param frame the whole frame, 1..min(own, peer's) frame limit bytes; not modified after the call.
+   * @param admitBy absolute; how long the caller may be slowed.
+   * @return true when queued; false when the connection is closed (the frame is dropped).
+   * @throws SpotkitException.CapacityExceeded when no room came by {@code admitBy}, or the frame is over the peer's
+   *     frame limit.
+   * @throws SpotkitException.InvalidOperation when the frame is empty or longer than this node's limit.
+   */
+  public boolean send(final byte[] frame, final Deadline admitBy) {
+    Objects.requireNonNull(frame, "frame");
+    Objects.requireNonNull(admitBy, "admitBy");
+    checkLength(frame.length);
+    final long charge = charge(frame.length);
+    if (!admit(charge, admitBy)) {
+      return false;
+    }
+    return writeAdmitted(() -> Unpooled.wrappedBuffer(frame), null, charge);
+  }
+
+  /** What a frame of {@code length} bytes counts against the bound: the frame and its length prefix. */
+  private static long charge(final long length) {
+    return length + MeshChannels.LENGTH_PREFIX;
   }
 
   /**
@@ -156,7 +249,7 @@ public final class PeerConnection {
     Objects.requireNonNull(frame, "frame");
     Objects.requireNonNull(written, "written");
     checkLength(frame.length);
-    return write(() -> Unpooled.wrappedBuffer(frame), written);
+    return write(() -> Unpooled.wrappedBuffer(frame), written, charge(frame.length));
   }
 
   /**
@@ -180,7 +273,9 @@ public final class PeerConnection {
     if (!isOpen()) {
       return false;
     }
-    channel.writeAndFlush(Unpooled.wrappedBuffer(frame)).addListener(afterWrite(null));
+    final long charge = charge(frame.length);
+    count(charge);
+    channel.writeAndFlush(Unpooled.wrappedBuffer(frame)).addListener(afterWrite(null, charge));
     return true;
   }
 
@@ -220,7 +315,7 @@ public final class PeerConnection {
       // more: Netty merges a multi-component heap buffer on the heap before that move.
       final ByteBuf buf = channel.alloc().directBuffer(head.length + length);
       return buf.writeBytes(head).writeBytes(body, offset, length);
-    }, null);
+    }, null, charge((long) head.length + length));
   }
 
   private void checkLength(final long frameLength) {
@@ -229,26 +324,128 @@ public final class PeerConnection {
       throw new SpotkitException.InvalidOperation("frame of " + frameLength + " bytes is outside 1..maxFrameLength "
           + max + "; split it (relocation chunks) or raise MeshConfig.maxFrameLength on every node");
     }
+    if (frameLength > peerMaxFrameLength) {
+      throw new SpotkitException.CapacityExceeded("frame of " + frameLength + " bytes is over the frame limit "
+          + peerMaxFrameLength + " of peer " + peerRid + " (its maxFrameLength, from the handshake); not sent. Use"
+          + " the same maxFrameBytes on every node, or send less");
+    }
   }
 
-  /** Queues one write on the event loop; the buffer is made there (Netty owns it from then on). */
-  private boolean write(final Supplier<ByteBuf> buffer, final Runnable written) {
+  /** Counts {@code charge} bytes as pending, never waiting. */
+  private void count(final long charge) {
+    final long now = pendingBytes.addAndGet(charge);
+    peakPendingBytes.accumulateAndGet(now, Math::max);
+  }
+
+  /**
+   * Takes room for {@code charge} bytes within the bound, waiting until {@code admitBy} when there is none (never on
+   * an event loop thread: there it counts at once).
+   *
+   * @return false when the connection closed first.
+   * @throws SpotkitException.CapacityExceeded at the deadline.
+   */
+  private boolean admit(final long charge, final Deadline admitBy) {
     if (!isOpen()) {
       return false;
     }
+    if (tryAdmit(charge)) {
+      return true;
+    }
+    if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+      count(charge); // an event loop never waits; what it sends is paced by what it reads
+      return true;
+    }
+    roomLock.lock();
+    waiters.incrementAndGet();
+    try {
+      // Bounded: each pass either admits, returns, or waits for a release, a close or the deadline.
+      while (true) {
+        if (!isOpen()) {
+          return false;
+        }
+        if (tryAdmit(charge)) {
+          return true;
+        }
+        final long left = admitBy.remaining().toNanos();
+        if (left <= 0) {
+          throw new SpotkitException.CapacityExceeded("outbound bound to peer " + peerRid + " is full: "
+              + pendingBytes.get() + " bytes not yet written (maxPendingOutboundBytes " + maxPendingBytes
+              + "); the peer did not read them before the send deadline. Slow the sender down, or raise the bound");
+        }
+        try {
+          room.awaitNanos(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new SpotkitException.Unavailable("interrupted while waiting for room to send to peer " + peerRid);
+        }
+      }
+    } finally {
+      waiters.decrementAndGet();
+      roomLock.unlock();
+    }
+  }
+
+  private boolean tryAdmit(final long charge) {
+    // Bounded by contention: each failed CAS means another sender moved the count.
+    while (true) {
+      final long now = pendingBytes.get();
+      if (now != 0 && now + charge > maxPendingBytes) {
+        return false;
+      }
+      if (pendingBytes.compareAndSet(now, now + charge)) {
+        peakPendingBytes.accumulateAndGet(now + charge, Math::max);
+        return true;
+      }
+    }
+  }
+
+  /** Gives back {@code charge} bytes (written, failed or never queued) and wakes waiting senders. */
+  private void release(final long charge) {
+    pendingBytes.addAndGet(-charge);
+    wakeWaiters();
+  }
+
+  private void wakeWaiters() {
+    if (waiters.get() > 0) {
+      roomLock.lock();
+      try {
+        room.signalAll();
+      } finally {
+        roomLock.unlock();
+      }
+    }
+  }
+
+  /** Counts, then queues one write on the event loop (framework frames: never refused by the bound). */
+  private boolean write(final Supplier<ByteBuf> buffer, final Runnable written, final long charge) {
+    if (!isOpen()) {
+      return false;
+    }
+    count(charge);
+    return writeAdmitted(buffer, written, charge);
+  }
+
+  /** Queues one write of bytes already counted; the buffer is made there (Netty owns it from then on). */
+  private boolean writeAdmitted(final Supplier<ByteBuf> buffer, final Runnable written, final long charge) {
     try {
       // Always through the event loop's queue, even when called on it: a direct write from the loop could
       // overtake writes other threads queued earlier, and this method promises call order.
-      channel.eventLoop().execute(() -> channel.writeAndFlush(buffer.get()).addListener(afterWrite(written)));
+      channel.eventLoop().execute(() -> channel.writeAndFlush(buffer.get()).addListener(afterWrite(written,
+          charge)));
       return true;
     } catch (RejectedExecutionException e) {
+      release(charge);
       return false; // the transport is shutting down
     }
   }
 
-  /** After a write: a failure closes the connection; a success runs {@code written} (may be null). */
-  private ChannelFutureListener afterWrite(final Runnable written) {
+  /**
+   * After a write: the charge is given back; a failure closes the connection; a success runs {@code written} (may be
+   * null).
+   */
+  private ChannelFutureListener afterWrite(final Runnable written, final long charge) {
     return f -> {
+      release(charge);
       if (!f.isSuccess() && channel.isActive()) {
         MeshChannels.closeWith(channel, CloseReason.IO_ERROR, "write failed: " + f.cause());
       } else if (f.isSuccess() && written != null) {
@@ -274,6 +471,21 @@ public final class PeerConnection {
    * @return the reply frame (head included); any thread may wait on it, with a timeout.
    */
   public CompletableFuture<byte[]> request(final LongFunction<byte[]> encoder, final Deadline deadline) {
+    return request(encoder, deadline, false);
+  }
+
+  /**
+   * A request like {@link #request(LongFunction, Deadline)}; when {@code bounded}, its frame is sent within the
+   * outbound bound like {@link #send(byte[], Deadline)}, waiting for room until {@code deadline} (the future then
+   * fails with {@link SpotkitException.CapacityExceeded}). The ordinary request path of application messages.
+   *
+   * @param encoder builds the request frame around its correlation; called once, on the calling thread.
+   * @param deadline absolute, on the monotonic clock.
+   * @param bounded whether the frame waits for room in the outbound bound.
+   * @return the reply frame, or a typed failure (also CapacityExceeded for a frame over the peer's frame limit).
+   */
+  public CompletableFuture<byte[]> request(final LongFunction<byte[]> encoder, final Deadline deadline,
+      final boolean bounded) {
     Objects.requireNonNull(encoder, "encoder");
     Objects.requireNonNull(deadline, "deadline");
     if (deadline.isExpired()) {
@@ -299,7 +511,23 @@ public final class PeerConnection {
     if (p.future.isDone()) {
       p.cancelTimer(); // the reply or the close came before the timer was set
     }
-    if (!send(frame)) {
+    final boolean sent;
+    try {
+      sent = bounded ? send(frame, deadline) : send(frame);
+    } catch (SpotkitException e) {
+      final Pending refused = pending.remove(correlation);
+      if (refused != null) {
+        refused.cancelTimer();
+      }
+      if (e instanceof SpotkitException.InvalidOperation) {
+        throw e; // this node's own limit: a programming error, thrown as before
+      }
+      if (refused != null) {
+        refused.future.completeExceptionally(e);
+      }
+      return p.future;
+    }
+    if (!sent) {
       failPending(correlation, CloseReason.PEER_CLOSED);
     }
     return p.future;
@@ -324,6 +552,7 @@ public final class PeerConnection {
   /** Event loop: the channel closed. Completes {@link #closeFuture()} first, then fails pending requests. */
   void onClosed(final CloseReason reason) {
     closed.complete(reason);
+    wakeWaiters(); // senders waiting for room see the close and give up with Unavailable
     for (Long correlation : pending.keySet()) {
       failPending(correlation, reason);
     }

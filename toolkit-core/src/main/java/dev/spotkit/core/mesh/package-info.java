@@ -23,7 +23,17 @@
  * an HMAC-SHA256 proof over both hellos, the dialer checks it and the expected NodeRid and answers with its
  * own proof (different label), the acceptor checks that and accepts or rejects (see
  * {@code Handshake}). The secret never travels. Proofs are compared in constant time. Nothing but handshake
- * messages is accepted before ACCEPT: a framework frame earlier is {@code UNAUTHENTICATED_FRAME}.
+ * messages is accepted before ACCEPT: a framework frame earlier is {@code UNAUTHENTICATED_FRAME}. Each hello also
+ * carries its sender's frame limit (u32 after the nonce, covered by the proofs; a hello without it, the older form,
+ * is still accepted and answered in that form, its sender's limit taken as the 16 MiB default): a node never sends
+ * a frame its peer would refuse ({@code PeerConnection.peerMaxFrameLength()}; over it, {@code CapacityExceeded} at
+ * the sender). The handshake is Spotkit's own (spec and golden fixtures fix only the framework frames inside).
+ *
+ * <h2>Outbound bound</h2>
+ * Each connection counts the bytes handed to it and not yet written to the socket, queued event-loop tasks
+ * included ({@link dev.spotkit.core.mesh.MeshConfig#maxPendingOutboundBytes()}, default 32 MiB). The ordinary send
+ * path (application messages and requests) waits for room until its deadline, then fails with
+ * {@code CapacityExceeded}; framework frames are counted and never refused.
  *
  * <h2>One connection per pair</h2>
  * The acceptor decides, under one lock ({@code PeerTable}), before the dialer may use the connection. With

@@ -53,4 +53,16 @@ public interface FrameCodec {
    * @return a message for {@link #encode(ByteBufAllocator, Object)}, or null.
    */
   Object errorReply(FrameDecodeException error);
+
+  /**
+   * The message to push to a client instead of a push the session refused because it can never fit its outbound
+   * budget (one message larger than {@link SessionServerConfig#maxOutboundBytes()}), or null to send nothing. The
+   * pusher gets {@link dev.spotkit.core.SpotkitException.CapacityExceeded} either way.
+   *
+   * @param reason what was refused, with its size and the limit.
+   * @return a message for {@link #encode(ByteBufAllocator, Object)}, or null; it must itself be small.
+   */
+  default Object pushRefusedReply(final String reason) {
+    return null;
+  }
 }

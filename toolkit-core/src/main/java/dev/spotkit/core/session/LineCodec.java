@@ -103,6 +103,17 @@ public final class LineCodec implements FrameCodec {
     return ERROR_PREFIX + error.getMessage();
   }
 
+  /**
+   * {@code "error: " + reason}, for example {@code error: push of 5000000 bytes exceeds maxOutboundBytes 4194304}.
+   *
+   * @param reason what was refused.
+   * @return the error line.
+   */
+  @Override
+  public Object pushRefusedReply(final String reason) {
+    return ERROR_PREFIX + reason;
+  }
+
   @Override
   public String toString() {
     return "LineCodec.utf8(" + maxLineBytes + ")";

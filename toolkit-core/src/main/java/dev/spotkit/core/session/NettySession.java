@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Outbound accounting: {@link #push} encodes on the calling thread, adds the encoded size to
  * {@link #pendingBytes} and writes; the write's completion (success or failure) subtracts it. So
- * {@code pendingBytes} is exactly the bytes pushed and not yet handed to the socket, and a push that
- * would take it past {@code maxOutboundBytes} is refused without waiting for the event loop.
+ * {@code pendingBytes} is exactly the bytes pushed and not yet handed to the socket (a push queued as an event-loop
+ * task included). A push that would take it past {@code maxOutboundBytes} waits (its thread parks, at most
+ * {@code pushTimeout}; polled every 100 ms as well as woken by completed writes) and then fails with
+ * {@code CapacityExceeded}; a push on an event loop cannot wait and cuts the slow reader instead.
  *
  * <p>Inbound accounting: {@link #frameQueued} and {@link #frameHandled} move {@link #pendingFrames}; reaching
  * the high-water mark turns the channel's auto-read off, falling back to the low-water mark turns it on
@@ -66,6 +68,12 @@ final class NettySession implements Session {
    */
   private final AtomicLong pendingBytes = new AtomicLong();
 
+  /** Pushers waiting for room; read by the event loop after a write completed (then it signals {@link #room}). */
+  private final AtomicInteger waiters = new AtomicInteger();
+  private final java.util.concurrent.locks.ReentrantLock roomLock = new java.util.concurrent.locks.ReentrantLock();
+  private final java.util.concurrent.locks.Condition room = roomLock.newCondition();
+  private final java.time.Duration pushTimeout;
+
   /**
    * True once close was requested (by {@link #close}, a refused push, a bad frame under
    * closeOnBadFrame, or channel inactive). Written by: any thread. Read by: any thread. Ordering: volatile.
@@ -80,6 +88,7 @@ final class NettySession implements Session {
     this.channel = channel;
     this.codec = config.codec();
     this.maxOutboundBytes = config.maxOutboundBytes();
+    this.pushTimeout = config.pushTimeout();
     this.inboundHighWater = config.inboundHighWaterFrames();
     this.inboundLowWater = config.inboundLowWaterFrames();
   }
@@ -107,21 +116,116 @@ final class NettySession implements Session {
     }
     final ByteBuf encoded = codec.encode(channel.alloc(), message);
     final int size = encoded.readableBytes();
-    final long pending = pendingBytes.addAndGet(size);
-    if (pending > maxOutboundBytes) {
-      pendingBytes.addAndGet(-size);
+    if (size > maxOutboundBytes) {
       encoded.release(); // never written: still ours
-      LOG.warn("session {} ({}) closed: {} pending outbound bytes would exceed maxOutboundBytes {} (slow reader);"
-          + " raise SessionServerConfig.maxOutboundBytes if it must wait longer",
-          id, channel.remoteAddress(), pending, maxOutboundBytes);
-      close();
+      final String reason = "push of " + size + " bytes exceeds maxOutboundBytes " + maxOutboundBytes;
+      final Object reply = codec.pushRefusedReply(reason);
+      if (reply != null) {
+        writeCounted(codec.encode(channel.alloc(), reply)); // the client learns of it; small, so never refused
+      }
+      throw new dev.spotkit.core.SpotkitException.CapacityExceeded("session " + id + ": " + reason + "; the"
+          + " message was not sent (the client got an error line instead); send it in parts, or raise"
+          + " SessionServerConfig.maxOutboundBytes");
+    }
+    if (!admit(size)) {
+      encoded.release();
+      if (!isOpen()) {
+        return false;
+      }
+      if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+        // An event loop cannot wait for the client: the slow reader is cut, as before.
+        LOG.warn("session {} ({}) closed: {} pending outbound bytes leave no room for {} more within"
+            + " maxOutboundBytes {} (slow reader; a push on an event loop cannot wait)", id, channel.remoteAddress(),
+            pendingBytes.get(), size, maxOutboundBytes);
+        close();
+        return false;
+      }
+      throw new dev.spotkit.core.SpotkitException.CapacityExceeded("session " + id + " (" + channel.remoteAddress()
+          + "): the client did not read for " + pushTimeout.toMillis() + " ms and " + pendingBytes.get()
+          + " pushed bytes wait (maxOutboundBytes " + maxOutboundBytes + "); the push of " + size + " bytes was"
+          + " not sent. The session stays open and pushes go through again once the client reads");
+    }
+    write(encoded, size);
+    return true;
+  }
+
+  /**
+   * Takes room for {@code size} bytes in the outbound budget, waiting up to {@link #pushTimeout} for the client to
+   * read (never on an event loop thread).
+   *
+   * @return false when no room came in time, or the session closed.
+   */
+  private boolean admit(final int size) {
+    if (tryAdmit(size)) {
+      return true;
+    }
+    if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
       return false;
     }
+    final long deadline = System.nanoTime() + pushTimeout.toNanos();
+    roomLock.lock();
+    waiters.incrementAndGet();
+    try {
+      // Bounded: each pass admits, returns, or waits for a completed write, the close or the deadline.
+      while (true) {
+        if (!isOpen()) {
+          return false;
+        }
+        if (tryAdmit(size)) {
+          return true;
+        }
+        final long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        try {
+          room.awaitNanos(Math.min(left, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+    } finally {
+      waiters.decrementAndGet();
+      roomLock.unlock();
+    }
+  }
+
+  private boolean tryAdmit(final int size) {
+    // Bounded by contention: each failed CAS means another pusher or a completed write moved the count.
+    while (true) {
+      final long now = pendingBytes.get();
+      if (now + size > maxOutboundBytes) {
+        return false;
+      }
+      if (pendingBytes.compareAndSet(now, now + size)) {
+        return true;
+      }
+    }
+  }
+
+  /** Counts and writes a small buffer outside the budget check (an error line). */
+  private void writeCounted(final ByteBuf encoded) {
+    final int size = encoded.readableBytes();
+    pendingBytes.addAndGet(size);
+    write(encoded, size);
+  }
+
+  private void write(final ByteBuf encoded, final int size) {
     final ChannelPromise written = channel.newPromise();
-    written.addListener(future -> pendingBytes.addAndGet(-size));
+    written.addListener(future -> {
+      pendingBytes.addAndGet(-size);
+      if (waiters.get() > 0) {
+        roomLock.lock();
+        try {
+          room.signalAll();
+        } finally {
+          roomLock.unlock();
+        }
+      }
+    });
     // Hand-off: the channel owns `encoded` from here and releases it after the write, or on failure.
     channel.writeAndFlush(encoded, written);
-    return true;
   }
 
   @Override

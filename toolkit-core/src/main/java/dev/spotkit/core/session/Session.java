@@ -6,8 +6,8 @@ import java.net.SocketAddress;
  * One client connection accepted by a {@link SessionServer}.
  *
  * <p>The Session owner is the node that holds the socket; the session stays there when the bound actor
- * moves (DESIGN.md "Nodes, transport and sessions"). Every method is safe to call from any thread and
- * none of them blocks.
+ * moves (DESIGN.md "Nodes, transport and sessions"). Every method is safe to call from any thread; only
+ * {@link #push} may block, and only while the client does not read (see there).
  *
  * <p><b>Note:</b> this interface is not sealed so that runtime tests can use a fake; production sessions
  * come only from {@link SessionServer}.
@@ -38,19 +38,25 @@ public interface Session {
   /**
    * Encodes {@code message} with the listener's {@link FrameCodec} and writes it to the peer.
    *
-   * <p>Any thread; never blocks: the bytes are queued on the connection's event loop. Messages pushed by
-   * one thread are written in push order; pushes from different threads interleave whole messages, never
-   * bytes. Delivery is best effort: a message queued before the connection closes may still be lost.
+   * <p>Any thread. Messages pushed by one thread are written in push order; pushes from different threads
+   * interleave whole messages, never bytes. Delivery is best effort: a message queued before the connection
+   * closes may still be lost.
    *
-   * <p>Each session has an outbound budget ({@link SessionServerConfig#maxOutboundBytes()}): bytes
-   * encoded but not yet handed to the socket. A push that would take the session past its budget is
-   * refused and the session is closed, so a slow reader is cut instead of being buffered forever.
+   * <p>Each session has an outbound budget ({@link SessionServerConfig#maxOutboundBytes()}): bytes encoded but
+   * not yet handed to the socket. A push that finds no room waits for the client to read, at most
+   * {@link SessionServerConfig#pushTimeout()} (a virtual thread parks), then fails with
+   * {@link dev.spotkit.core.SpotkitException.CapacityExceeded}; the session stays open and later pushes go through
+   * once the client reads. On a Netty event loop a push cannot wait: it returns false and closes the session (the
+   * slow reader is cut). A message larger than the whole budget fails at once with {@code CapacityExceeded}, and
+   * the client gets the codec's {@link FrameCodec#pushRefusedReply error line} instead of it.
    *
    * @param message to encode; for {@link LineCodec} any object, written as {@code String.valueOf(message)}
    *     followed by LF. Null is a programmer error.
    * @return true when the encoded message was queued for writing; false when the session was already
-   *     closed or the push would exceed the outbound budget (the session is then closed).
+   *     closed, or (on an event loop only) the push found no room and closed the session.
    * @throws NullPointerException if {@code message} is null.
+   * @throws dev.spotkit.core.SpotkitException.CapacityExceeded when no room came within the push timeout, or the
+   *     message is larger than the whole outbound budget.
    */
   boolean push(Object message);
 

@@ -48,6 +48,10 @@ public final class SessionServerConfig {
   private final int inboundLowWaterFrames;
   private final int ioThreads;
   private final Duration closeTimeout;
+  private final Duration pushTimeout;
+
+  /** Default bound on how long a push may wait for room in the outbound budget. */
+  public static final Duration DEFAULT_PUSH_TIMEOUT = Duration.ofSeconds(5);
 
   private SessionServerConfig(final Builder b) {
     this.host = b.host;
@@ -59,6 +63,18 @@ public final class SessionServerConfig {
     this.inboundLowWaterFrames = b.inboundLowWaterFrames;
     this.ioThreads = b.ioThreads;
     this.closeTimeout = b.closeTimeout;
+    this.pushTimeout = b.pushTimeout;
+  }
+
+  /**
+   * How long {@link Session#push} may wait for room in the outbound budget when the client reads slower than the
+   * server pushes; then the push fails with {@link dev.spotkit.core.SpotkitException.CapacityExceeded} and the
+   * session stays open. A push on a Netty event loop never waits (see {@link Session#push}).
+   *
+   * @return a positive duration; default 5 s.
+   */
+  public Duration pushTimeout() {
+    return pushTimeout;
   }
 
   /**
@@ -99,8 +115,10 @@ public final class SessionServerConfig {
   }
 
   /**
-   * Per-session outbound budget: bytes pushed but not yet handed to the socket. A push that would exceed
-   * it is refused and the session closed (a slow reader is cut).
+   * Per-session outbound budget: bytes pushed but not yet handed to the socket (queued on the event loop or in the
+   * channel's buffer). A push that finds no room waits up to {@link #pushTimeout()} and then fails with
+   * {@link dev.spotkit.core.SpotkitException.CapacityExceeded}; one larger than the whole budget fails at once and
+   * the client gets the codec's error line instead (see {@link Session#push}).
    *
    * @return bytes; default {@value #DEFAULT_MAX_OUTBOUND_BYTES}.
    */
@@ -166,7 +184,7 @@ public final class SessionServerConfig {
     return "SessionServerConfig[host=" + host + ", port=" + port + ", codec=" + codec + ", maxOutboundBytes="
         + maxOutboundBytes + ", closeOnBadFrame=" + closeOnBadFrame + ", inboundWaterMarks=" + inboundLowWaterFrames
         + ".." + inboundHighWaterFrames + ", ioThreads=" + ioThreads
-        + ", closeTimeout=" + closeTimeout + "]";
+        + ", closeTimeout=" + closeTimeout + ", pushTimeout=" + pushTimeout + "]";
   }
 
   /** Builder of {@link SessionServerConfig}; not thread-safe. Setters validate and name the bad value. */
@@ -180,8 +198,24 @@ public final class SessionServerConfig {
     private int inboundLowWaterFrames = DEFAULT_INBOUND_LOW_WATER_FRAMES;
     private int ioThreads = DEFAULT_IO_THREADS;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
+    private Duration pushTimeout = DEFAULT_PUSH_TIMEOUT;
 
     private Builder() {
+    }
+
+    /**
+     * Bound on a push waiting for room (see {@link SessionServerConfig#pushTimeout()}).
+     *
+     * @param pushTimeout positive.
+     * @return this builder.
+     */
+    public Builder pushTimeout(final Duration pushTimeout) {
+      Objects.requireNonNull(pushTimeout, "pushTimeout");
+      if (pushTimeout.isNegative() || pushTimeout.isZero()) {
+        throw new IllegalArgumentException("pushTimeout " + pushTimeout + " must be positive");
+      }
+      this.pushTimeout = pushTimeout;
+      return this;
     }
 
     /**

@@ -433,10 +433,17 @@ class MeshTransportTest {
     final PeerConnection ab = join(a.connect(b.localAddress(), B));
     Recorder.next(rb.connected);
     final byte[] big = Arrays.copyOf(frame(21, 0), 1025);
+    assertThat(ab.peerMaxFrameLength()).as("B's limit, learnt in the handshake").isEqualTo(1024);
     assertThat(ab.send(frame(21, 1))).isTrue();
-    assertThat(ab.send(big)).isTrue();
-
+    // The sender knows B's limit: the frame is refused before it is queued, and the connection stays.
+    assertThatThrownBy(() -> ab.send(big)).isInstanceOf(SpotkitException.CapacityExceeded.class)
+        .hasMessageStartingWith("frame of 1025 bytes is over the frame limit 1024 of peer");
+    assertThat(ab.send(frame(21, 2))).isTrue();
     assertThat(Recorder.next(rb.frames).bytes()).containsExactly(frame(21, 1));
+    assertThat(Recorder.next(rb.frames).bytes()).containsExactly(frame(21, 2));
+    // A peer that sends one anyway (written past the sender's check) is disconnected by the receiver.
+    ab.channel().writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(big));
+
     assertThat(Recorder.next(rb.lost).reason()).isEqualTo(CloseReason.OVERSIZED_FRAME);
     assertThat(Recorder.next(ra.lost).reason()).isEqualTo(CloseReason.PEER_CLOSED);
     assertThat(rb.frames).isEmpty();
@@ -503,7 +510,7 @@ class MeshTransportTest {
     try (Socket raw = new Socket(b.localAddress().getAddress(), b.localAddress().getPort())) {
       raw.setSoTimeout((int) WAIT.toMillis());
       final OutputStream out = raw.getOutputStream();
-      final byte[] hello = Handshake.hello(new Handshake.Hello(A.value(), 1, Handshake.nonce()));
+      final byte[] hello = Handshake.hello(new Handshake.Hello(A.value(), 1, Handshake.nonce(), MeshConfig.DEFAULT_MAX_FRAME_LENGTH));
       out.write(ByteBuffer.allocate(4 + hello.length).putInt(hello.length).put(hello).array());
       out.flush();
       final InputStream in = raw.getInputStream();

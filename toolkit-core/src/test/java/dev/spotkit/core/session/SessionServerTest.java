@@ -154,21 +154,63 @@ class SessionServerTest {
   }
 
   @Test
-  void slowReaderIsCutWhenItsOutboundBudgetIsExceeded() throws Exception {
-    final SessionServer server = start(SessionServerConfig.builder().maxOutboundBytes(64 * 1024));
-    connect(server); // never reads
+  void aPushToAClientThatDoesNotReadWaitsThenFailsTypedAndTrafficResumesWhenItReads() throws Exception {
+    final Duration pushTimeout = Duration.ofMillis(300);
+    final SessionServer server = start(SessionServerConfig.builder().maxOutboundBytes(64 * 1024)
+        .pushTimeout(pushTimeout));
+    final Client client = connect(server); // does not read until told to
     final Session session = recorder.nextOpened();
-    final Recording rec = recorder.of(session);
     final String kib = "k".repeat(1023);
-    int pushed = 0;
-    while (pushed < 1_000_000 && session.push(kib)) { // bounded: 1 GB would be far past any socket buffer
-      pushed++;
+    final AtomicInteger pushed = new AtomicInteger();
+    final java.util.concurrent.atomic.AtomicLong refusedAfterNanos = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicReference<Throwable> refusal = new java.util.concurrent.atomic
+        .AtomicReference<>();
+    final Thread pusher = Thread.ofVirtual().start(() -> {
+      for (int i = 0; i < 1_000_000; i++) { // bounded: 1 GB would be far past any socket buffer
+        final long started = System.nanoTime();
+        try {
+          if (!session.push(kib)) {
+            refusal.set(new AssertionError("push returned false: the session was closed"));
+            return;
+          }
+          pushed.incrementAndGet();
+        } catch (RuntimeException e) {
+          refusedAfterNanos.set(System.nanoTime() - started);
+          refusal.set(e);
+          return;
+        }
+      }
+    });
+    pusher.join(WAIT.toMillis() * 3);
+    assertThat(pusher.isAlive()).isFalse();
+    assertThat(refusal.get()).as("the push that found no room").isInstanceOf(
+        dev.spotkit.core.SpotkitException.CapacityExceeded.class);
+    assertThat(refusedAfterNanos.get()).as("the pusher was slowed for its push timeout first")
+        .isGreaterThanOrEqualTo(pushTimeout.toNanos() - TimeUnit.MILLISECONDS.toNanos(5));
+    assertThat(((NettySession) session).pendingBytes()).as("bytes held for the client").isLessThanOrEqualTo(
+        64 * 1024);
+    assertThat(session.isOpen()).as("the session stays open").isTrue();
+    // The client reads again: every accepted line arrives, and pushes go through again.
+    for (int i = 0; i < pushed.get(); i++) {
+      assertThat(client.readLine()).isEqualTo(kib);
     }
-    assertThat(pushed).as("a refused push ended the loop").isLessThan(1_000_000);
-    assertThat(session.isOpen()).isFalse();
-    assertThat(session.push("after")).isFalse();
-    assertThat(rec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    assertThat(session.push("after")).isTrue();
+    assertThat(client.readLine()).isEqualTo("after");
     await().atMost(WAIT).until(() -> ((NettySession) session).pendingBytes() == 0);
+  }
+
+  @Test
+  void anOversizedPushIsATypedErrorToThePusherAndAnErrorLineToTheClient() throws Exception {
+    final SessionServer server = start(SessionServerConfig.builder().maxOutboundBytes(64 * 1024));
+    final Client client = connect(server);
+    final Session session = recorder.nextOpened();
+    assertThatThrownBy(() -> session.push("b".repeat(100 * 1024)))
+        .isInstanceOf(dev.spotkit.core.SpotkitException.CapacityExceeded.class)
+        .hasMessageContaining("push of 102401 bytes exceeds maxOutboundBytes 65536");
+    assertThat(client.readLine()).isEqualTo("error: push of 102401 bytes exceeds maxOutboundBytes 65536");
+    assertThat(session.isOpen()).isTrue();
+    assertThat(session.push("small")).isTrue();
+    assertThat(client.readLine()).isEqualTo("small");
   }
 
   @Test

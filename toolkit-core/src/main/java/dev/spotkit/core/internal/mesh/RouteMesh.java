@@ -64,7 +64,6 @@ public final class RouteMesh implements MeshListener {
   /** Content type of a failure reply's payload: the error's message as UTF-8 text. */
   public static final String ERROR_CONTENT = "text/plain";
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
-  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
   /** A cached owner: where the Ready object of this generation and kind/type lives. */
   public record Route(NodeRid owner, InetSocketAddress endpoint, long generation, long expiresAtNanos,
@@ -74,14 +73,17 @@ public final class RouteMesh implements MeshListener {
   private final NodeRuntime rt;
   private final MeshTransport transport;
   private final int maxPayloadBytes;
+  private final Duration sendTimeout;
   private final ConcurrentHashMap<String, Route> routes = new ConcurrentHashMap<>();
 
   private RouteMesh(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration)
       throws IOException {
     this.rt = rt;
     this.maxPayloadBytes = spec.maxFrameBytes() - 1024;
+    this.sendTimeout = spec.sendTimeout();
     this.transport = MeshTransport.start(MeshConfig.builder(rt.nodeRid(), lifecycleGeneration, spec.secret())
-        .host(spec.host()).port(spec.port()).maxFrameLength(spec.maxFrameBytes()).build(), this);
+        .host(spec.host()).port(spec.port()).maxFrameLength(spec.maxFrameBytes())
+        .maxPendingOutboundBytes(spec.maxPendingOutboundBytes()).build(), this);
   }
 
   /**
@@ -160,9 +162,9 @@ public final class RouteMesh implements MeshListener {
   private void send(final Route route, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final String stableType, final Envelope.Msg envelope) {
     final ReplySink sink = envelope.reply();
-    final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(CONNECT_TIMEOUT);
+    final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(sendTimeout);
     final PeerConnection connection = connection(route.owner(), route.endpoint(), connectBy);
-    sendOn(connection, key, kind, id, generation, stableType, 0, envelope);
+    sendOn(connection, key, kind, id, generation, stableType, 0, envelope, connectBy);
   }
 
   /**
@@ -173,17 +175,26 @@ public final class RouteMesh implements MeshListener {
    */
   public void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final int hops, final Envelope.Msg envelope) {
-    sendOn(connection, key, kind, id, generation, null, hops, envelope);
+    sendOn(connection, key, kind, id, generation, null, hops, envelope, envelope.reply() != null
+        ? envelope.reply().deadline : Deadline.after(sendTimeout));
   }
 
+  /**
+   * The ordinary send path: within the connection's outbound bound ({@link PeerConnection#send(byte[], Deadline)}),
+   * waiting for room until {@code admitBy} (a request: its own deadline).
+   *
+   * @throws SpotkitException.CapacityExceeded (one-way) when no room came in time, or the frame is over the peer's
+   *     frame limit; a request's future fails with it instead.
+   */
   private void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
-      final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope) {
+      final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope,
+      final Deadline admitBy) {
     final ReplySink sink = envelope.reply();
     final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(),
         maxPayloadBytes, true), envelope.sessionWork());
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
-          stableType, 0, hops, payload)))) {
+          stableType, 0, hops, payload)), admitBy)) {
         routes.remove(cacheKey(key));
         throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
             + key.kind().segment() + " '" + id + "' closed; the message was not sent");
@@ -192,7 +203,8 @@ public final class RouteMesh implements MeshListener {
     }
     final long deadlineUnixMs = System.currentTimeMillis() + Math.max(1, sink.deadline.remaining().toMillis());
     connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
-        generation, stableType, deadlineUnixMs, hops, payload)), sink.deadline).whenComplete((frame, failure) -> {
+        generation, stableType, deadlineUnixMs, hops, payload)), sink.deadline, true).whenComplete((frame,
+        failure) -> {
           if (failure != null) {
             sink.fail(Cell.typed(unwrap(failure), sink.description));
             return;
@@ -501,8 +513,8 @@ public final class RouteMesh implements MeshListener {
       if (sink != null) {
         sink.fail(typed);
       } else {
-        NodeRuntime.LOG.warn("one-way message from {} to {} '{}' dropped: {}", from.peerRid(), m.targetKind(),
-            m.targetId(), typed.getMessage());
+        rt.deadLetters().record(typed.kind().name().toLowerCase(java.util.Locale.ROOT), "one-way message from node "
+            + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "' dropped: " + typed.getMessage());
       }
     }
   }

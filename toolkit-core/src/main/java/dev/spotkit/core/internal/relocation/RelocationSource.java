@@ -239,8 +239,10 @@ public final class RelocationSource {
       case Action.DispatchLocal d -> {
         final Envelope.Msg msg = local.remove(d.message());
         followHops.remove(msg);
-        if (msg != null) {
-          actor.mailbox.offer(msg); // before the seal (budget wait): behind the barrier, captured later
+        if (msg != null && actor.mailbox.offer(msg) == dev.spotkit.mailbox.OfferResult.MAILBOX_FULL) {
+          // Before the seal (budget wait): behind the barrier, captured later. The node accepted it for this actor:
+          // admitted whatever the capacity rather than dropped (REL-23).
+          actor.mailbox.admit(msg);
         }
       }
       case Action.RestoreSourceQueue r -> restore(r.held());
@@ -519,9 +521,10 @@ public final class RelocationSource {
 
   /** Explicit failure before relay-ready: the captured queue, then the hold, back in order; timers again. */
   private void restore(final List<Message> held) {
+    // Admitted whatever the mailbox capacity (REL-23): the captured queue and the hold were accepted already.
     for (Envelope e : captured) {
       if (!(e instanceof Envelope.Tick)) {
-        actor.mailbox.offer(e);
+        actor.mailbox.admit(e);
       }
     }
     for (Message m : held) {
@@ -532,7 +535,7 @@ public final class RelocationSource {
         r.replyRoutes.remove(record.replyRouteId());
       }
       if (msg != null) {
-        actor.mailbox.offer(msg);
+        actor.mailbox.admit(msg);
       }
     }
     for (CellTimers.Entry t : capturedTimers) {

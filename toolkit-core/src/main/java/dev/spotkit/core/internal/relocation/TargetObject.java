@@ -304,8 +304,12 @@ final class TargetObject {
       case Action.DispatchLocal d -> {
         final Envelope.Msg msg = work.remove(d.message());
         final ActorCell to = cell != null ? cell : live;
-        if (msg != null && to != null) {
-          to.offerEnvelope(msg); // after the merge: behind the backlog (direct work, or late relay after fallback)
+        if (msg != null) {
+          // After the merge: behind the backlog (direct work, or late relay after fallback), admitted whatever the
+          // mailbox capacity (REL-23): the node accepted it for this actor, so it runs or is a counted dead letter.
+          if (to == null || to.admitEnvelope(msg) == dev.spotkit.mailbox.OfferResult.RELEASED) {
+            deadLetter(msg, "relocated actor '" + id + "' is gone");
+          }
         }
       }
       case Action.RemoveStaging rs -> {
@@ -639,6 +643,16 @@ final class TargetObject {
   /** The end of the current unit's Restore validity as a deadline. */
   private Deadline validity() {
     return new Deadline(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(validUntilMs));
+  }
+
+  /** A message of this unit with nowhere to run: a request fails Unavailable, a one-way one is a dead letter. */
+  private void deadLetter(final Envelope.Msg msg, final String why) {
+    if (msg.reply() != null) {
+      msg.reply().fail(new dev.spotkit.core.SpotkitException.Unavailable(msg.reply().description + ": " + why));
+    } else {
+      rt.deadLetters().record("relocation-target-gone", "one-way message of type " + (msg.payload() == null ? "null"
+          : msg.payload().getClass().getName()) + " for actor '" + id + "' dropped: " + why);
+    }
   }
 
   /** After the CAS: the real queue gets the backlog; OnJoinedActor, leave notice, completion, then dispatch. */

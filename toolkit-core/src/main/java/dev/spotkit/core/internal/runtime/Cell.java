@@ -97,6 +97,24 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     }
   }
 
+  /**
+   * Admits an envelope to this cell whatever its mailbox capacity ({@link dev.spotkit.mailbox.Mailbox#admit}): a
+   * relocation backlog (late relay, work diverted to a relocation unit, a queue restored after a failed move) never
+   * fails for capacity (REL-23). While the cell relocates away it goes to the ingress hold like any offer. Any thread.
+   *
+   * @return ACCEPTED, or RELEASED when the mailbox is gone (the caller reports the dead letter).
+   */
+  public final dev.spotkit.mailbox.OfferResult admitEnvelope(final Envelope envelope) {
+    synchronized (ingressLock) {
+      final RelocationSource source = relocating;
+      if (source != null) {
+        source.ingress(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
+      return mailbox.admit(envelope);
+    }
+  }
+
   final void onEnvelope(final Envelope envelope) {
     switch (envelope) {
       case Envelope.Msg msg -> {

@@ -97,7 +97,7 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param objectLimit 0 = none.
    */
   public record MeshSpec(String host, int port, byte[] secret, int maxFrameBytes, int placementWeight,
-      int objectLimit) {
+      int objectLimit, long maxPendingOutboundBytes, java.time.Duration sendTimeout) {
   }
 
   /**

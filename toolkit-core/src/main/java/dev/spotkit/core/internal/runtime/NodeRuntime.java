@@ -448,6 +448,13 @@ public final class NodeRuntime {
     return cell != null && cell.state == CellState.READY;
   }
 
+  private final DeadLetters deadLetters = new DeadLetters();
+
+  /** Messages accepted and then dropped on this node, by reason (counted and logged with a rate limit). */
+  public DeadLetters deadLetters() {
+    return deadLetters;
+  }
+
   /** The mesh, or null for a node without peers. */
   public RouteMesh mesh() {
     return mesh;
