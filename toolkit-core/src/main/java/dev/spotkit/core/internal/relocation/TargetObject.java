@@ -488,7 +488,7 @@ final class TargetObject {
       }
     }
     // A session-bound actor: its session stays on its node; pushes go there, frames come from there.
-    staging.binding = binding == null ? null : new BoundSession(rt, binding);
+    staging.binding = binding == null ? null : new BoundSession(rt, binding, staging);
     sessionBinding = binding;
     operationId = high == 0 && low == 0 ? null : new OperationId(high, low);
     joinDeadlineUnixMs = deadline;

@@ -12,8 +12,11 @@ import dev.spotkit.core.wire.SessionPush;
 import dev.spotkit.relocation.wire.ApplicationPayload;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import dev.spotkit.core.internal.runtime.ActorCell;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,7 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link dev.spotkit.core.wire.SessionPush}). The session node writes pushes in sequence order, so the client sees
  * them in push order even when pushes of two nodes of the Actor's path race. Delivery is best effort like
  * {@link Session#push}: a push lost with a connection stalls the later ones at the session node until
- * {@link SessionBinder#MAX_EARLY_PUSHES} wait, then the session closes.
+ * {@link SessionBinder#MAX_EARLY_PUSHES} wait, then the session closes. While no connection is open, one dial
+ * runs for all pushes (at most {@link #MAX_WAITING} wait for it, in order); pushes that cannot reach the session
+ * node are dead letters ({@code MeshNode.deadLetters()}, reason {@value #UNREACHABLE}), and a session node that
+ * is gone (no descriptor) closes this view and tells the actor's Spot of the disconnect.
  *
  * <p>Inbound flow control is kept by the binding on the session node; here {@link #frameQueued()} and
  * {@link #frameHandled()} do nothing and {@link #pendingFrames()} is 0.
@@ -42,14 +48,33 @@ public final class BoundSession implements Session {
   private final AtomicBoolean closed;
   /** The binding as it arrived (Session owner, binding generation); push sequence and closed are live above. */
   private final Relocations.Binding arrived;
+  /** The actor this view belongs to (told of the disconnect when the session node is gone), or null. */
+  private final ActorCell actor;
+  /** Orders sequence numbers with the frames waiting for a dial; never held across a blocking call. */
+  private final ReentrantLock lock = new ReentrantLock();
+  /** Pushes waiting for the one dial in progress, in push order; null when no dial runs. Guarded by lock. */
+  private ArrayDeque<byte[]> waiting;
+  /** Until this System.nanoTime(), after a failed dial, pushes are dropped at once. Guarded by lock. */
+  private long retryAtNanos = System.nanoTime();
+
+  /** Pushes that may wait for one dial: 1,024. */
+  static final int MAX_WAITING = 1_024;
+  /** How long one dial to the session node may take: 5 s. */
+  static final Duration DIAL_TIMEOUT = Duration.ofSeconds(5);
+  /** After a failed dial, pushes are dropped at once for 1 s. */
+  static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+  /** The dead-letter reason of a push that could not reach its session node. */
+  static final String UNREACHABLE = "session-node-unreachable";
 
   /**
    * @param binding the binding from the relocation payload: the session's id on its node (greater than zero), the
    *     session node, the next push sequence, whether the session's disconnect already reached the Actor, and the
    *     Session owner that commands 42 and 44 name.
+   * @param actor the actor this view belongs to, told of the disconnect when the session node is gone.
    */
-  public BoundSession(final NodeRuntime rt, final Relocations.Binding binding) {
+  public BoundSession(final NodeRuntime rt, final Relocations.Binding binding, final ActorCell actor) {
     this.rt = rt;
+    this.actor = actor;
     this.sessionId = binding.sessionId();
     this.node = binding.node();
     this.nextSequence = new AtomicLong(binding.nextPushSequence());
@@ -142,18 +167,95 @@ public final class BoundSession implements Session {
     }
     final ApplicationPayload payload = close ? new ApplicationPayload("close", JsonCopier.JSON, new byte[0])
         : rt.copier().encodeForPeer("session push", message, rt.mesh().maxPayloadBytes(), true);
-    final byte[] frame = new SessionPush(sessionId, nextSequence.getAndIncrement(), close, payload).encode();
     final PeerConnection open = rt.mesh().open(node).orElse(null);
-    if (open != null && open.send(frame)) {
-      return true;
+    final boolean dial;
+    lock.lock();
+    try {
+      final long sequence = nextSequence.getAndIncrement();
+      final byte[] frame = new SessionPush(sessionId, sequence, close, payload).encode();
+      if (waiting == null && open != null && open.send(frame)) {
+        return true;
+      }
+      if (waiting == null && System.nanoTime() - retryAtNanos < 0) {
+        rt.deadLetters().record(UNREACHABLE, "push " + sequence + " to session " + sessionId + " on node " + node
+            + " (a dial failed less than " + RETRY_AFTER.toMillis() + " ms ago)");
+        return false;
+      }
+      if (waiting != null && waiting.size() >= MAX_WAITING) {
+        rt.deadLetters().record(UNREACHABLE, "push " + sequence + " to session " + sessionId + " on node " + node
+            + " (" + MAX_WAITING + " pushes already wait for the connection)");
+        return false;
+      }
+      dial = waiting == null;
+      if (dial) {
+        waiting = new ArrayDeque<>();
+      }
+      waiting.add(frame); // in push order behind the ones waiting for the same dial
+    } finally {
+      lock.unlock();
     }
-    rt.async(() -> rt.mesh().connection(node, rt.mesh().endpointOf(rt.meshName().value(), node,
-        "session " + sessionId), Deadline.after(Duration.ofSeconds(5))).send(frame)).whenComplete((sent, f) -> {
-          if (f != null || !Boolean.TRUE.equals(sent)) {
-            NodeRuntime.LOG.warn("push to session {} on node {} lost: {}", sessionId, node,
-                f == null ? "connection closed" : RouteMesh.unwrap(f).toString());
-          }
-        });
+    if (dial) {
+      rt.async(this::dial);
+    }
     return true;
+  }
+
+  /**
+   * A virtual thread: one dial to the session node for every push waiting on it, then writes them in push order.
+   * When the dial fails the waiting pushes are dead letters (counted, logged with a rate limit, never retried
+   * into memory) and later pushes are dropped at once for {@link #RETRY_AFTER}; when the session node no longer
+   * publishes a descriptor (it stopped or its lease lapsed, spec 002 section 5) the session is lost for good: this
+   * view closes and the actor's Spot is told of the disconnect as for a closed connection.
+   */
+  private Void dial() {
+    PeerConnection c = null;
+    String why = null;
+    try {
+      c = rt.mesh().connection(node, rt.mesh().endpointOf(rt.meshName().value(), node, "session " + sessionId),
+          Deadline.after(DIAL_TIMEOUT));
+    } catch (RuntimeException e) {
+      why = RouteMesh.unwrap(e).toString();
+    }
+    for (;;) {
+      final byte[] next;
+      lock.lock();
+      try {
+        next = waiting.poll();
+        if (next == null) {
+          waiting = null;
+          if (c == null) {
+            retryAtNanos = System.nanoTime() + RETRY_AFTER.toNanos();
+          }
+          break;
+        }
+      } finally {
+        lock.unlock();
+      }
+      if (c == null || !c.send(next)) {
+        rt.deadLetters().record(UNREACHABLE, "a push to session " + sessionId + " on node " + node + " ("
+            + (why == null ? "connection closed" : why) + ")");
+      }
+    }
+    if (c == null && actor != null && !published()) {
+      sessionNodeGone();
+    }
+    return null;
+  }
+
+  private boolean published() {
+    try {
+      return rt.mesh().published(node);
+    } catch (RuntimeException e) {
+      return true; // the store did not answer: not proof that the node is gone
+    }
+  }
+
+  /** The session node is gone: this view closes once and the actor's Spot hears of the disconnect. */
+  private void sessionNodeGone() {
+    if (markClosed()) {
+      NodeRuntime.LOG.info("session {} of actor '{}': its session node {} is gone (no descriptor); the session is"
+          + " closed for the actor", sessionId, actor.id, node);
+      SessionBinder.sessionLost(actor);
+    }
   }
 }

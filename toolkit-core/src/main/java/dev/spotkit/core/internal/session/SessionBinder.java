@@ -697,6 +697,15 @@ public final class SessionBinder implements SessionHandler {
     }
   }
 
+  /**
+   * The session of a bound actor here is lost without a routed disconnect (its session node is gone): the
+   * disconnect handling runs once, queued behind the actor's mailbox as for a closed connection. The caller has
+   * marked the binding closed.
+   */
+  public static void sessionLost(final ActorCell actor) {
+    queueDisconnect(actor);
+  }
+
   /** A full bounded mailbox is retried every millisecond, this many times (about 30 s), before the lane fallback. */
   private static final int FULL_MAILBOX_RETRIES = 30_000;
 
