@@ -286,7 +286,7 @@ public final class PeerConnection {
     // Registered before the timer and the send, so neither a fast reply nor an early timer can miss it.
     pending.put(correlation, p);
     if (closed.isDone()) { // onClosed may have drained before the put: whoever removes it fails it
-      failPending(correlation, closed.join());
+      failPending(correlation, closed.getNow(CloseReason.TRANSPORT_CLOSED)); // done: never blocks
       return p.future;
     }
     try {
