@@ -1,6 +1,7 @@
 package dev.spotkit.core;
 
 import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.Turn;
 import dev.spotkit.core.internal.runtime.SpotCell;
 import java.util.List;
 
@@ -14,6 +15,10 @@ abstract class AbstractSpotContext {
     this.cell = cell;
     this.rt = cell.runtime();
     this.timers = new TimersImpl(cell.timers());
+  }
+
+  public java.util.Optional<Deadline> deadline() {
+    return java.util.Optional.ofNullable(Turn.deadlineFor(cell));
   }
 
   public SpotRef self() {

@@ -123,6 +123,26 @@ public sealed interface ActorContext permits ActorContextImpl {
   Optional<Session> session();
 
   /**
+   * The absolute deadline of the request the current handler turn serves (spec 001 section 11 and REL-24: a
+   * request keeps its deadline on every hop; spec 000 section 2: an operation's deadline is fixed once, never
+   * extended). It is the caller's deadline: set by its {@code timeout(...)} (default 5 s) when it started, or
+   * inherited from the request its own handler served. Every request and manager call this handler starts
+   * inherits it: its deadline is the earlier of its own {@code timeout(...)} and this one, so a nested call never
+   * outlives the caller's wait, and one started after this deadline passed fails at once with
+   * {@link SpotkitException.DeadlineExceeded} without being sent. A request whose deadline passed before its
+   * handler started is answered DeadlineExceeded and its handler never runs. Across nodes the deadline travels
+   * as the time left (see {@code dev.spotkit.core.wire.ApplicationMessage}), re-fixed on the receiver's
+   * monotonic clock.
+   *
+   * <p>Only inside a handler turn of this actor, on the handler's own thread (threads it starts inherit nothing).
+   * Use {@link Deadline#remaining()} for the time left (nanosecond resolution, monotonic clock).
+   *
+   * @return the deadline, on {@link System#nanoTime()}; empty in a one-way message or timer handler, or outside
+   *     a handler turn of this actor.
+   */
+  Optional<Deadline> deadline();
+
+  /**
    * This actor's timers. Any thread.
    *
    * @return the timers.

@@ -3,6 +3,7 @@ package dev.spotkit.core;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.Ids;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.Turn;
 import dev.spotkit.core.session.Session;
 import java.util.Optional;
 
@@ -16,6 +17,11 @@ final class ActorContextImpl implements ActorContext {
     this.cell = cell;
     this.rt = cell.runtime();
     this.timers = new TimersImpl(cell.timers());
+  }
+
+  @Override
+  public Optional<Deadline> deadline() {
+    return Optional.ofNullable(Turn.deadlineFor(cell));
   }
 
   @Override

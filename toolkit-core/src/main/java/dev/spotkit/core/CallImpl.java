@@ -1,6 +1,7 @@
 package dev.spotkit.core;
 
 import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.Turn;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -26,6 +27,8 @@ final class CallImpl<T> implements Call<T> {
   private final Starter<T> starter;
   private final AtomicBoolean started = new AtomicBoolean();
   private volatile Duration timeout;
+  /** True when the deadline is the incoming request's (set at start, before the deadline timer). */
+  private volatile boolean inherited;
 
   CallImpl(final NodeRuntime rt, final String what, final Starter<T> starter) {
     this.rt = rt;
@@ -46,19 +49,42 @@ final class CallImpl<T> implements Call<T> {
 
   @Override
   public T await() {
-    final Deadline deadline = Deadline.after(timeout);
+    final Deadline deadline = deadline();
     return awaitFuture(start(deadline, true), deadline, what);
   }
 
   @Override
   public CompletableFuture<T> toFuture() {
-    return start(Deadline.after(timeout), false);
+    return rt.userFuture(start(deadline(), false));
+  }
+
+  /**
+   * The call's absolute deadline: its timeout from now, but never later than the deadline of the request whose
+   * handler turn runs on this thread (the incoming request's deadline travels to the handler's outgoing calls;
+   * a shorter timeout set by the handler wins).
+   */
+  private Deadline deadline() {
+    final Deadline own = Deadline.after(timeout);
+    final Deadline incoming = Turn.inheritedDeadline();
+    if (incoming != null && incoming.nanoTime() - own.nanoTime() < 0) {
+      inherited = true;
+      return incoming;
+    }
+    return own;
   }
 
   private CompletableFuture<T> start(final Deadline deadline, final boolean awaiting) {
     if (!started.compareAndSet(false, true)) {
       throw new SpotkitException.InvalidOperation(what + ": this call already started; make a new call for"
           + " another attempt");
+    }
+    if (deadline.isExpired()) { // the incoming request's deadline already passed: nothing is started
+      final SpotkitException late = new SpotkitException.DeadlineExceeded(what + " was not started: the deadline"
+          + " of the request this handler serves passed already");
+      if (awaiting) {
+        throw late;
+      }
+      return CompletableFuture.failedFuture(late);
     }
     final CompletableFuture<T> future;
     try {
@@ -69,7 +95,8 @@ final class CallImpl<T> implements Call<T> {
       }
       return CompletableFuture.failedFuture(e);
     }
-    rt.attachDeadline(future, deadline, () -> what + " did not complete within " + timeout.toMillis() + " ms");
+    rt.attachDeadline(future, deadline, () -> what + (inherited ? " did not complete by the deadline of the"
+        + " request this handler serves" : " did not complete within " + timeout.toMillis() + " ms"));
     return future;
   }
 

@@ -223,7 +223,7 @@ public final class MeshNode implements AutoCloseable {
    *     target published no descriptor or cannot be reached, {@link SpotkitException.ShuttingDown} while closing.
    */
   public java.util.concurrent.CompletableFuture<HostRelocationResult> relocate(final NodeRid target) {
-    return dev.spotkit.core.internal.relocation.HostRelocations.relocate(rt, target);
+    return rt.userFuture(dev.spotkit.core.internal.relocation.HostRelocations.relocate(rt, target));
   }
 
   /**

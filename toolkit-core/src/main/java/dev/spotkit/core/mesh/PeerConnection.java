@@ -206,11 +206,11 @@ public final class PeerConnection {
   }
 
   /**
-   * Sends one frame like {@link #send(byte[])}, within the outbound bound ({@link MeshConfig#maxPendingOutboundBytes()}):
-   * when the bytes pending for this peer leave no room, the calling thread waits (a virtual thread parks) until the
-   * peer read enough or {@code admitBy} passed. One frame is always admitted when nothing is pending. On a Netty event
-   * loop it never waits: the frame is admitted and counted (an event loop sends in answer to what it read, so TCP
-   * slows it). The ordinary send path of application messages (command 60).
+   * Sends one frame like {@link #send(byte[])}, within the outbound bound ({@link
+   * MeshConfig#maxPendingOutboundBytes()}): when the bytes pending for this peer leave no room, the calling thread
+   * waits (a virtual thread parks) until the peer read enough or {@code admitBy} passed. One frame is always admitted
+   * when nothing is pending. On a Netty event loop it never waits: the frame is admitted and counted (an event loop
+   * sends in answer to what it read, so TCP slows it). The ordinary send path of application messages (command 60).
    *
    * @param frame the whole frame, 1..min(own, peer's) frame limit bytes; not modified after the call.
    * @param admitBy absolute; how long the caller may be slowed.
@@ -498,7 +498,7 @@ public final class PeerConnection {
     // Registered before the timer and the send, so neither a fast reply nor an early timer can miss it.
     pending.put(correlation, p);
     if (closed.isDone()) { // onClosed may have drained before the put: whoever removes it fails it
-      failPending(correlation, closed.join());
+      failPending(correlation, closed.getNow(CloseReason.TRANSPORT_CLOSED)); // done: never blocks
       return p.future;
     }
     try {

@@ -16,7 +16,7 @@ import dev.spotkit.relocation.wire.WireOut;
  *   correlation u64 (0 = one-way)     targetKind u8 (1 actor, 2 spot, 3 instance spot)
  *   targetId text8                    objectGeneration u64 (0 = by id)
  *   stableType text8 (instance spot only)
- *   deadlineUnixMs u64 (0 = one-way)  hops u8
+ *   deadlineBudgetMs u64 (ms left at encode; 0 = one-way)  hops u8
  *   payload application-payload-envelope-v1 (u8 version 1, u32 body length, packetName text8,
  *           contentType text8, u32 length + bytes)
  * </pre>
@@ -44,7 +44,7 @@ public final class ApplicationMessageCodec {
     if (m.targetKind() == ApplicationMessage.TargetKind.INSTANCE_SPOT) {
       out.text8(m.stableType());
     }
-    out.u64(m.deadlineUnixMs());
+    out.u64(m.deadlineBudgetMs());
     out.u8(m.hops());
     Payloads.write(m.payload(), out);
     return out.toByteArray();
@@ -77,10 +77,10 @@ public final class ApplicationMessageCodec {
     final long generation = in.u64("objectGeneration");
     final String stableType = kind == ApplicationMessage.TargetKind.INSTANCE_SPOT ? in.text8("stableType") : null;
     final int deadlineAt = in.position();
-    final long deadline = in.u64("deadlineUnixMs");
+    final long deadline = in.u64("deadlineBudgetMs");
     if ((correlation == 0) != (deadline == 0)) {
-      throw in.error(WireError.INVALID_FIELD, "deadlineUnixMs", deadlineAt, "correlation " + correlation
-          + " with deadline " + deadline, "both zero (one-way) or both non-zero (request)");
+      throw in.error(WireError.INVALID_FIELD, "deadlineBudgetMs", deadlineAt, "correlation " + correlation
+          + " with deadline budget " + deadline, "both zero (one-way) or both non-zero (request)");
     }
     final int hops = in.u8("hops");
     final int versionAt = in.position();

@@ -119,7 +119,7 @@ public final class JoinApprovals {
           old.release(m.actor().id());
         }
         // MEM-27: a preparation whose move never starts is removed once its validity passed.
-        rt.scheduler().schedule(() -> {
+        rt.relocationScheduler().schedule(() -> {
           if (r.prepared.remove(m.actor().id(), prepared)) {
             prepared.release(m.actor().id());
           }

@@ -201,9 +201,13 @@ public final class RouteMesh implements MeshListener {
       }
       return;
     }
-    final long deadlineUnixMs = System.currentTimeMillis() + Math.max(1, sink.deadline.remaining().toMillis());
+    if (sink.deadline.isExpired()) { // nothing is started past the deadline, not even on another node
+      sink.fail(new SpotkitException.DeadlineExceeded(sink.description + ": the deadline passed before it was"
+          + " sent"));
+      return;
+    }
     connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
-        generation, stableType, deadlineUnixMs, hops, payload)), sink.deadline, true).whenComplete((frame,
+        generation, stableType, budgetMs(sink.deadline), hops, payload)), sink.deadline, true).whenComplete((frame,
         failure) -> {
           if (failure != null) {
             sink.fail(Cell.typed(unwrap(failure), sink.description));
@@ -421,6 +425,23 @@ public final class RouteMesh implements MeshListener {
     });
   }
 
+  /**
+   * Command 60's deadline budget: the milliseconds left until {@code deadline} (rounded up, at least 1), read when
+   * the frame is encoded (see {@link ApplicationMessage}).
+   */
+  static long budgetMs(final Deadline deadline) {
+    final long nanos = deadline.remaining().toNanos();
+    return Math.max(1, (nanos + 999_999) / 1_000_000);
+  }
+
+  /**
+   * The monotonic deadline of a command 60 budget that arrived now: at most {@link Deadline#MAX_TIMEOUT} away,
+   * whatever the peer sent.
+   */
+  static Deadline budgetDeadline(final long budgetMs) {
+    return Deadline.after(Duration.ofMillis(Math.max(1, Math.min(budgetMs, Deadline.MAX_TIMEOUT.toMillis()))));
+  }
+
   /** Unix ms of a monotonic deadline, for the wire. */
   public static long unixMs(final Deadline deadline) {
     return System.currentTimeMillis() + Math.max(1, deadline.remaining().toMillis());
@@ -500,7 +521,7 @@ public final class RouteMesh implements MeshListener {
     final int work = SessionBinder.workOf(m.payload());
     if (work != 0) { // a client frame or disconnect of a bound session whose actor runs here (one-way)
       m = new ApplicationMessage(m.correlation(), m.targetKind(), m.targetId(), m.objectGeneration(),
-          m.stableType(), m.deadlineUnixMs(), m.hops(), SessionBinder.unmark(m.payload()));
+          m.stableType(), m.deadlineBudgetMs(), m.hops(), SessionBinder.unmark(m.payload()));
     }
     try {
       if (m.targetKind() == ApplicationMessage.TargetKind.ACTOR && !rt.hasReadyActor(m.targetId())
@@ -531,7 +552,7 @@ public final class RouteMesh implements MeshListener {
   }
 
   private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {
-    final ReplySink sink = new ReplySink(deadlineOf(m.deadlineUnixMs()), Object.class,
+    final ReplySink sink = new ReplySink(budgetDeadline(m.deadlineBudgetMs()), Object.class,
         "request from node " + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "'");
     final long correlation = m.correlation();
     rt.attachDeadline(sink.future, sink.deadline, () -> sink.description + " timed out");

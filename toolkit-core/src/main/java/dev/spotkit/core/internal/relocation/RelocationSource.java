@@ -382,7 +382,7 @@ public final class RelocationSource {
         NodeRuntime.LOG.error("relocation of {} to node {}: the target committed while unreachable; the held work"
             + " cannot be relayed", actor.describe(), owner);
       } else {
-        rt.scheduler().schedule(() -> redial(giveUpAtNanos), 1, TimeUnit.SECONDS);
+        rt.relocationScheduler().schedule(() -> redial(giveUpAtNanos), 1, TimeUnit.SECONDS);
       }
       return null;
     });
@@ -618,9 +618,9 @@ public final class RelocationSource {
     }
     r.followGenerations.put(actor.id, actor.generation);
     final long window = RelocationSettings.DEFAULT_CUTOVER_WAIT_MS + Relocations.CLOCK_TICK_MS;
-    rt.scheduler().schedule(() -> post(new SourceEvent.ClockAdvanced(Relocations.nowMs())), window,
+    rt.relocationScheduler().schedule(() -> post(new SourceEvent.ClockAdvanced(Relocations.nowMs())), window,
         TimeUnit.MILLISECONDS);
-    rt.scheduler().schedule(() -> {
+    rt.relocationScheduler().schedule(() -> {
       end();
       if (abandoned != null) { // the follow duration ended: the row this node still holds goes
         rt.async(() -> removeRow());
@@ -674,7 +674,7 @@ public final class RelocationSource {
                 + " committed is unknown");
           } else {
             try {
-              rt.scheduler().schedule(() -> confirm(giveUpAtNanos, followEndsAtNanos,
+              rt.relocationScheduler().schedule(() -> confirm(giveUpAtNanos, followEndsAtNanos,
                   Math.min(delayMs * 2, MAX_CONFIRM_DELAY_MS)), delayMs, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
               notCommitted("this node closed before the Location Store confirmed the move");

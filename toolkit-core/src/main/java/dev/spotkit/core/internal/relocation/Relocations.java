@@ -185,7 +185,7 @@ public final class Relocations {
           .unstarted(r));
     }
     this.pump = new RelocationPump(LANES, Relocations::nowMs, i -> lanes[i]::execute);
-    this.ticker = rt.scheduler().scheduleAtFixedRate(this::tick, CLOCK_TICK_MS, CLOCK_TICK_MS,
+    this.ticker = rt.relocationScheduler().scheduleAtFixedRate(this::tick, CLOCK_TICK_MS, CLOCK_TICK_MS,
         TimeUnit.MILLISECONDS);
   }
 

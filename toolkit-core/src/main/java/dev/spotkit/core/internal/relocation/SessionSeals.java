@@ -155,7 +155,7 @@ final class SessionSeals {
   private void scheduleSealWait(final ActorCell actor, final NodeRid sessionNode,
       final SessionRelocationFrame.Seal seal, final java.util.function.Consumer<SpotkitException> failed,
       final String what, final PendingSeal pending) {
-    rt.scheduler().schedule(() -> {
+    rt.relocationScheduler().schedule(() -> {
       if (pendingSeals.remove(seal.relocationId(), pending)) {
         sendRoute(sessionNode, new SessionRelocationFrame.Route(seal.relocationId(), seal.coordinatorFence(),
             dev.spotkit.relocation.wire.Role.SOURCE, seal.binding(), new dev.spotkit.relocation.wire

@@ -332,7 +332,7 @@ final class TargetObject {
           final long until = Relocations.nowMs() + dev.spotkit.relocation.follow.MessageFollowTable
               .DEFAULT_DURATION_MS;
           r.abandoned.put(id, until);
-          rt.scheduler().schedule(() -> r.abandoned.remove(id, until),
+          rt.relocationScheduler().schedule(() -> r.abandoned.remove(id, until),
               dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS,
               java.util.concurrent.TimeUnit.MILLISECONDS);
         }
@@ -753,7 +753,7 @@ final class TargetObject {
    */
   private void forgetLater() {
     final long endedAt = Relocations.nowMs();
-    rt.scheduler().schedule(() -> r.post(id, at -> {
+    rt.relocationScheduler().schedule(() -> r.post(id, at -> {
       final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
       if (cell == null && (unit == null || unit.isTerminal()) && units.unitOf(id) == unit) {
         if (endedUnit != unit) {

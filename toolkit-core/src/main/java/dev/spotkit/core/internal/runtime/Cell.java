@@ -161,6 +161,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       return;
     }
     final Turn turn = Turn.enter(this, true);
+    turn.deadline = reply == null ? null : reply.deadline;
     Object result = null;
     Throwable failure = null;
     try {
@@ -186,6 +187,9 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       if (typed instanceof SpotkitException.ShuttingDown) {
         // expected while the node closes (a send from a finishing turn); one debug line, no stack per message
         NodeRuntime.LOG.debug("{} failed while the node closes: {}", describe(), typed.getMessage());
+      } else if (typed instanceof SpotkitException.DeadlineExceeded && reply != null) {
+        // the request's own deadline passed in a nested call: its caller gets the error; no stack per request
+        NodeRuntime.LOG.debug("{} ended with its request's deadline: {}", describe(), typed.getMessage());
       } else {
         NodeRuntime.LOG.warn("{} failed; {} join barrier(s) of this turn discarded", typed.getMessage(),
             turn.joinCount(), failure);

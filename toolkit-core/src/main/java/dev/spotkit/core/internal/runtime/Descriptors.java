@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * This node's MeshNode descriptor (spec 002 section 4): built whole at startup from the registrations, the
@@ -32,6 +33,13 @@ final class Descriptors {
   private final String key;
   private final String capacityKey;
   private final NodeDirectory directory;
+  /**
+   * Serializes start, publish and remove (revisions go out in order). A ReentrantLock, not a monitor: it is held
+   * across blocking store calls, and a virtual thread waiting for it parks off its carrier (on JDK 21-23 one
+   * blocked inside {@code synchronized} pins the carrier, and the dispatcher's workers share those carriers).
+   */
+  private final ReentrantLock lock = new ReentrantLock();
+  /** Guarded by {@link #lock}. */
   private long revision;
 
   Descriptors(final NodeRuntime rt) {
@@ -48,7 +56,16 @@ final class Descriptors {
    * @throws SpotkitException.NotConfigured when the descriptor breaks a count or size limit.
    * @throws SpotkitException.Unavailable when the store fails or the lease is not valid.
    */
-  synchronized void start() {
+  void start() {
+    lock.lock();
+    try {
+      startLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void startLocked() {
     final MeshNodeDescriptorRecord first;
     try {
       first = build(NodeState.SERVING, 1);
@@ -74,8 +91,13 @@ final class Descriptors {
    *     store fails.
    * @throws SpotkitException.GenerationExhausted when the revision would pass 2^63-1.
    */
-  synchronized void publish(final NodeState state) {
-    publish(build(state, NodeDirectory.nextRevision(revision)));
+  void publish(final NodeState state) {
+    lock.lock();
+    try {
+      publish(build(state, NodeDirectory.nextRevision(revision)));
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void publish(final MeshNodeDescriptorRecord record) {
@@ -89,10 +111,13 @@ final class Descriptors {
 
   /** Publishes, logging instead of throwing (close); nothing when startup never published one. */
   void publishQuietly(final NodeState state) {
-    synchronized (this) {
+    lock.lock();
+    try {
       if (revision == 0) {
         return;
       }
+    } finally {
+      lock.unlock();
     }
     try {
       publish(state);
@@ -106,7 +131,8 @@ final class Descriptors {
    * (a row still being deleted needs it to return its slots; a record left behind holds no slots and is only
    * read for a run whose descriptor is gone). Never throws.
    */
-  synchronized void remove() {
+  void remove() {
+    lock.lock();
     try {
       rt.store().admit("removing the MeshNode descriptor");
       final List<Mutation> deletes = rt.actors.isEmpty() && rt.spots.isEmpty()
@@ -115,6 +141,8 @@ final class Descriptors {
           "removal of the MeshNode descriptor");
     } catch (RuntimeException e) {
       NodeRuntime.LOG.warn("could not remove the MeshNode descriptor: {}", e.getMessage());
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * called from any thread.
  *
  * <p>Every future that got a deadline ({@link #attachDeadline}: requests and manager calls) is tracked until
- * it completes, so close can end the ones still pending when the timer thread stops.
+ * it completes, so close can end the ones still pending when the deadline thread stops.
  */
 public final class NodeRuntime {
   public static final Logger LOG = LoggerFactory.getLogger("dev.spotkit.core");
@@ -85,15 +85,21 @@ public final class NodeRuntime {
   private final OwnerLease ownerLease;
   private final ScheduledFuture<?> renewing;
   /**
-   * The lease's admission answer, refreshed every {@link #ADMISSION_REFRESH} by the timer thread, so the send
-   * path reads one volatile instead of the clock. It may say "admitting" up to that long after the local
-   * admission deadline passed; the fencing margin (5 s by default, at least 1 ms by configuration) is what
-   * absorbs it (spec 002 section 5).
+   * System threads (spec 002 section 5: a user callback must never delay the owner lease): each a dedicated
+   * platform thread that runs framework tasks only. User-visible futures are completed through
+   * {@link #userFuture} on a virtual thread, so no application callback runs on any of them.
+   *
+   * <ul>
+   *   <li>{@code leaseTimer}: owner-lease renewals (and the store answers that complete on the calling thread);
+   *   <li>{@code deadlineTimer}: request and manager-call deadlines ({@link #attachDeadline});
+   *   <li>{@code relocationTimer}: relocation control (Message Follow windows, cutover and confirm retries, the
+   *       relocation clock, join approval timeouts);
+   *   <li>{@code scheduler}: actor and spot timers (which only queue a tick) and session housekeeping.
+   * </ul>
    */
-  private volatile boolean admitting = true;
-  private final ScheduledFuture<?> admissionRefresh;
-  /** How often {@link #admitting} is refreshed. */
-  static final Duration ADMISSION_REFRESH = Duration.ofMillis(5);
+  private final ScheduledThreadPoolExecutor leaseTimer;
+  private final ScheduledThreadPoolExecutor deadlineTimer;
+  private final ScheduledThreadPoolExecutor relocationTimer;
   /** The mesh (null without {@code mesh(...)}): set once in start, before the descriptor is published. */
   private volatile RouteMesh mesh;
   private volatile Relocations relocations;
@@ -127,12 +133,19 @@ public final class NodeRuntime {
         // Application Job Queue limit, not the worker count, bounds blocked handlers.
         .maxWorkers(maxWorkers(config))
         .uncaughtHandler((mailbox, failure) -> LOG.error("uncaught failure in a mailbox turn", failure)).build();
-    this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
-        .name("spotkit-timers-" + config.meshName()).unstarted(r));
-    this.scheduler.setRemoveOnCancelPolicy(true);
-    this.renewing = ownerLease == null ? null : ownerLease.startRenewing(scheduler);
-    this.admissionRefresh = ownerLease == null ? null : scheduler.scheduleAtFixedRate(
-        () -> admitting = ownerLease.admitsNow(), 0, ADMISSION_REFRESH.toNanos(), TimeUnit.NANOSECONDS);
+    this.scheduler = systemTimer("spotkit-timers-" + config.meshName());
+    this.leaseTimer = systemTimer("spotkit-lease-" + config.meshName());
+    this.deadlineTimer = systemTimer("spotkit-deadlines-" + config.meshName());
+    this.relocationTimer = systemTimer("spotkit-relocation-" + config.meshName());
+    this.renewing = ownerLease == null ? null : ownerLease.startRenewing(leaseTimer);
+  }
+
+  /** One platform daemon thread for framework tasks; cancelled tasks leave its queue at once. */
+  private static ScheduledThreadPoolExecutor systemTimer(final String name) {
+    final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
+        .name(name).unstarted(r));
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
   }
 
   /**
@@ -344,9 +357,11 @@ public final class NodeRuntime {
       }
       if (renewing != null) {
         renewing.cancel(false);
-        admissionRefresh.cancel(false);
       }
-      scheduler.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
+      scheduler.shutdownNow();
+      relocationTimer.shutdownNow();
+      leaseTimer.shutdownNow();
+      deadlineTimer.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
       failPending();
       stopDispatcher(deadline);
       virtualThreads.shutdown();
@@ -416,20 +431,21 @@ public final class NodeRuntime {
 
   /**
    * Admits new work under the owner lease (spec 002 section 5, LOC-04): lock-free while the local admission
-   * deadline has not passed.
+   * deadline has not passed. Judged by time on every call (the monotonic clock against the deadline the last
+   * successful renewal fixed), never by a flag some thread refreshes: a stalled thread cannot extend admission.
    *
    * @param what the work, for the error.
    * @throws SpotkitException.Unavailable once the deadline passed or the lease was lost.
    */
   public void admit(final String what) {
-    if (!admitting && ownerLease != null) {
-      ownerLease.admit(what); // throws unless a renewal answered since the last refresh
+    if (ownerLease != null && !ownerLease.admitsNow()) {
+      ownerLease.admit(what); // throws unless a renewal answered in between
     }
   }
 
   /** Whether new work is admitted now (see {@link #admit}). */
   boolean admits() {
-    return admitting || ownerLease == null || ownerLease.admitsNow();
+    return ownerLease == null || ownerLease.admitsNow();
   }
 
   /** The relocation driver, or null for a node without a mesh. */
@@ -550,7 +566,7 @@ public final class NodeRuntime {
     }
     ScheduledFuture<?> timer = null;
     try {
-      timer = scheduler.schedule(() -> future.completeExceptionally(
+      timer = deadlineTimer.schedule(() -> future.completeExceptionally(
           new SpotkitException.DeadlineExceeded(what.get())), deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       future.completeExceptionally(new SpotkitException.ShuttingDown(what.get() + ": the node closed"));
@@ -562,6 +578,42 @@ public final class NodeRuntime {
         timeout.cancel(false);
       }
     });
+  }
+
+  /**
+   * The future an application sees for {@code internal}: completed with the same outcome, but on a virtual
+   * thread, so the application's callbacks ({@code whenComplete}, {@code thenApply}, ...) never run on a system
+   * thread (the deadline timer, a mesh event loop, a store answer). Cancelling it cancels {@code internal}.
+   *
+   * @param internal the framework's future.
+   * @param <T> result type.
+   * @return {@code internal} when already done (callbacks then run on the attaching thread), else a new future.
+   */
+  public <T> CompletableFuture<T> userFuture(final CompletableFuture<T> internal) {
+    if (internal.isDone()) {
+      return internal;
+    }
+    final CompletableFuture<T> user = new CompletableFuture<>();
+    internal.whenComplete((value, failure) -> {
+      final Runnable complete = () -> {
+        if (failure != null) {
+          user.completeExceptionally(failure);
+        } else {
+          user.complete(value);
+        }
+      };
+      try {
+        virtualThreads.execute(complete);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        complete.run(); // the node closed: no system thread is left to protect
+      }
+    });
+    user.whenComplete((value, failure) -> {
+      if (failure instanceof java.util.concurrent.CancellationException) {
+        internal.cancel(false);
+      }
+    });
+    return user;
   }
 
   /**
@@ -717,8 +769,14 @@ public final class NodeRuntime {
     return dispatcher;
   }
 
+  /** Actor and spot timers, session housekeeping: framework tasks only, never an application callback. */
   public ScheduledThreadPoolExecutor scheduler() {
     return scheduler;
+  }
+
+  /** Relocation control (see the field comment): a dedicated platform thread, framework tasks only. */
+  public ScheduledThreadPoolExecutor relocationScheduler() {
+    return relocationTimer;
   }
 
   public StoreOps store() {

@@ -1,5 +1,6 @@
 package dev.spotkit.core.internal.runtime;
 
+import dev.spotkit.core.Deadline;
 import dev.spotkit.core.internal.join.PendingJoin;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,12 @@ public final class Turn {
   public List<PendingJoin> joins;
   public long joinBytes;
   boolean closeRequested;
+  /**
+   * The absolute deadline of the request this turn handles, or null for a one-way message, a timer tick or a
+   * callback. Calls started on this thread during the turn inherit it (spec 001 section 11: a request keeps its
+   * deadline; nested requests never get a fresh default past it).
+   */
+  Deadline deadline;
 
   private Turn(final Cell owner, final boolean handler, final Slot slot) {
     this.owner = owner;
@@ -39,6 +46,7 @@ public final class Turn {
     this.slot = slot;
     this.outer = slot.turn;
     this.thread = Thread.currentThread();
+    this.deadline = outer != null && outer.open ? outer.deadline : null; // a callback inside a request keeps it
   }
 
   /**
@@ -55,6 +63,28 @@ public final class Turn {
     final Turn turn = new Turn(owner, handler, slot);
     slot.turn = turn;
     return turn;
+  }
+
+  /**
+   * The deadline that calls started on the calling thread inherit: the one of the request whose handler turn
+   * runs on this thread, if any.
+   *
+   * @return the absolute deadline, or null outside a request handler turn.
+   */
+  public static Deadline inheritedDeadline() {
+    final Turn turn = CURRENT.get().turn;
+    return turn == null || !turn.open ? null : turn.deadline;
+  }
+
+  /**
+   * The deadline of the request that {@code cell}'s handler turn on the calling thread handles.
+   *
+   * @param cell the cell.
+   * @return the absolute deadline, or null outside a request handler turn of {@code cell}.
+   */
+  public static Deadline deadlineFor(final Cell cell) {
+    final Turn turn = CURRENT.get().turn;
+    return turn != null && turn.isOpenFor(cell, true) ? turn.deadline : null;
   }
 
   public void exit() {
