@@ -230,8 +230,14 @@ class DeadlinePropagationTest {
   private static void assertExpiredArrivalNotRun(final MeshNode client, final String y) throws Exception {
     final var busy = client.toActor(y).request(new Hold(), String.class).timeout(Duration.ofSeconds(10)).toFuture();
     assertThat(held.await(5, TimeUnit.SECONDS)).isTrue(); // Y's turn is taken
+    final long sentAt = System.nanoTime();
     assertThatThrownBy(() -> client.toActor(y).request(new Chain(List.of(), null), String.class)
         .timeout(Duration.ofMillis(100)).await()).isInstanceOf(SpotkitException.DeadlineExceeded.class);
+    // across nodes the receiver fixes the deadline at arrival (time left on the wire), so it may lie one transit
+    // later than the caller's: hold Y's turn until the deadline has passed there too, whatever the machine's load
+    // made the transit (the behaviour under test is the clock itself, so this waits for time, bounded)
+    org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20))
+        .until(() -> System.nanoTime() - sentAt > TimeUnit.MILLISECONDS.toNanos(100 + 2_000));
     release.countDown();
     assertThat(busy.get(5, TimeUnit.SECONDS)).isEqualTo("released");
     assertThat(client.toActor(y).request(new Ping(), String.class).await()).isEqualTo("pong"); // behind it

@@ -471,7 +471,7 @@ public final class PeerConnection {
    * @return the reply frame (head included); any thread may wait on it, with a timeout.
    */
   public CompletableFuture<byte[]> request(final LongFunction<byte[]> encoder, final Deadline deadline) {
-    return request(encoder, deadline, false);
+    return request(encoder, deadline, this::send); // never waits: callers may hold a monitor
   }
 
   /**
@@ -486,6 +486,11 @@ public final class PeerConnection {
    */
   public CompletableFuture<byte[]> request(final LongFunction<byte[]> encoder, final Deadline deadline,
       final boolean bounded) {
+    return bounded ? request(encoder, deadline, frame -> send(frame, deadline)) : request(encoder, deadline);
+  }
+
+  private CompletableFuture<byte[]> request(final LongFunction<byte[]> encoder, final Deadline deadline,
+      final java.util.function.Predicate<byte[]> sender) {
     Objects.requireNonNull(encoder, "encoder");
     Objects.requireNonNull(deadline, "deadline");
     if (deadline.isExpired()) {
@@ -513,7 +518,7 @@ public final class PeerConnection {
     }
     final boolean sent;
     try {
-      sent = bounded ? send(frame, deadline) : send(frame);
+      sent = sender.test(frame);
     } catch (SpotkitException e) {
       final Pending refused = pending.remove(correlation);
       if (refused != null) {

@@ -38,6 +38,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -168,30 +169,71 @@ public final class RouteMesh implements MeshListener {
   }
 
   /**
-   * Sends or requests on a given connection (Message Follow uses the relocation's ordered connection).
+   * Sends or requests on a given connection (Message Follow uses the relocation's ordered connection). The frame
+   * forwards a message this node already accepted (Message Follow, a relocation source's ingress, a Session owner's
+   * route): it is counted against the peer's outbound bound but never waits for room, since its callers may hold a
+   * cell's or a binding's monitor (spec 001 section 11: no relocation-only capacity gates; the bound applies where
+   * the message was first accepted).
    *
    * @param hops Message Follow hops so far (command 60 {@code hops}).
    * @throws SpotkitException.Unavailable when the connection is closed (one-way).
    */
   public void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final int hops, final Envelope.Msg envelope) {
-    sendOn(connection, key, kind, id, generation, null, hops, envelope, envelope.reply() != null
-        ? envelope.reply().deadline : Deadline.after(sendTimeout));
+    final ReplySink sink = envelope.reply();
+    final ApplicationPayload payload = peerPayload(envelope);
+    if (sink == null) {
+      if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation, null, 0,
+          hops, payload)))) {
+        routes.remove(cacheKey(key));
+        throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
+            + key.kind().segment() + " '" + id + "' closed; the message was not sent");
+      }
+      return;
+    }
+    if (startable(sink)) { // never waits for room: connection.request without the bound
+      completeWith(connection.request(requestFrame(kind, id, generation, null, hops, payload, sink), sink.deadline),
+          sink, key);
+    }
   }
 
-  /**
-   * The ordinary send path: within the connection's outbound bound ({@link PeerConnection#send(byte[], Deadline)}),
-   * waiting for room until {@code admitBy} (a request: its own deadline).
-   *
-   * @throws SpotkitException.CapacityExceeded (one-way) when no room came in time, or the frame is over the peer's
-   *     frame limit; a request's future fails with it instead.
-   */
+  private ApplicationPayload peerPayload(final Envelope.Msg envelope) {
+    return SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes, true),
+        envelope.sessionWork());
+  }
+
+  /** False (and the sink failed DeadlineExceeded) when the request's deadline passed before it was sent. */
+  private static boolean startable(final ReplySink sink) {
+    if (sink.deadline.isExpired()) { // nothing is started past the deadline, not even on another node
+      sink.fail(new SpotkitException.DeadlineExceeded(sink.description + ": the deadline passed before it was"
+          + " sent"));
+      return false;
+    }
+    return true;
+  }
+
+  private static LongFunction<byte[]> requestFrame(final ApplicationMessage.TargetKind kind, final String id,
+      final long generation, final String stableType, final int hops, final ApplicationPayload payload,
+      final ReplySink sink) {
+    return correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id, generation,
+        stableType, budgetMs(sink.deadline), hops, payload));
+  }
+
+  private void completeWith(final CompletableFuture<byte[]> reply, final ReplySink sink, final ObjectKey key) {
+    reply.whenComplete((frame, failure) -> {
+      if (failure != null) {
+        sink.fail(Cell.typed(unwrap(failure), sink.description));
+        return;
+      }
+      completeFromReply(sink, key, frame);
+    });
+  }
+
   private void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final String stableType, final int hops, final Envelope.Msg envelope,
       final Deadline admitBy) {
     final ReplySink sink = envelope.reply();
-    final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(),
-        maxPayloadBytes, true), envelope.sessionWork());
+    final ApplicationPayload payload = peerPayload(envelope);
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
           stableType, 0, hops, payload)), admitBy)) {
@@ -201,20 +243,10 @@ public final class RouteMesh implements MeshListener {
       }
       return;
     }
-    if (sink.deadline.isExpired()) { // nothing is started past the deadline, not even on another node
-      sink.fail(new SpotkitException.DeadlineExceeded(sink.description + ": the deadline passed before it was"
-          + " sent"));
-      return;
+    if (startable(sink)) {
+      completeWith(connection.request(requestFrame(kind, id, generation, stableType, hops, payload, sink),
+          sink.deadline, true), sink, key);
     }
-    connection.request(correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id,
-        generation, stableType, budgetMs(sink.deadline), hops, payload)), sink.deadline, true).whenComplete((frame,
-        failure) -> {
-          if (failure != null) {
-            sink.fail(Cell.typed(unwrap(failure), sink.description));
-            return;
-          }
-          completeFromReply(sink, key, frame);
-        });
   }
 
   private void completeFromReply(final ReplySink sink, final ObjectKey key, final byte[] frame) {

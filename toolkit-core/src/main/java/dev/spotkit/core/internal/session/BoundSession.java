@@ -176,7 +176,7 @@ public final class BoundSession implements Session {
       if (waiting == null && open != null && open.send(frame)) {
         return true;
       }
-      if (waiting == null && System.nanoTime() - retryAtNanos < 0) {
+      if (System.nanoTime() - retryAtNanos < 0) {
         rt.deadLetters().record(UNREACHABLE, "push " + sequence + " to session " + sessionId + " on node " + node
             + " (a dial failed less than " + RETRY_AFTER.toMillis() + " ms ago)");
         return false;
@@ -215,6 +215,12 @@ public final class BoundSession implements Session {
           Deadline.after(DIAL_TIMEOUT));
     } catch (RuntimeException e) {
       why = RouteMesh.unwrap(e).toString();
+      lock.lock();
+      try {
+        retryAtNanos = System.nanoTime() + RETRY_AFTER.toNanos(); // later pushes are refused at once
+      } finally {
+        lock.unlock();
+      }
     }
     for (;;) {
       final byte[] next;
@@ -223,9 +229,6 @@ public final class BoundSession implements Session {
         next = waiting.poll();
         if (next == null) {
           waiting = null;
-          if (c == null) {
-            retryAtNanos = System.nanoTime() + RETRY_AFTER.toNanos();
-          }
           break;
         }
       } finally {
