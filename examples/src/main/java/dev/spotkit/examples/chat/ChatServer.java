@@ -146,6 +146,15 @@ public final class ChatServer implements AutoCloseable {
    * @throws SpotkitException.Unavailable when a port cannot be bound.
    */
   public static ChatServer start(final String host, final int port, final int nodeCount) {
+    return start(host, port, nodeCount, builder -> { });
+  }
+
+  /**
+   * {@link #start(String, int, int)} with every node's builder adjusted by {@code tune} before it starts (tests:
+   * a short owner lease).
+   */
+  static ChatServer start(final String host, final int port, final int nodeCount,
+      final java.util.function.Consumer<MeshNode.Builder> tune) {
     if (nodeCount < 1 || nodeCount > MAX_NODES) {
       throw new IllegalArgumentException("nodes " + nodeCount + " must be between 1 and " + MAX_NODES);
     }
@@ -165,6 +174,7 @@ public final class ChatServer implements AutoCloseable {
         if (nodeCount > 1) {
           builder.mesh(mesh -> mesh.listen(MESH_HOST, 0).clusterSecret(secret));
         }
+        tune.accept(builder);
         started.add(builder.start());
         if (i == 0) {
           activateDirectory(started.get(0));

@@ -91,6 +91,10 @@ public final class Room implements UserSpot<Player> {
   public record Renamed(ActorRef from, String nick) {
   }
 
+  /** The {@link RoomDirectory} asks for the member count now (request; the reply is an Integer). */
+  public record CountNow() {
+  }
+
   private final UserSpotContext ctx;
   private final String name;
   /**
@@ -130,7 +134,8 @@ public final class Room implements UserSpot<Player> {
     on.message(Said.class, this::said)
       .message(Who.class, who -> tell(who.from(), new Player.Heard("who " + name + ": "
           + String.join(" ", nicks.values()))))
-      .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()));
+      .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()))
+      .request(CountNow.class, now -> closing ? 0 : ctx.members().size());
   }
 
   @Override

@@ -201,6 +201,28 @@ public final class NodeDirectory {
   }
 
   /**
+   * Whether one node of a mesh is live by the same rule as {@link #readMesh}: its descriptor is present and
+   * readable, and its owner lease is present, of the descriptor's LeaseGeneration and not expired by StoreNow
+   * (spec 002 sections 4 and 5). A killed node's descriptor stays; its lease lapses one TTL after its last renewal.
+   *
+   * @param meshName the RouteMesh name, without a 0x00 byte.
+   * @param routingIdHex the node's RoutingId, 16 lowercase hex digits.
+   * @return false when the descriptor is missing or unreadable or its lease is not valid.
+   * @throws SpotkitException.Unavailable when the store fails or does not answer within the timeout (not proof
+   *     either way).
+   */
+  public boolean isLive(final String meshName, final String routingIdHex) {
+    final String key = LocationKeys.meshNode(meshName, routingIdHex).preimage();
+    final ReadResult read = StoreCalls.await(store.read(key), timeout, "read of descriptor " + key);
+    if (!(read instanceof ReadResult.Found found)) {
+      return false;
+    }
+    final Optional<MeshNodeDescriptorRecord> record = decodeOrEmpty(found.value(), key);
+    return record.isPresent()
+        && Leases.check(store, record.get().ownerId(), record.get().leaseGeneration(), timeout).valid();
+  }
+
+  /**
    * The live nodes of one mesh, in RoutingId order: every descriptor of the mesh's same-point-in-time scan whose
    * owner lease is present, of the descriptor's LeaseGeneration and not expired by StoreNow. States other than
    * Serving are included (placement filters them, operators see them).

@@ -356,6 +356,17 @@ public final class RouteMesh implements MeshListener {
     return parseEndpoint(MeshNodeDescriptorRecord.decode(found.value()).descriptor().endpoint());
   }
 
+  /**
+   * Whether a node of this mesh is live: its descriptor is present and its owner lease valid by StoreNow (a
+   * stopped node removed its descriptor; a killed one's lease lapsed). Blocks for two store reads.
+   *
+   * @throws SpotkitException.Unavailable when the store does not answer (not proof either way).
+   */
+  public boolean live(final NodeRid node) {
+    return new dev.spotkit.core.location.NodeDirectory(rt.store().store(), STORE_TIMEOUT)
+        .isLive(rt.meshName().value(), node.hex());
+  }
+
   /** Whether a node of this mesh has a published descriptor (it runs: a stopped node removed it). Blocks. */
   public boolean published(final NodeRid node) {
     return StoreCalls.await(rt.store().store().read(LocationKeys.meshNode(rt.meshName().value(), ridBytes(node))

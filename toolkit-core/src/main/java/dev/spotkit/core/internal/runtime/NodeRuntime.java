@@ -181,6 +181,9 @@ public final class NodeRuntime {
       if (config.sessions() != null) {
         rt.startSessions();
       }
+      if (rt.mesh != null) {
+        dev.spotkit.core.internal.session.SessionWatch.start(rt); // bindings whose far end died without a word
+      }
       return rt;
     } catch (RuntimeException e) {
       rt.close();
@@ -310,6 +313,35 @@ public final class NodeRuntime {
     Thread.ofPlatform().daemon().name("spotkit-fail-stop-" + nodeRid.hex()).start(this::close);
   }
 
+  /**
+   * Stops this node the way a killed process stops (for tests of crash handling): the owner lease is no longer
+   * renewed, the mesh connections and listener close first (so nothing this node would say on the way out
+   * reaches a peer: no routed disconnect, no release), then the workers stop, then the client connections drop and the timers stop.
+   * Nothing is written to the Location Store: the objects' rows keep naming this node, its descriptor stays,
+   * and its owner lease lapses after the lease TTL as a dead process's would (spec 002 section 5). A no-op once
+   * a close started.
+   */
+  public void halt() {
+    if (!state.compareAndSet(RUNNING, CLOSING)) {
+      return;
+    }
+    failStop = new SpotkitException.Unavailable("node " + config.meshName() + "/" + nodeRid.hex() + " was halted");
+    if (renewing != null) {
+      renewing.cancel(false);
+    }
+    final Deadline deadline = Deadline.after(config.closeTimeout());
+    final RouteMesh routeMesh = mesh;
+    if (routeMesh != null) {
+      routeMesh.close();
+    }
+    stopDispatcher(Deadline.after(Duration.ofMillis(500))); // no handler runs on: a dead process runs nothing
+    try {
+      stopSessions();
+    } finally {
+      stopEverything(deadline);
+    }
+  }
+
   /** True once the owner lease was lost for good and the node is stopping itself. */
   boolean failStopping() {
     return failStop != null;
@@ -347,33 +379,38 @@ public final class NodeRuntime {
     } catch (RuntimeException e) {
       LOG.warn("node close failed part-way", e);
     } finally {
-      final RouteMesh routeMesh = mesh;
-      if (routeMesh != null) {
-        routeMesh.close();
-      }
-      final Relocations moves = relocations;
-      if (moves != null) {
-        moves.close();
-      }
-      if (renewing != null) {
-        renewing.cancel(false);
-      }
-      scheduler.shutdownNow();
-      relocationTimer.shutdownNow();
-      leaseTimer.shutdownNow();
-      deadlineTimer.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
-      failPending();
-      stopDispatcher(deadline);
-      virtualThreads.shutdown();
-      closeOwnedStores();
-      state.set(CLOSED);
-      closed.countDown();
-      final SpotkitException stopped = failStop;
-      if (stopped != null) {
-        terminated.completeExceptionally(stopped);
-      } else {
-        terminated.complete(null);
-      }
+      stopEverything(deadline);
+    }
+  }
+
+  /** The end of every close: mesh, relocations, timers, pending futures, dispatcher, owned stores, state. */
+  private void stopEverything(final Deadline deadline) {
+    final RouteMesh routeMesh = mesh;
+    if (routeMesh != null) {
+      routeMesh.close();
+    }
+    final Relocations moves = relocations;
+    if (moves != null) {
+      moves.close();
+    }
+    if (renewing != null) {
+      renewing.cancel(false);
+    }
+    scheduler.shutdownNow();
+    relocationTimer.shutdownNow();
+    leaseTimer.shutdownNow();
+    deadlineTimer.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
+    failPending();
+    stopDispatcher(deadline);
+    virtualThreads.shutdown();
+    closeOwnedStores();
+    state.set(CLOSED);
+    closed.countDown();
+    final SpotkitException stopped = failStop;
+    if (stopped != null) {
+      terminated.completeExceptionally(stopped);
+    } else {
+      terminated.complete(null);
     }
   }
 

@@ -88,6 +88,16 @@ public final class BoundSession implements Session {
         arrived.bindingGeneration(), false);
   }
 
+  /** The node that holds the client connection. */
+  NodeRid node() {
+    return node;
+  }
+
+  /** Whether this view was closed (the session ended, or its node is gone). */
+  boolean closedForActor() {
+    return closed.get();
+  }
+
   /** Marks the session closed for this Actor. @return true the first time. */
   boolean markClosed() {
     return closed.compareAndSet(false, true);
@@ -239,25 +249,28 @@ public final class BoundSession implements Session {
             + (why == null ? "connection closed" : why) + ")");
       }
     }
-    if (c == null && actor != null && !published()) {
+    if (c == null && actor != null && !sessionNodeLive()) {
       sessionNodeGone();
     }
     return null;
   }
 
-  private boolean published() {
+  private boolean sessionNodeLive() {
     try {
-      return rt.mesh().published(node);
+      return rt.mesh().live(node);
     } catch (RuntimeException e) {
       return true; // the store did not answer: not proof that the node is gone
     }
   }
 
-  /** The session node is gone: this view closes once and the actor's Spot hears of the disconnect. */
-  private void sessionNodeGone() {
-    if (markClosed()) {
-      NodeRuntime.LOG.info("session {} of actor '{}': its session node {} is gone (no descriptor); the session is"
-          + " closed for the actor", sessionId, actor.id, node);
+  /**
+   * The session node is gone (no descriptor, or its owner lease lapsed: {@link SessionWatch} or a failed dial
+   * found it): this view closes once and the actor's Spot hears of the disconnect.
+   */
+  void sessionNodeGone() {
+    if (actor != null && markClosed()) {
+      NodeRuntime.LOG.info("session {} of actor '{}': its session node {} is gone (no descriptor, or its owner"
+          + " lease lapsed); the session is closed for the actor", sessionId, actor.id, node);
       SessionBinder.sessionLost(actor);
     }
   }

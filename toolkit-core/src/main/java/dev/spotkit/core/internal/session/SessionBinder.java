@@ -138,6 +138,8 @@ public final class SessionBinder implements SessionHandler {
      * with the actor any more (a move's payload carries the binding as closed, and no seal is made).
      */
     private volatile boolean disconnectQueuedHere;
+    /** Set by {@link #actorNodeGone}: what cannot reach the dead node is not worth a warning each. */
+    private volatile boolean actorGone;
     /** The barrier, created by the first seal; null while the actor never left this node. Guarded by this. */
     private SessionBarrier barrier;
     /** Local item (frame or {@link #CLOSE_ITEM}) behind each barrier Message (identity). Guarded by this. */
@@ -170,6 +172,33 @@ public final class SessionBinder implements SessionHandler {
 
     public boolean isClosed() {
       return disconnected.get();
+    }
+
+    /**
+     * The node the actor moved to, or null while it is on this node (never sealed, or routed back here).
+     * Any thread.
+     */
+    synchronized NodeRid actorNode() {
+      final ActorRoute route = barrier == null ? null : barrier.route();
+      if (route == null) {
+        return null;
+      }
+      final NodeRid node = Rids.toNodeRid(route.nodeRid());
+      return node.equals(binder.rt.nodeRid()) ? null : node;
+    }
+
+    /**
+     * The actor's node is gone ({@link SessionWatch}: no descriptor, or its owner lease lapsed): the actor died
+     * with it, so the client's connection closes (once) rather than staying open to nobody.
+     */
+    void actorNodeGone(final NodeRid node) {
+      if (disconnected.get()) {
+        return;
+      }
+      actorGone = true;
+      NodeRuntime.LOG.info("session {}: its actor '{}' was on node {}, which is gone (no descriptor, or its owner"
+          + " lease lapsed); closing the session", session.id(), actor.id, node);
+      session.close();
     }
 
     /** Whether the disconnect already went to the actor's queue on this node (it then does not travel). */
@@ -463,8 +492,10 @@ public final class SessionBinder implements SessionHandler {
       if (out.counted()) {
         session.frameHandled();
       }
-      NodeRuntime.LOG.warn("session {}: a {} for actor '{}' on node {} was not delivered ({}); closing the"
-          + " session", session.id(), out.counted() ? "frame" : "disconnect", actor.id, out.node(), why);
+      if (!actorGone) {
+        NodeRuntime.LOG.warn("session {}: a {} for actor '{}' on node {} was not delivered ({}); closing the"
+            + " session", session.id(), out.counted() ? "frame" : "disconnect", actor.id, out.node(), why);
+      }
       session.close();
     }
 
