@@ -325,7 +325,8 @@ public final class NodeRuntime {
     if (!state.compareAndSet(RUNNING, CLOSING)) {
       return;
     }
-    failStop = new SpotkitException.Unavailable("node " + config.meshName() + "/" + nodeRid.hex() + " was halted");
+    failStop = new SpotkitException.Unavailable("node " + config.meshName() + "/" + nodeRid.hex()
+        + " was halted");
     if (renewing != null) {
       renewing.cancel(false);
     }
