@@ -316,7 +316,8 @@ public final class NodeRuntime {
   /**
    * Stops this node the way a killed process stops (for tests of crash handling): the owner lease is no longer
    * renewed, the mesh connections and listener close first (so nothing this node would say on the way out
-   * reaches a peer: no routed disconnect, no release), then the workers stop, then the client connections drop and the timers stop.
+   * reaches a peer: no routed disconnect, no release), then the workers stop, then the client connections drop
+   * and the timers stop.
    * Nothing is written to the Location Store: the objects' rows keep naming this node, its descriptor stays,
    * and its owner lease lapses after the lease TTL as a dead process's would (spec 002 section 5). A no-op once
    * a close started.
