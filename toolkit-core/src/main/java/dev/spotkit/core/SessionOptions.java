@@ -4,6 +4,7 @@ import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.session.FrameCodec;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.core.session.SessionServerConfig;
+import java.time.Duration;
 
 /**
  * The client-session listener: {@code sessions(s -> s.listen(7000).codec(LineCodec.utf8()).bindTo("player"))}.
@@ -22,6 +23,8 @@ public final class SessionOptions {
   int maxOutboundBytes = SessionServerConfig.DEFAULT_MAX_OUTBOUND_BYTES;
   int inboundLowWaterFrames = SessionServerConfig.DEFAULT_INBOUND_LOW_WATER_FRAMES;
   int inboundHighWaterFrames = SessionServerConfig.DEFAULT_INBOUND_HIGH_WATER_FRAMES;
+  Duration halfCloseDrain = SessionServerConfig.DEFAULT_HALF_CLOSE_DRAIN;
+  Duration halfCloseQuiet = SessionServerConfig.DEFAULT_HALF_CLOSE_QUIET;
 
   SessionOptions() {
   }
@@ -115,6 +118,27 @@ public final class SessionOptions {
     return this;
   }
 
+  /**
+   * Drain of a half-closed session: a client that shut its output down (e.g. {@code nc -N}) still gets the replies
+   * to the lines it sent; the session closes once they were handled and nothing was pushed for {@code quiet}, at
+   * the latest {@code drain} after the client's EOF (see {@link SessionServerConfig#halfCloseDrain()}).
+   *
+   * @param drain positive; default 2 s.
+   * @param quiet positive, at most {@code drain}; default 500 ms.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when a duration is null, not positive, or quiet exceeds drain.
+   */
+  public SessionOptions halfCloseDrain(final Duration drain, final Duration quiet) {
+    try {
+      SessionServerConfig.builder().halfCloseDrain(drain, quiet);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new SpotkitException.InvalidOperation(e.getMessage());
+    }
+    this.halfCloseDrain = drain;
+    this.halfCloseQuiet = quiet;
+    return this;
+  }
+
   NodeConfig.SessionSpec toSpec() {
     if (actorType == null) {
       throw new SpotkitException.NotConfigured("sessions need bindTo(\"<actor type>\"): the actor created for"
@@ -124,6 +148,6 @@ public final class SessionOptions {
       throw new SpotkitException.NotConfigured("sessions need a codec, e.g. codec(LineCodec.utf8())");
     }
     return new NodeConfig.SessionSpec(host, port, codec, actorType, maxOutboundBytes, inboundLowWaterFrames,
-        inboundHighWaterFrames);
+        inboundHighWaterFrames, halfCloseDrain, halfCloseQuiet);
   }
 }

@@ -37,7 +37,18 @@ final class Bot implements AutoCloseable {
 
   private final CompletableFuture<Void> nickAck = new CompletableFuture<>();
   private final CompletableFuture<Void> joinAck = new CompletableFuture<>();
+  /** Counted down once every line of every room mate arrived, or the server dropped the connection. */
   private final CountDownLatch allReceived = new CountDownLatch(1);
+
+  /** Set by {@link #close} before the socket closes: a read error after it is this side's doing. */
+  private volatile boolean closing;
+
+  /**
+   * Null while the connection is up or when this side closed it; otherwise how the server dropped it before the
+   * swarm closed it ({@code "closed by the server"}, or the read error such as {@code "Connection reset"}).
+   * Written by the reader thread once, when it ends.
+   */
+  private volatile String dropped;
 
   /** Senders in this bot's room, by bot index: which of their seqs arrived, and the highest so far. */
   private final Map<Integer, Track> tracks = new HashMap<>();
@@ -92,9 +103,17 @@ final class Bot implements AutoCloseable {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         onLine(line);
       }
-    } catch (IOException closed) {
-      // the swarm closed the socket, or the server went away: either way, reading is over
+      if (!closing) {
+        dropped = "closed by the server";
+      }
+    } catch (IOException e) {
+      if (!closing) { // else the swarm closed the socket: reading is over, nothing lost by it
+        dropped = BotSwarm.reason(e);
+      }
     } finally {
+      if (dropped != null) {
+        allReceived.countDown(); // nothing more will come: the swarm need not wait for this bot
+      }
       nickAck.completeExceptionally(new IOException(nick + ": connection closed"));
       joinAck.completeExceptionally(new IOException(nick + ": connection closed"));
     }
@@ -117,7 +136,12 @@ final class Bot implements AutoCloseable {
     }
   }
 
-  /** Waits until every line of every room mate arrived, or the deadline. */
+  /**
+   * Waits until every line of every room mate arrived, the server dropped the connection ({@link #dropped()}), or
+   * the deadline.
+   *
+   * @return false when the deadline came first.
+   */
   boolean awaitAll(final long deadlineNanos) throws InterruptedException {
     return allReceived.await(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
   }
@@ -188,12 +212,22 @@ final class Bot implements AutoCloseable {
     return expected;
   }
 
+  /**
+   * How the server dropped this bot's connection before the swarm closed it.
+   *
+   * @return null when it did not (still open, or closed by the swarm); else e.g. {@code "Connection reset"}.
+   */
+  String dropped() {
+    return dropped;
+  }
+
   private static long remainingMillis(final long deadlineNanos) {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 
   @Override
   public void close() {
+    closing = true;
     try {
       if (socket != null) {
         socket.close();

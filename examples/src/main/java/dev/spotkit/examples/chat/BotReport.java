@@ -3,50 +3,52 @@ package dev.spotkit.examples.chat;
 import java.util.Locale;
 
 /**
- * Outcome of a {@link ChatBots} run.
+ * Outcome of a {@link BotSwarm} run. The deliveries due split into three: {@code expected = delivered + lost +
+ * timedOut}.
  *
  * @param clients bots connected.
  * @param rooms rooms used.
  * @param sent lines the bots wrote.
  * @param expected deliveries due: for each room, members x lines sent by its members (the sender too).
  * @param delivered distinct lines received (each (receiver, sender, seq) counted once).
+ * @param lost deliveries that definitely will not arrive: those due to a bot whose connection the server reset or
+ *     closed, and those still missing when the run ended early without timing out (a refused join, a failed
+ *     send); 0 or more.
+ * @param timedOut deliveries still outstanding, to bots whose connection was still open, when the run hit its
+ *     timeout (slow, not known lost); 0 or more.
+ * @param reset bots whose connection the server reset or closed before the run ended (named in
+ *     {@code failure}); 0 or more.
  * @param duplicated extra copies of a line a receiver already had.
  * @param reordered lines a receiver got after a later line of the same sender.
- * @param p50Millis median latency from send to receipt.
- * @param p99Millis 99th percentile latency from send to receipt.
- * @param failure null, or why the run could not finish (join timeout, connection refused...).
+ * @param p50Millis median latency from send to receipt, in milliseconds.
+ * @param p99Millis 99th percentile latency from send to receipt, in milliseconds.
+ * @param failure null, or why the run failed (join timeout, deliveries timed out, connections reset...).
  */
-public record BotReport(int clients, int rooms, long sent, long expected, long delivered, long duplicated,
-    long reordered, double p50Millis, double p99Millis, String failure) {
-
-  /**
-   * Deliveries that never arrived.
-   *
-   * @return expected minus delivered.
-   */
-  public long lost() {
-    return expected - delivered;
-  }
+public record BotReport(int clients, int rooms, long sent, long expected, long delivered, long lost, long timedOut,
+    int reset, long duplicated, long reordered, double p50Millis, double p99Millis, String failure) {
 
   /**
    * Whether every line reached every member exactly once and in each sender's order.
    *
-   * @return true when lost, duplicated and reordered are all 0 and nothing failed.
+   * @return true when lost, timed out, reset, duplicated and reordered are all 0 and nothing failed.
    */
   public boolean passed() {
-    return failure == null && lost() == 0 && duplicated == 0 && reordered == 0;
+    return failure == null && lost == 0 && timedOut == 0 && reset == 0 && duplicated == 0 && reordered == 0;
   }
 
   /**
-   * The one summary line.
+   * The one summary line (the failure, if any, goes to stderr apart from it).
    *
-   * @return {@code chat-bots: clients=N rooms=R sent=S expected=E delivered=D lost=L duplicated=U
-   *     reordered=O p50_ms=.. p99_ms=..}.
+   * @return {@code chat-bots: clients=N rooms=R sent=S expected=E delivered=D lost=L duplicated=U reordered=O
+   *     timed_out=T reset=B p50_ms=.. p99_ms=..}, one line without a line break: {@code lost} counts deliveries
+   *     that will not arrive, {@code timed_out} those still outstanding when the run timed out, {@code reset} the
+   *     bots whose connection the server dropped; latencies in milliseconds with two decimals.
    */
   public String line() {
     return String.format(Locale.ROOT,
         "chat-bots: clients=%d rooms=%d sent=%d expected=%d delivered=%d lost=%d duplicated=%d reordered=%d"
-            + " p50_ms=%.2f p99_ms=%.2f",
-        clients, rooms, sent, expected, delivered, lost(), duplicated, reordered, p50Millis, p99Millis);
+            + " timed_out=%d reset=%d p50_ms=%.2f p99_ms=%.2f",
+        clients, rooms, sent, expected, delivered, lost, duplicated, reordered, timedOut, reset, p50Millis,
+        p99Millis);
   }
 }

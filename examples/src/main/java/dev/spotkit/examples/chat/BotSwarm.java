@@ -24,6 +24,11 @@ import org.HdrHistogram.Histogram;
  * membership is complete before anyone talks); then every bot says its numbered lines at once; then the
  * swarm waits until each bot has all lines of its room, or the deadline. Finally every socket is closed
  * and the counters are summed into a {@link BotReport}. One virtual thread per bot sends, one reads.
+ *
+ * <p>Missing deliveries are told apart: those of a bot whose connection the server reset or closed are
+ * {@link BotReport#lost() lost} (the bot is counted in {@link BotReport#reset()} and named in the failure); those
+ * still outstanding on open connections when the run hit its timeout are {@link BotReport#timedOut() timed out};
+ * those missing after the run stopped early for another reason (a refused join) are lost.
  */
 public final class BotSwarm {
 
@@ -92,10 +97,10 @@ public final class BotSwarm {
     final long deadline = System.nanoTime() + settings.timeout().toNanos();
     final List<Bot> bots = newBots(settings);
     final Queue<Future<?>> readers = new ConcurrentLinkedQueue<>();
-    String failure = null;
+    Outcome outcome = new Outcome(null, false);
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       try {
-        failure = talk(settings, bots, threads, readers, deadline);
+        outcome = talk(settings, bots, threads, readers, deadline);
       } finally {
         bots.forEach(Bot::close); // ends every reader and unblocks every writer, so the executor can close
       }
@@ -103,7 +108,16 @@ public final class BotSwarm {
     for (Future<?> reader : readers) {
       awaitQuietly(reader); // all done (the executor closed); get() makes the readers' counters visible here
     }
-    return report(settings, bots, failure);
+    return report(settings, bots, outcome);
+  }
+
+  /**
+   * How {@link #talk} ended.
+   *
+   * @param failure null, or why the run stopped.
+   * @param timedOut whether it stopped because the deadline passed.
+   */
+  private record Outcome(String failure, boolean timedOut) {
   }
 
   private static List<Bot> newBots(final Settings s) {
@@ -120,8 +134,8 @@ public final class BotSwarm {
     return bots;
   }
 
-  /** Connect, join, send, await. Returns null on success, or why it stopped. */
-  private static String talk(final Settings s, final List<Bot> bots, final ExecutorService threads,
+  /** Connect, join, send, await. Returns no failure on success, or why it stopped. */
+  private static Outcome talk(final Settings s, final List<Bot> bots, final ExecutorService threads,
       final Queue<Future<?>> readers, final long deadline) throws InterruptedException {
     final List<Future<?>> joins = new ArrayList<>();
     for (Bot bot : bots) {
@@ -133,9 +147,9 @@ public final class BotSwarm {
         return null;
       }));
     }
-    final String joinFailure = awaitAll(joins, deadline, "join");
-    if (joinFailure != null) {
-      return joinFailure;
+    final Outcome joined = awaitAll(joins, deadline, "join");
+    if (joined != null) {
+      return joined;
     }
     final List<Future<?>> sends = new ArrayList<>();
     for (Bot bot : bots) {
@@ -144,30 +158,32 @@ public final class BotSwarm {
         return null;
       }));
     }
-    final String sendFailure = awaitAll(sends, deadline, "send");
-    if (sendFailure != null) {
-      return sendFailure;
+    final Outcome sentAll = awaitAll(sends, deadline, "send");
+    if (sentAll != null) {
+      return sentAll;
     }
     for (Bot bot : bots) {
-      if (!bot.awaitAll(deadline)) {
-        return "timed out after " + s.timeout().toMillis() + " ms waiting for deliveries";
+      if (!bot.awaitAll(deadline)) { // a bot whose connection was dropped returns at once
+        return new Outcome("timed out after " + s.timeout().toMillis() + " ms waiting for deliveries", true);
       }
     }
-    return null;
+    return new Outcome(null, false);
   }
 
-  private static String awaitAll(final List<Future<?>> futures, final long deadline, final String phase)
+  /** Null when every future completed; else the first failure, marked as a timeout when it was one. */
+  private static Outcome awaitAll(final List<Future<?>> futures, final long deadline, final String phase)
       throws InterruptedException {
     for (int i = 0; i < futures.size(); i++) {
       try {
         futures.get(i).get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
-        return phase + " timed out (bot" + i + ")";
+        return new Outcome(phase + " timed out (bot" + i + ")", true);
       } catch (java.util.concurrent.ExecutionException e) {
         if (e.getCause() instanceof java.util.concurrent.TimeoutException) {
-          return phase + " timed out (bot" + i + ")"; // the bot's own wait hit the same deadline first
+          // the bot's own wait hit the same deadline first
+          return new Outcome(phase + " timed out (bot" + i + ")", true);
         }
-        return phase + " failed (bot" + i + "): " + reason(e);
+        return new Outcome(phase + " failed (bot" + i + "): " + reason(e), false);
       }
     }
     return null;
@@ -196,13 +212,19 @@ public final class BotSwarm {
     }
   }
 
-  private static BotReport report(final Settings s, final List<Bot> bots, final String failure) {
+  /** At most this many dropped bots are named in the failure text; the rest are counted. */
+  private static final int NAMED_DROPS = 10;
+
+  private static BotReport report(final Settings s, final List<Bot> bots, final Outcome outcome) {
     final Histogram latency = new Histogram(TimeUnit.MINUTES.toMicros(2), 3);
     long sent = 0;
     long expected = 0;
     long delivered = 0;
+    long lost = 0;
+    long timedOut = 0;
     long duplicated = 0;
     long reordered = 0;
+    final List<String> drops = new ArrayList<>();
     for (Bot bot : bots) {
       sent += bot.sent;
       expected += bot.expected();
@@ -210,9 +232,33 @@ public final class BotSwarm {
       duplicated += bot.duplicated;
       reordered += bot.reordered;
       latency.add(bot.latencyMicros);
+      final long outstanding = bot.expected() - bot.delivered;
+      if (bot.dropped() != null) {
+        lost += outstanding; // its connection is gone: these never arrive
+        drops.add(bot.nick + " (" + bot.dropped() + ")");
+      } else if (outcome.timedOut()) {
+        timedOut += outstanding; // still on their way when the deadline passed
+      } else {
+        lost += outstanding; // the run stopped early (0 when it passed)
+      }
     }
-    return new BotReport(s.clients(), s.rooms(), sent, expected, delivered, duplicated, reordered,
-        latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0, failure);
+    return new BotReport(s.clients(), s.rooms(), sent, expected, delivered, lost, timedOut, drops.size(),
+        duplicated, reordered, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
+        failure(outcome.failure(), timedOut, drops));
+  }
+
+  /** The run's failure text: why it stopped, the deliveries timed out, and the bots the server dropped. */
+  private static String failure(final String stopped, final long timedOut, final List<String> drops) {
+    final List<String> parts = new ArrayList<>();
+    if (stopped != null) {
+      parts.add(timedOut > 0 ? stopped + " (" + timedOut + " deliveries outstanding)" : stopped);
+    }
+    if (!drops.isEmpty()) {
+      final String named = String.join(", ", drops.subList(0, Math.min(NAMED_DROPS, drops.size())));
+      parts.add(drops.size() + " bot connection(s) reset or closed by the server: " + named
+          + (drops.size() > NAMED_DROPS ? " and " + (drops.size() - NAMED_DROPS) + " more" : ""));
+    }
+    return parts.isEmpty() ? null : String.join("; ", parts);
   }
 
   private static long remainingMillis(final long deadlineNanos) {

@@ -12,8 +12,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code chat-bots}: connects N bots to a chat server, checks delivery and prints one summary line; the
- * exit code is 0 only when nothing was lost, duplicated or reordered. Several ports (the nodes of one mesh)
+ * {@code chat-bots}: connects N bots to a chat server, checks delivery and prints one summary line
+ * ({@link BotReport#line()}); the exit code is 0 only when nothing was lost, timed out, duplicated or reordered
+ * and no bot's connection was reset. Why a run failed goes to stderr. Several ports (the nodes of one mesh)
  * get the bots round-robin. See {@link BotSwarm}.
  */
 @Command(name = "chat-bots", mixinStandardHelpOptions = true,

@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
  * <p>With {@code --relocations K} (K at least 1, needs 2 or more nodes) a {@link Wanderer} client runs beside
  * the bots and keeps switching rooms until it completed K moves between nodes (live relocation); its
  * own numbered lines count in the summary like a bot's ({@code sent}, {@code expected}, {@code delivered},
- * {@code lost}, {@code duplicated}, {@code reordered}), and the line ends with {@code relocations=K}, the
+ * {@code lost}, {@code duplicated}, {@code reordered}, {@code timed_out}: an echo it timed out waiting for), and
+ * the line ends with {@code relocations=K}, the
  * completed cross-node moves. The exit code is 0 only when nothing was lost, duplicated or reordered and all
  * K moves completed.
  */
@@ -92,10 +93,15 @@ public final class ChatDemoCommand implements Callable<Integer> {
           threads.submit(() -> Wanderer.run(server, wanderRooms, relocations, deadline));
       final BotReport bots = BotSwarm.run(settings);
       final Wanderer.Report walk = wandering.get();
-      final String failure = bots.failure() != null ? bots.failure() : walk.failure();
+      final String failure = bots.failure() == null ? walk.failure()
+          : walk.failure() == null ? bots.failure() : bots.failure() + "; " + walk.failure();
+      final long unechoed = walk.said() - walk.echoed();
+      final boolean walkTimedOut = walk.failure() != null && walk.failure().contains("timed out");
       final BotReport all = new BotReport(bots.clients(), bots.rooms(), bots.sent() + walk.said(),
-          bots.expected() + walk.said(), bots.delivered() + walk.echoed(), bots.duplicated() + walk.duplicated(),
-          bots.reordered() + walk.reordered(), bots.p50Millis(), bots.p99Millis(), failure);
+          bots.expected() + walk.said(), bots.delivered() + walk.echoed(),
+          bots.lost() + (walkTimedOut ? 0 : unechoed), bots.timedOut() + (walkTimedOut ? unechoed : 0),
+          bots.reset(), bots.duplicated() + walk.duplicated(), bots.reordered() + walk.reordered(),
+          bots.p50Millis(), bots.p99Millis(), failure);
       if (failure != null) {
         System.err.println("chat-demo: " + failure);
       }

@@ -22,14 +22,26 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * NAME and ROOM are 1 to 32 characters of {@code A-Z a-z 0-9 _ -}. A client without a nick is
- * {@code guest-<session id>}. A room exists while it has members: it closes when the last one leaves or
- * disconnects, and the next {@code /join} of its name creates it again. An error line echoes at most
- * {@value #MAX_ECHO_CHARS} characters of what the client sent, control characters replaced ({@link #echo}).
+ * {@code guest-<session id>}; that form ({@code guest-} and digits, in any letter case) is reserved, so
+ * {@code /nick guest-7} is refused with an error line ({@link #nickProblem}) and nobody can pose as a guest. A
+ * room exists while it has members: it closes when the last one leaves or disconnects, and the next
+ * {@code /join} of its name creates it again.
+ *
+ * <p><b>Safe room lines.</b> A room line reaches every member's terminal, so a line that contains a control
+ * character (C0 {@code U+0000..U+001F} except TAB, DEL {@code U+007F}, C1 {@code U+0080..U+009F}: ESC sequences,
+ * NUL, a lone CR, BEL...) or a lone surrogate is refused: the sender gets
+ * {@code error: line not sent: it contains ...} naming the character and its position, and nobody else gets
+ * anything ({@link #lineProblem}). Refused, not escaped, so what a member reads is exactly what was said. An
+ * error line echoes at most {@value #MAX_ECHO_CHARS} characters of what the client sent, control characters
+ * replaced ({@link #echo}).
  */
 public final class ChatProtocol {
 
   /** Names of nicks and rooms. */
   public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+
+  /** The default nick of a client that never set one, reserved: {@code guest-<digits>}, any letter case. */
+  public static final Pattern GUEST = Pattern.compile("(?i)guest-[0-9]+");
 
   /** Reply prefix to {@code /nick}. */
   public static final String OK_NICK = "ok nick ";
@@ -41,6 +53,8 @@ public final class ChatProtocol {
   public static final String WHERE = "where ";
   /** Reply prefix of every error line. */
   public static final String ERROR = "error: ";
+  /** Prefix of the error line of a refused room line; the reason ({@link #lineProblem}) follows. */
+  public static final String LINE_REFUSED = ERROR + "line not sent: it contains ";
   /** The commands, for the help text of an unknown command. */
   public static final String HELP = "/nick NAME, /join ROOM, /leave, /rooms, /who, /where";
   /** At most this many characters of client input are echoed back in an error line. */
@@ -78,6 +92,56 @@ public final class ChatProtocol {
       out.append(Character.isISOControl(c) || Character.isSurrogate(c) ? '?' : c);
     }
     return input.length() > MAX_ECHO_CHARS ? out.append("...").toString() : out.toString();
+  }
+
+  /**
+   * Checks a line a client wants to say in its room. Refused are: C0 controls {@code U+0000..U+001F} except TAB
+   * {@code U+0009} (so NUL, BEL, BS, a lone CR, ESC and the start of every ESC sequence), DEL {@code U+007F}, C1
+   * controls {@code U+0080..U+009F} (CSI {@code U+009B} included), and a surrogate char that is not half of a
+   * valid pair. Everything else (TAB, printable text, emoji as surrogate pairs) is fine.
+   *
+   * @param text the line as the client sent it, without its LF or CRLF.
+   * @return null when the line is safe to relay; otherwise the reason, e.g.
+   *     {@code "control character U+001B at char 6; room lines may not contain control characters (C0 except"
+   *     + " TAB, DEL, C1) or lone surrogates"}, positions counted from 1 in UTF-16 chars.
+   */
+  public static String lineProblem(final String text) {
+    for (int i = 0; i < text.length(); i++) {
+      final char c = text.charAt(i);
+      final String what;
+      if (c != '\t' && Character.isISOControl(c)) { // exactly U+0000..U+001F, U+007F..U+009F
+        what = "control character";
+      } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++; // a valid pair: one code point
+        continue;
+      } else if (Character.isSurrogate(c)) {
+        what = "lone surrogate";
+      } else {
+        continue;
+      }
+      return String.format("%s U+%04X at char %d; room lines may not contain control characters (C0 except TAB,"
+          + " DEL, C1) or lone surrogates", what, (int) c, i + 1);
+    }
+    return null;
+  }
+
+  /**
+   * Checks a nick a client asked for with {@code /nick}: 1 to 32 of {@code A-Z a-z 0-9 _ -}, and not the reserved
+   * guest form {@code guest-<digits>} (in any letter case), which only clients without a nick carry.
+   *
+   * @param name the argument of {@code /nick}.
+   * @return null when the nick may be taken; otherwise the text of the error line after {@link #ERROR}, with the
+   *     name made safe by {@link #echo}.
+   */
+  public static String nickProblem(final String name) {
+    if (!NAME.matcher(name).matches()) {
+      return "bad nick '" + echo(name) + "': use 1 to 32 of A-Z a-z 0-9 _ -";
+    }
+    if (GUEST.matcher(name).matches()) {
+      return "bad nick '" + name + "': guest-<digits> is reserved for clients without a nick; choose another";
+    }
+    return null;
   }
 
   /**

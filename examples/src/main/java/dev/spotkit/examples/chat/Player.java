@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * order and its pushes reach the client in order, wherever the player runs. The player says
  * {@code ok join ROOM} in {@link #onJoinCompleted} once it is a member, so every later line of the room reaches
  * it. {@code /leave} joins the Lobby of the node it is on (JoinEntrySpot), which leaves the room. Lines,
- * {@code /nick} and {@code /who} go to the room. {@code /where} answers {@code where ROOM node=HEX}: the node
+ * {@code /nick} and {@code /who} go to the room; a line with control characters and a reserved or malformed nick
+ * are refused with an error line ({@link ChatProtocol#lineProblem}, {@link ChatProtocol#nickProblem}).
+ * {@code /where} answers {@code where ROOM node=HEX}: the node
  * this player (and so its room) runs on.
  *
  * <p>A room closes when its last member leaves, so a join can find its room gone (Failed) or closing
@@ -137,17 +139,25 @@ public final class Player implements Actor {
     }
   }
 
+  /** A room line: refused with an error line to this client when unsafe ({@link ChatProtocol#lineProblem}). */
   private void say(final String text) {
     if (room == null) {
       push(ChatProtocol.ERROR + "you are in no room; /join ROOM first");
+      return;
+    }
+    final String problem = ChatProtocol.lineProblem(text);
+    if (problem != null) {
+      push(ChatProtocol.LINE_REFUSED + problem); // never relayed: no member's terminal sees it
     } else if (!text.isEmpty()) {
       toRoom(new Room.Said(ctx.self(), nick, text), null);
     }
   }
 
+  /** {@code /nick}: refused with an error line unless {@link ChatProtocol#nickProblem} finds nothing. */
   private void setNick(final String name) {
-    if (!ChatProtocol.NAME.matcher(name).matches()) {
-      push(ChatProtocol.ERROR + "bad nick '" + ChatProtocol.echo(name) + "': use 1 to 32 of A-Z a-z 0-9 _ -");
+    final String problem = ChatProtocol.nickProblem(name);
+    if (problem != null) {
+      push(ChatProtocol.ERROR + problem);
       return;
     }
     nick = name;

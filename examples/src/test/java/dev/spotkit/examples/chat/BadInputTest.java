@@ -63,6 +63,50 @@ class BadInputTest {
     }
   }
 
+  @Test
+  void controlCharactersInARoomLineAreRefusedToTheSenderAndNeverReachAnotherMember() throws Exception {
+    try (ChatServer server = ChatServer.start("127.0.0.1", 0);
+        LineClient ann = new LineClient(server.port());
+        LineClient eve = new LineClient(server.port())) {
+      ann.send("/nick ann");
+      assertThat(ann.readLine()).isEqualTo("ok nick ann");
+      ann.send("/join r");
+      assertThat(ann.readLine()).isEqualTo("ok join r");
+      eve.send("/nick eve");
+      assertThat(eve.readLine()).isEqualTo("ok nick eve");
+      eve.send("/join r");
+      assertThat(eve.readLine()).isEqualTo("ok join r");
+
+      final String rule = "; room lines may not contain control characters (C0 except TAB, DEL, C1) or lone"
+          + " surrogates";
+      eve.send("red \u001b[31mALERT\u001b[0m");
+      assertThat(eve.readLine()).isEqualTo("error: line not sent: it contains control character U+001B at char 5"
+          + rule);
+      eve.sendBytes(new byte[] {'n', 'u', 'l', 0, 'x', '\n'});
+      assertThat(eve.readLine()).isEqualTo("error: line not sent: it contains control character U+0000 at char 4"
+          + rule);
+      eve.sendBytes("fake\rann: I owe eve money\n".getBytes(StandardCharsets.UTF_8)); // a lone CR is data
+      assertThat(eve.readLine()).isEqualTo("error: line not sent: it contains control character U+000D at char 5"
+          + rule);
+      eve.send("csi \u009b2J");
+      assertThat(eve.readLine()).isEqualTo("error: line not sent: it contains control character U+009B at char 5"
+          + rule);
+      eve.send("/nick guest-1");
+      assertThat(eve.readLine()).isEqualTo("error: bad nick 'guest-1': guest-<digits> is reserved for clients"
+          + " without a nick; choose another");
+      eve.send("tab\tis fine");
+      assertThat(eve.readLine()).isEqualTo("[r] eve: tab\tis fine");
+
+      // Everything ann got up to eve's clean line: only that line (the refused ones never came), no unsafe byte.
+      final byte[] got = ann.readBytesThrough("[r] eve: tab\tis fine\n");
+      assertThat(new String(got, StandardCharsets.UTF_8)).isEqualTo("[r] eve: tab\tis fine\n");
+      for (byte b : got) {
+        assertThat(b).as("no ESC, NUL, CR or C1 byte reaches another member")
+            .isNotIn((byte) 0x1b, (byte) 0, (byte) '\r', (byte) 0xC2);
+      }
+    }
+  }
+
   /** A blocking line client with a read timeout, so the test cannot hang. */
   static final class LineClient implements AutoCloseable {
     private final Socket socket = new Socket();
@@ -87,6 +131,29 @@ class BadInputTest {
 
     String readLine() throws IOException {
       return in.readLine();
+    }
+
+    /**
+     * Raw bytes up to and including the first occurrence of {@code end} (UTF-8), at most 64 KiB, read past the
+     * line reader: only when nothing arrived after the last line {@link #readLine} returned (it buffers).
+     */
+    byte[] readBytesThrough(final String end) throws IOException {
+      final byte[] marker = end.getBytes(StandardCharsets.UTF_8);
+      final java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+      final java.io.InputStream raw = socket.getInputStream();
+      for (int i = 0; i < 64 * 1024; i++) {
+        final int b = raw.read();
+        if (b < 0) {
+          break;
+        }
+        got.write(b);
+        final byte[] now = got.toByteArray();
+        if (now.length >= marker.length && java.util.Arrays.equals(now, now.length - marker.length, now.length,
+            marker, 0, marker.length)) {
+          return now;
+        }
+      }
+      throw new AssertionError("no '" + end.strip() + "' in " + got.size() + " bytes: " + got);
     }
 
     @Override

@@ -21,11 +21,13 @@ class ChatDemoTest {
       assertThat(report.sent()).isEqualTo(200);
       assertThat(report.expected()).isEqualTo(2L * 5 * 5 * 20); // 2 rooms x 5 members x 5 senders x 20 lines
       assertThat(report.lost()).isZero();
+      assertThat(report.timedOut()).isZero();
+      assertThat(report.reset()).isZero();
       assertThat(report.duplicated()).isZero();
       assertThat(report.reordered()).isZero();
       assertThat(report.passed()).isTrue();
       assertThat(report.line()).matches("chat-bots: clients=10 rooms=2 sent=200 expected=1000 delivered=1000"
-          + " lost=0 duplicated=0 reordered=0 p50_ms=\\d+\\.\\d\\d p99_ms=\\d+\\.\\d\\d");
+          + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\d+\\.\\d\\d p99_ms=\\d+\\.\\d\\d");
     }
   }
 
@@ -70,7 +72,7 @@ class ChatDemoTest {
     }
     final String line = out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
     assertThat(line).matches("chat-bots: clients=6 rooms=3 sent=\\d+ expected=\\d+ delivered=\\d+"
-        + " lost=0 duplicated=0 reordered=0 p50_ms=\\S+ p99_ms=\\S+ relocations=4");
+        + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+ relocations=4");
     assertThat(exit).isZero();
   }
 }

@@ -9,6 +9,7 @@ import java.net.SocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -29,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * again. Only the event loop changes auto-read ({@link #readingPaused} is confined to it), so a pause and a
  * resume never race; a resume check is queued on the event loop each time the count falls to the low-water
  * mark, which it must pass after every pause.
+ *
+ * <p>Half-close drain: when the client shuts its output down ({@link #inputEnded}) the session stops reading and
+ * stays open for replies. It closes (after flushing every push queued so far) once no counted frame is unhandled
+ * and no push came for {@code halfCloseQuiet}, or at the latest {@code halfCloseDrain} after the EOF. The checks
+ * run on the event loop: one scheduled quiet check at a time ({@link #quietCheckScheduled}) and one deadline task.
  */
 final class NettySession implements Session {
 
@@ -61,6 +67,22 @@ final class NettySession implements Session {
   /** True while auto-read is off because of {@link #pendingFrames}. Event loop only. */
   private boolean readingPaused;
 
+  private final long halfCloseDrainNanos;
+  private final long halfCloseQuietNanos;
+
+  /**
+   * {@link System#nanoTime()} of the last push, frame handled or the EOF, once the input ended (before that it is
+   * not kept). Written by: pushing threads, consumer threads and the event loop. Read by: the event loop's quiet
+   * check. Ordering: volatile; a late write only delays the close by one quiet check.
+   */
+  private volatile long lastActivityNanos;
+
+  /** {@link System#nanoTime()} by which a half-closed session closes. Event loop only. */
+  private long drainDeadlineNanos;
+
+  /** True while a quiet check is scheduled on the event loop. Event loop only. */
+  private boolean quietCheckScheduled;
+
   /**
    * Bytes encoded and queued but not yet written to the socket.
    * Written by: pushing threads (add before the write) and the event loop (subtract when a write
@@ -91,6 +113,8 @@ final class NettySession implements Session {
     this.pushTimeout = config.pushTimeout();
     this.inboundHighWater = config.inboundHighWaterFrames();
     this.inboundLowWater = config.inboundLowWaterFrames();
+    this.halfCloseDrainNanos = config.halfCloseDrain().toNanos();
+    this.halfCloseQuietNanos = config.halfCloseQuiet().toNanos();
   }
 
   @Override
@@ -212,6 +236,9 @@ final class NettySession implements Session {
   }
 
   private void write(final ByteBuf encoded, final int size) {
+    if (inputEnded) {
+      lastActivityNanos = System.nanoTime(); // a reply of the half-close drain: the quiet time starts again
+    }
     final ChannelPromise written = channel.newPromise();
     written.addListener(future -> {
       pendingBytes.addAndGet(-size);
@@ -241,26 +268,74 @@ final class NettySession implements Session {
     if (pending == inboundLowWater) {
       onEventLoop(this::resumeIfLow);
     }
-    if (pending == 0 && inputEnded) {
-      onEventLoop(this::closeIfDrained);
+    if (inputEnded) {
+      lastActivityNanos = System.nanoTime(); // its replies may follow: the quiet time starts now
+      if (pending == 0) {
+        onEventLoop(this::closeIfDrained);
+      }
     }
   }
 
   /**
-   * Event loop only: the client shut its output down (a half-close). The session stays open for replies until
-   * every frame already delivered was handled, then closes after flushing what was pushed.
+   * Event loop only: the client shut its output down (a half-close); the decoders already passed every complete
+   * frame on. The session stops reading and stays open for replies: it closes once every frame already delivered
+   * was handled and the pushes went quiet for {@code halfCloseQuiet}, or {@code halfCloseDrain} after now, whichever
+   * comes first; either way after flushing what was pushed.
    */
   void inputEnded() {
+    if (inputEnded || closing) {
+      return;
+    }
+    lastActivityNanos = System.nanoTime();
+    drainDeadlineNanos = lastActivityNanos + halfCloseDrainNanos;
     inputEnded = true;
+    channel.config().setAutoRead(false); // nothing more to read; resumeIfLow leaves it off from now on
+    try {
+      channel.eventLoop().schedule(this::drainTimeUp, halfCloseDrainNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      flushThenClose(); // the event loop is stopping: close now
+      return;
+    }
     closeIfDrained();
   }
 
+  /** Event loop only: closes a drained, quiet half-closed session, or checks again when it may be. */
   private void closeIfDrained() {
-    if (inputEnded && !closing && pendingFrames.get() == 0) {
-      closing = true;
-      // The empty buffer's write completes after every earlier push (writes are ordered), then the channel closes.
-      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    if (!inputEnded || closing || pendingFrames.get() > 0) {
+      return; // the last frameHandled checks again
     }
+    final long now = System.nanoTime();
+    final long quietAt = Math.min(lastActivityNanos + halfCloseQuietNanos, drainDeadlineNanos);
+    if (now - quietAt >= 0) {
+      flushThenClose();
+      return;
+    }
+    if (!quietCheckScheduled) {
+      quietCheckScheduled = true;
+      try {
+        channel.eventLoop().schedule(() -> {
+          quietCheckScheduled = false;
+          closeIfDrained();
+        }, quietAt - now, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        flushThenClose();
+      }
+    }
+  }
+
+  /** Event loop only: the drain bound passed; close whatever is still unhandled or on its way. */
+  private void drainTimeUp() {
+    if (!closing) {
+      LOG.debug("session {} ({}): half-closed drain bound of {} ms reached ({} frames unhandled); closing", id,
+          channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(halfCloseDrainNanos), pendingFrames.get());
+      flushThenClose();
+    }
+  }
+
+  private void flushThenClose() {
+    closing = true;
+    // The empty buffer's write completes after every earlier push (writes are ordered), then the channel closes.
+    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
   @Override
@@ -278,7 +353,9 @@ final class NettySession implements Session {
   private void resumeIfLow() {
     if (readingPaused && pendingFrames.get() <= inboundLowWater) {
       readingPaused = false;
-      channel.config().setAutoRead(true);
+      if (!inputEnded) {
+        channel.config().setAutoRead(true);
+      }
     }
   }
 
@@ -304,9 +381,7 @@ final class NettySession implements Session {
       close();
       return;
     }
-    closing = true;
-    // The empty buffer's write completes after the reply's (writes are ordered), then the channel closes.
-    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    flushThenClose(); // after the reply's write (writes are ordered)
   }
 
   @Override

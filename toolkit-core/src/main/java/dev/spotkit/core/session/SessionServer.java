@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
  * {@link SessionHandler} sees, per connection and all on that connection's event loop: {@code onOpen} once,
  * then {@code onFrame} per decoded frame in arrival order, then
  * {@code onClosed} exactly once (peer gone, session closed, push refused, I/O error, or this server
- * closed). A frame the codec rejects gets an error reply and never stops the server.
+ * closed). A frame the codec rejects gets an error reply and never stops the server. A client that shuts its
+ * output down (half-close) still gets the replies to the frames it sent: the session stops reading, waits until
+ * those frames were handled and the pushes went quiet ({@link SessionServerConfig#halfCloseQuiet()}), at most
+ * {@link SessionServerConfig#halfCloseDrain()}, flushes and closes.
  *
  * <pre>{@code
  * try (SessionServer server = SessionServer.start(
@@ -98,7 +101,8 @@ public final class SessionServer implements AutoCloseable {
         .option(ChannelOption.SO_BACKLOG, 1024)
         .childOption(ChannelOption.TCP_NODELAY, true)
         // A client may shut its output down after its last line and keep reading (nc -N): keep the session
-        // open for replies until those lines were handled (NettySession#inputEnded).
+        // open for replies until those lines were handled and the replies went quiet, bounded by
+        // SessionServerConfig#halfCloseDrain (NettySession#inputEnded).
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override

@@ -13,6 +13,8 @@ import java.util.Objects;
  *     .codec(LineCodec.utf8())         // default
  *     .maxOutboundBytes(1 << 20)       // default 4 MiB per session
  *     .inboundWaterMarks(64, 256)      // default: stop reading at 256 unhandled frames, resume at 64
+ *     .halfCloseDrain(Duration.ofSeconds(2), Duration.ofMillis(500)) // default: after a client's half-close
+ *                                      // close once replies went quiet for 500 ms, at the latest after 2 s
  *     .build();
  * }</pre>
  */
@@ -39,6 +41,12 @@ public final class SessionServerConfig {
   /** Default bound on {@link SessionServer#close()}. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
+  /** Default bound on a half-closed session's drain: it closes at the latest this long after the client's EOF. */
+  public static final Duration DEFAULT_HALF_CLOSE_DRAIN = Duration.ofSeconds(2);
+
+  /** Default quiet time of a half-closed session's drain: no push for this long (and no frame unhandled) closes. */
+  public static final Duration DEFAULT_HALF_CLOSE_QUIET = Duration.ofMillis(500);
+
   private final String host;
   private final int port;
   private final FrameCodec codec;
@@ -49,6 +57,8 @@ public final class SessionServerConfig {
   private final int ioThreads;
   private final Duration closeTimeout;
   private final Duration pushTimeout;
+  private final Duration halfCloseDrain;
+  private final Duration halfCloseQuiet;
 
   /** Default bound on how long a push may wait for room in the outbound budget. */
   public static final Duration DEFAULT_PUSH_TIMEOUT = Duration.ofSeconds(5);
@@ -64,6 +74,33 @@ public final class SessionServerConfig {
     this.ioThreads = b.ioThreads;
     this.closeTimeout = b.closeTimeout;
     this.pushTimeout = b.pushTimeout;
+    this.halfCloseDrain = b.halfCloseDrain;
+    this.halfCloseQuiet = b.halfCloseQuiet;
+  }
+
+  /**
+   * Bound on the drain of a half-closed session. When a client shuts its output down (TCP FIN, e.g.
+   * {@code nc -N}, {@code socket.shutdownOutput()}) while still reading, the session stops reading, lets the frames
+   * already accepted be handled and their replies be pushed, and then closes (after the pushes written so far
+   * are flushed): as soon as no accepted frame is unhandled and no push came for {@link #halfCloseQuiet()}, and at
+   * the latest this long after the client's EOF, whichever comes first. {@code onClosed} still runs exactly once.
+   *
+   * @return a positive duration; default 2 s ({@link #DEFAULT_HALF_CLOSE_DRAIN}).
+   */
+  public Duration halfCloseDrain() {
+    return halfCloseDrain;
+  }
+
+  /**
+   * Quiet time of the drain of a half-closed session (see {@link #halfCloseDrain()}): the session closes once
+   * every accepted frame was handled and nothing was pushed for this long. Replies that come later than this
+   * after the one before (a slow request behind a line) are lost; raise it for such handlers.
+   *
+   * @return a positive duration, at most {@link #halfCloseDrain()}; default 500 ms
+   *     ({@link #DEFAULT_HALF_CLOSE_QUIET}).
+   */
+  public Duration halfCloseQuiet() {
+    return halfCloseQuiet;
   }
 
   /**
@@ -184,7 +221,8 @@ public final class SessionServerConfig {
     return "SessionServerConfig[host=" + host + ", port=" + port + ", codec=" + codec + ", maxOutboundBytes="
         + maxOutboundBytes + ", closeOnBadFrame=" + closeOnBadFrame + ", inboundWaterMarks=" + inboundLowWaterFrames
         + ".." + inboundHighWaterFrames + ", ioThreads=" + ioThreads
-        + ", closeTimeout=" + closeTimeout + ", pushTimeout=" + pushTimeout + "]";
+        + ", closeTimeout=" + closeTimeout + ", pushTimeout=" + pushTimeout + ", halfCloseDrain=" + halfCloseDrain
+        + ", halfCloseQuiet=" + halfCloseQuiet + "]";
   }
 
   /** Builder of {@link SessionServerConfig}; not thread-safe. Setters validate and name the bad value. */
@@ -199,8 +237,35 @@ public final class SessionServerConfig {
     private int ioThreads = DEFAULT_IO_THREADS;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Duration pushTimeout = DEFAULT_PUSH_TIMEOUT;
+    private Duration halfCloseDrain = DEFAULT_HALF_CLOSE_DRAIN;
+    private Duration halfCloseQuiet = DEFAULT_HALF_CLOSE_QUIET;
 
     private Builder() {
+    }
+
+    /**
+     * Drain of a half-closed session (see {@link SessionServerConfig#halfCloseDrain()}).
+     *
+     * @param drain bound from the client's EOF to the close; positive.
+     * @param quiet the session closes earlier once every accepted frame was handled and no push came for this
+     *     long; positive and at most {@code drain}.
+     * @return this builder.
+     * @throws IllegalArgumentException if a duration is not positive or {@code quiet} exceeds {@code drain}.
+     * @throws NullPointerException if a duration is null.
+     */
+    public Builder halfCloseDrain(final Duration drain, final Duration quiet) {
+      Objects.requireNonNull(drain, "drain");
+      Objects.requireNonNull(quiet, "quiet");
+      if (drain.isNegative() || drain.isZero()) {
+        throw new IllegalArgumentException("halfCloseDrain " + drain + " must be positive");
+      }
+      if (quiet.isNegative() || quiet.isZero() || quiet.compareTo(drain) > 0) {
+        throw new IllegalArgumentException("halfCloseQuiet " + quiet + " must be positive and at most the drain "
+            + drain);
+      }
+      this.halfCloseDrain = drain;
+      this.halfCloseQuiet = quiet;
+      return this;
     }
 
     /**

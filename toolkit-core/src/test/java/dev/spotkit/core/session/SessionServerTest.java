@@ -293,6 +293,79 @@ class SessionServerTest {
     assertThat(config.inboundLowWaterFrames()).isEqualTo(64);
   }
 
+  @Test
+  void aHalfClosedSessionAnswersLateRepliesThenClosesOnceWhenQuiet() throws Exception {
+    // Each frame is handled at once, its reply comes 100 ms later (like a join confirmed after the handler ran).
+    final java.util.concurrent.ScheduledExecutorService later =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    toClose.add(later::shutdownNow);
+    recorder.onFrame = (session, frame) -> {
+      session.frameQueued();
+      session.frameHandled();
+      later.schedule(() -> session.push("late " + frame), 100, TimeUnit.MILLISECONDS);
+    };
+    final SessionServer server = start(SessionServerConfig.builder()
+        .halfCloseDrain(Duration.ofSeconds(5), Duration.ofMillis(400)));
+    final Client client = connect(server);
+    final Recording rec = recorder.of(recorder.nextOpened());
+    client.send("a\nb\n");
+    final long shut = System.nanoTime();
+    client.shutdownOutput();
+
+    assertThat(client.readLine()).isEqualTo("late a");
+    assertThat(client.readLine()).isEqualTo("late b");
+    assertThat(client.readLine()).as("EOF after the replies went quiet").isNull();
+    assertThat(Duration.ofNanos(System.nanoTime() - shut)).as("closed by the quiet time, before the drain bound")
+        .isLessThan(Duration.ofSeconds(5));
+    assertThat(rec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    assertThat(rec.closedCount.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aHalfClosedSessionWhoseFramesNeverFinishOrWhosePushesNeverStopClosesAtTheDrainBound() throws Exception {
+    final java.util.concurrent.ScheduledExecutorService chatty =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    toClose.add(chatty::shutdownNow);
+    recorder.onFrame = (session, frame) -> {
+      if ("stuck".equals(frame)) {
+        session.frameQueued(); // never handled
+      } else {
+        chatty.scheduleAtFixedRate(() -> session.push("more"), 0, 20, TimeUnit.MILLISECONDS); // never quiet
+      }
+    };
+    final Duration drain = Duration.ofMillis(600);
+    final SessionServer server = start(SessionServerConfig.builder().halfCloseDrain(drain, Duration.ofMillis(200)));
+    for (String line : List.of("stuck", "chatty")) {
+      final Client client = connect(server);
+      final Recording rec = recorder.of(recorder.nextOpened());
+      client.send(line + "\n");
+      await().atMost(WAIT).until(() -> rec.frames.size() == 1);
+      final long shut = System.nanoTime();
+      client.shutdownOutput();
+      String read = "";
+      for (int i = 0; i < 100_000 && read != null; i++) { // bounded: EOF comes after about drain / 20 ms lines
+        read = client.readLine();
+      }
+      final Duration took = Duration.ofNanos(System.nanoTime() - shut);
+      assertThat(read).as(line + ": EOF").isNull();
+      assertThat(took).as(line + ": closed at the drain bound").isGreaterThanOrEqualTo(drain)
+          .isLessThan(WAIT);
+      assertThat(rec.closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      assertThat(rec.closedCount.get()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void halfCloseDrainRejectsBadValuesNamingThem() {
+    assertThatThrownBy(() -> SessionServerConfig.builder().halfCloseDrain(Duration.ZERO, Duration.ofMillis(1)))
+        .hasMessage("halfCloseDrain PT0S must be positive");
+    assertThatThrownBy(() -> SessionServerConfig.builder().halfCloseDrain(Duration.ofSeconds(1), Duration.ofSeconds(2)))
+        .hasMessage("halfCloseQuiet PT2S must be positive and at most the drain PT1S");
+    final SessionServerConfig config = SessionServerConfig.builder().build();
+    assertThat(config.halfCloseDrain()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(config.halfCloseQuiet()).isEqualTo(Duration.ofMillis(500));
+  }
+
   /** Fake runtime: records every session's frames and closes. */
   private static final class Recorder implements SessionHandler {
     final BlockingQueue<Session> opened = new LinkedBlockingQueue<>();
@@ -372,6 +445,10 @@ class SessionServerTest {
 
     String readLine() throws IOException {
       return in.readLine();
+    }
+
+    void shutdownOutput() throws IOException {
+      socket.shutdownOutput();
     }
 
     @Override

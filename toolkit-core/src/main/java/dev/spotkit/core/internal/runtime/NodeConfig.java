@@ -110,8 +110,11 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param maxOutboundBytes per-session outbound budget.
    * @param inboundLowWaterFrames reading resumes at this many unhandled frames.
    * @param inboundHighWaterFrames reading stops at this many unhandled frames.
+   * @param halfCloseDrain bound of a half-closed session's drain.
+   * @param halfCloseQuiet quiet time that ends a half-closed session's drain earlier.
    */
   public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
-      int inboundLowWaterFrames, int inboundHighWaterFrames) {
+      int inboundLowWaterFrames, int inboundHighWaterFrames, Duration halfCloseDrain,
+      Duration halfCloseQuiet) {
   }
 }

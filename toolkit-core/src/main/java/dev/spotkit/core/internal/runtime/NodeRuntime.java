@@ -257,6 +257,7 @@ public final class NodeRuntime {
     final SessionServerConfig serverConfig = SessionServerConfig.builder().host(spec.host()).port(spec.port())
         .codec(spec.codec()).maxOutboundBytes(spec.maxOutboundBytes())
         .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
+        .halfCloseDrain(spec.halfCloseDrain(), spec.halfCloseQuiet())
         .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build();
     try {
       final SessionBinder binder = new SessionBinder(this, config.actorTypes().get(spec.actorType()));
