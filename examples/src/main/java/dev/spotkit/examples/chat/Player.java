@@ -6,6 +6,7 @@ import dev.spotkit.core.ActorHandlers;
 import dev.spotkit.core.ActorRelocationAdapter;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.Target;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -74,6 +75,15 @@ public final class Player implements Actor {
   record Retry() {
   }
 
+  /**
+   * Sent to itself once the room it is leaving for {@code room} relayed every line it said there (or did not
+   * answer within the request timeout): the join can start.
+   *
+   * @param room the room to join.
+   */
+  record Flushed(String room) {
+  }
+
   /** Sent to itself after a join ended with lines held back: handle them in order. */
   record Drain() {
   }
@@ -106,6 +116,11 @@ public final class Player implements Actor {
     on.message(String.class, this::onLine)
       .message(Heard.class, heard -> push(heard.line()))
       .message(Retry.class, retry -> retry())
+      .message(Flushed.class, flushed -> {
+        if (flushed.room().equals(joining)) {
+          tryJoin();
+        }
+      })
       .message(Drain.class, drain -> drain())
       .message(Disconnected.class, gone -> depart());
   }
@@ -191,7 +206,20 @@ public final class Player implements Actor {
     }
     joining = name;
     attempt = 1;
-    tryJoin();
+    if (room == null) {
+      tryJoin();
+      return;
+    }
+    // First the old room relays every line said there, so their echoes reach this player before the new room's
+    // lines (a cross-node join would otherwise commit while the old room still has them queued, and their echoes
+    // would follow this player to the new room behind its new lines). Lines said meanwhile are held.
+    final Target target = ctx.toActor(ctx.self().id().value()); // by id: the live incarnation, wherever it is
+    try {
+      ctx.toSpot(Room.ID_PREFIX + room).request(new Room.Flush(), Boolean.class).timeout(REQUEST_TIMEOUT)
+          .toFuture().whenComplete((done, failure) -> target.send(new Flushed(name)));
+    } catch (SpotkitException e) {
+      tryJoin(); // the old room is gone: nothing of it is left to wait for
+    }
   }
 
   /** One attempt: create the room if needed (blocks this turn only), then JoinSpot it after this turn. */

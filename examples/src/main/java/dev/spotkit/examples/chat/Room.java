@@ -91,6 +91,14 @@ public final class Room implements UserSpot<Player> {
   public record Renamed(ActorRef from, String nick) {
   }
 
+  /**
+   * A member about to join another room asks (request; the reply is {@code Boolean.TRUE}) once every line it
+   * said here was relayed: the room answers in its queue order, so the reply comes after those lines' echoes were
+   * sent to the member, and the member's next room's lines come after them.
+   */
+  public record Flush() {
+  }
+
   /** The {@link RoomDirectory} asks for the member count now (request; the reply is an Integer). */
   public record CountNow() {
   }
@@ -135,7 +143,8 @@ public final class Room implements UserSpot<Player> {
       .message(Who.class, who -> tell(who.from(), new Player.Heard("who " + name + ": "
           + String.join(" ", nicks.values()))))
       .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()))
-      .request(CountNow.class, now -> closing ? 0 : ctx.members().size());
+      .request(CountNow.class, now -> closing ? 0 : ctx.members().size())
+      .request(Flush.class, flush -> Boolean.TRUE); // every earlier line of the member was relayed before this
   }
 
   @Override
