@@ -87,6 +87,8 @@ public final class RelocationSource {
    * Written under the ingress lock.
    */
   private volatile String abandoned;
+  /** Set with {@link #abandoned} when the move's end was {@link Commit#ENDED}: refused work gets NotFound. */
+  private volatile boolean rowEnded;
   private final ArrayDeque<SourceEvent> events = new ArrayDeque<>();
   private boolean draining;
   private boolean detached;
@@ -175,7 +177,8 @@ public final class RelocationSource {
       }
       case Envelope.Tick tick -> null;
     };
-    final SpotkitException error = new SpotkitException.Unavailable(actor.describe() + " is unavailable: its move"
+    final SpotkitException error = rowEnded ? new SpotkitException.NotFound(actor.describe() + " no longer exists: "
+        + abandoned) : new SpotkitException.Unavailable(actor.describe() + " is unavailable: its move"
         + " to node " + owner + " did not commit (" + abandoned + "); destroy it, or after Message Follow ends ("
         + MessageFollowTable.DEFAULT_DURATION_MS + " ms) its record is gone and getOrCreate makes a new one");
     if (msg != null && msg.reply() != null) {
@@ -635,6 +638,11 @@ public final class RelocationSource {
   private enum Commit {
     /** The row has this incarnation with a newer AuthorityOwnerGeneration: the target's CAS applied. */
     COMMITTED,
+    /**
+     * The row is gone: the incarnation ended (destroyed or released), on its new owner after a commit or here; it
+     * runs nowhere either way, so there is nothing left to be unavailable.
+     */
+    ENDED,
     /** The row is gone, has another incarnation, or changed without an owner change: the CAS can never apply. */
     REFUSED,
     /** The row is still at the version this move started from: the target may still be trying its CAS. */
@@ -663,6 +671,7 @@ public final class RelocationSource {
       final long now = System.nanoTime();
       switch (commit) {
         case COMMITTED -> committed();
+        case ENDED -> ended();
         case REFUSED -> notCommitted("the Location Store shows another incarnation or version of its row: the"
             + " target's CAS ended stale");
         case PENDING, UNREADABLE -> {
@@ -695,7 +704,10 @@ public final class RelocationSource {
       NodeRuntime.LOG.debug("relocation of {}: commit read failed: {}", actor.describe(), e.toString());
       return Commit.UNREADABLE;
     }
-    if (row.isEmpty() || row.get().authority().objectGeneration().value() != actor.generation) {
+    if (row.isEmpty()) {
+      return Commit.ENDED;
+    }
+    if (row.get().authority().objectGeneration().value() != actor.generation) {
       return Commit.REFUSED;
     }
     if (row.get().authority().authorityOwnerGeneration().value() > object.expectedAuthorityOwnerGeneration()) {
@@ -709,6 +721,26 @@ public final class RelocationSource {
     if (join == null) {
       moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
           rt.meshName(), owner));
+    }
+    settled.complete(null);
+  }
+
+  /**
+   * The actor's row is gone past the boundary (typically: the move committed and the actor was destroyed on its new
+   * owner at once, e.g. its client disconnected during the join): no incarnation to follow or report as
+   * unavailable. Work still arriving for it here is refused like that of an abandoned move; an explicit relocate
+   * fails NotFound.
+   */
+  private void ended() {
+    final String why = "the actor's location record is gone (it was destroyed or released after the move)";
+    synchronized (actor.ingressLock) {
+      rowEnded = true;
+      abandoned = why;
+    }
+    NodeRuntime.LOG.debug("relocation of {} to node {}: {}", actor.describe(), owner, why);
+    if (join == null) {
+      moved.completeExceptionally(new SpotkitException.NotFound("relocation of " + actor.describe() + " to node "
+          + owner + ": " + why));
     }
     settled.complete(null);
   }
