@@ -68,14 +68,8 @@ class BadInputTest {
     try (ChatServer server = ChatServer.start("127.0.0.1", 0);
         LineClient ann = new LineClient(server.port());
         LineClient eve = new LineClient(server.port())) {
-      ann.send("/nick ann");
-      assertThat(ann.readLine()).isEqualTo("ok nick ann");
-      ann.send("/join r");
-      assertThat(ann.readLine()).isEqualTo("ok join r");
-      eve.send("/nick eve");
-      assertThat(eve.readLine()).isEqualTo("ok nick eve");
-      eve.send("/join r");
-      assertThat(eve.readLine()).isEqualTo("ok join r");
+      ann.enter("ann", "r");
+      eve.enter("eve", "r");
 
       final String rule = "; room lines may not contain control characters (C0 except TAB, DEL, C1) or lone"
           + " surrogates";
@@ -131,6 +125,20 @@ class BadInputTest {
 
     String readLine() throws IOException {
       return in.readLine();
+    }
+
+    /** Sends {@code /nick nick} and {@code /join room} and asserts their two confirmations. */
+    void enter(final String nick, final String room) throws IOException {
+      send("/nick " + nick);
+      assertThat(readLine()).isEqualTo("ok nick " + nick);
+      send("/join " + room);
+      assertThat(readLine()).isEqualTo("ok join " + room);
+    }
+
+    /** Closes with a TCP reset instead of a FIN (SO_LINGER 0). */
+    void reset() throws IOException {
+      socket.setSoLinger(true, 0);
+      socket.close();
     }
 
     /**

@@ -9,13 +9,7 @@ import dev.spotkit.core.ObjectKind;
 import dev.spotkit.core.ObjectLocation;
 import dev.spotkit.core.LocationPage;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,15 +33,15 @@ class MembershipAfterDisconnectTest {
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void cleanAndAbruptDisconnectsOnEveryNodeLeaveNoMemberAndCloseEveryRoom() throws Exception {
     try (ChatServer server = ChatServer.start("127.0.0.1", 0, 3, MembershipAfterDisconnectTest::shortLease)) {
-      final List<Client> clients = joinEverywhere(server);
+      final List<Joined> clients = joinEverywhere(server);
       for (int i = 0; i < clients.size(); i++) {
         if (i % 2 == 0) {
-          clients.get(i).close();
+          clients.get(i).client().close();
         } else {
-          clients.get(i).reset();
+          clients.get(i).client().reset();
         }
       }
-      try (Client watcher = new Client(server.ports().get(1))) {
+      try (BadInputTest.LineClient watcher = new BadInputTest.LineClient(server.ports().get(1))) {
         awaitNoRooms(watcher);
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
           for (int r = 0; r < ROOMS; r++) {
@@ -65,16 +59,16 @@ class MembershipAfterDisconnectTest {
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void aKilledSessionNodesMembersLeaveTheRoomsOfTheLiveNodesWhichThenClose() throws Exception {
     try (ChatServer server = ChatServer.start("127.0.0.1", 0, 3, MembershipAfterDisconnectTest::shortLease)) {
-      final List<Client> clients = joinEverywhere(server);
+      final List<Joined> clients = joinEverywhere(server);
       final MeshNode victim = server.nodes().get(2); // node 0 holds the room directory
       final NodeRid dead = victim.nodeRid();
       runtime(victim).halt(); // as kill -9: nothing said on the way out, its lease lapses after the TTL
-      for (Client client : clients) { // the clients of the live nodes go too; the killed node's ones are cut off
-        if (client.port != server.ports().get(2)) {
-          client.close();
+      for (Joined joined : clients) { // the clients of the live nodes go too; the killed node's ones are cut off
+        if (joined.port() != server.ports().get(2)) {
+          joined.client().close();
         }
       }
-      try (Client watcher = new Client(server.ports().get(0))) {
+      try (BadInputTest.LineClient watcher = new BadInputTest.LineClient(server.ports().get(0))) {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
           for (int r = 0; r < ROOMS; r++) {
             assertThat(owners(server, "r" + r)).as("room r" + r + " is closed, or was on the killed node")
@@ -87,7 +81,9 @@ class MembershipAfterDisconnectTest {
         });
         awaitNoRooms(watcher);
       }
-      clients.forEach(Client::closeQuietly);
+      for (Joined joined : clients) {
+        joined.client().close(); // closing a socket the killed node already dropped is a no-op
+      }
     }
   }
 
@@ -101,35 +97,32 @@ class MembershipAfterDisconnectTest {
    * {@link #PER_NODE_AND_ROOM} clients per node per room, each joined ({@code ok join}) and having said one line
    * its room echoed back (so it is a member with a line in the room).
    */
-  private static List<Client> joinEverywhere(final ChatServer server) throws IOException {
-    final List<Client> clients = new ArrayList<>();
+  private static List<Joined> joinEverywhere(final ChatServer server) throws IOException {
+    final List<Joined> clients = new ArrayList<>();
     for (int node = 0; node < 3; node++) {
       for (int r = 0; r < ROOMS; r++) {
         for (int k = 0; k < PER_NODE_AND_ROOM; k++) {
-          final Client client = new Client(server.ports().get(node));
-          clients.add(client);
-          final String nick = "n" + node + "r" + r + "k" + k;
-          client.send("/nick " + nick);
-          assertThat(client.readLine()).isEqualTo("ok nick " + nick);
-          client.send("/join r" + r);
-          assertThat(client.readLine()).isEqualTo("ok join r" + r);
+          final int port = server.ports().get(node);
+          final Joined joined = new Joined(new BadInputTest.LineClient(port), port, "n" + node + "r" + r + "k" + k);
+          clients.add(joined);
+          joined.client().enter(joined.nick(), "r" + r);
         }
       }
     }
-    for (Client client : clients) {
-      client.send("hello");
+    for (Joined joined : clients) {
+      joined.client().send("hello");
     }
-    for (Client client : clients) { // bounded: each reads until its own echo (10 s socket timeout per line)
+    for (Joined joined : clients) { // bounded: each reads until its own echo (10 s socket timeout per line)
       String line;
       do {
-        line = client.readLine();
+        line = joined.client().readLine();
         assertThat(line).as("a room line before the echo").isNotNull();
-      } while (!line.endsWith(": hello") || !line.contains(client.nick));
+      } while (!line.endsWith(": hello") || !line.contains(joined.nick()));
     }
     return clients;
   }
 
-  private static void awaitNoRooms(final Client watcher) {
+  private static void awaitNoRooms(final BadInputTest.LineClient watcher) {
     await().atMost(Duration.ofSeconds(30)).until(() -> {
       watcher.send("/rooms");
       return "rooms: none".equals(watcher.readLine());
@@ -163,51 +156,7 @@ class MembershipAfterDisconnectTest {
     return (NodeRuntime) field.get(node);
   }
 
-  /** A line client that can also go away abruptly (a TCP reset). */
-  private static final class Client implements AutoCloseable {
-    private final Socket socket = new Socket();
-    private final BufferedReader in;
-    private final OutputStream out;
-    private final int port;
-    private String nick = "";
-
-    Client(final int port) throws IOException {
-      this.port = port;
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-      socket.setSoTimeout(10_000);
-      in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-      out = socket.getOutputStream();
-    }
-
-    void send(final String line) throws IOException {
-      if (line.startsWith("/nick ")) {
-        nick = line.substring("/nick ".length());
-      }
-      out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-      out.flush();
-    }
-
-    String readLine() throws IOException {
-      return in.readLine();
-    }
-
-    /** Closes with a TCP reset instead of a FIN. */
-    void reset() throws IOException {
-      socket.setSoLinger(true, 0);
-      socket.close();
-    }
-
-    void closeQuietly() {
-      try {
-        close();
-      } catch (IOException e) {
-        // already gone
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-    }
+  /** A joined client, the node port it connected to and its nick. */
+  private record Joined(BadInputTest.LineClient client, int port, String nick) {
   }
 }

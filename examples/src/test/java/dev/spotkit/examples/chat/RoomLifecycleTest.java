@@ -86,14 +86,8 @@ class RoomLifecycleTest {
     try (ChatServer server = ChatServer.start("127.0.0.1", 0);
         BadInputTest.LineClient ann = new BadInputTest.LineClient(server.port());
         BadInputTest.LineClient eve = new BadInputTest.LineClient(server.port())) {
-      ann.send("/nick ann");
-      assertThat(ann.readLine()).isEqualTo("ok nick ann");
-      ann.send("/join r");
-      assertThat(ann.readLine()).isEqualTo("ok join r");
-      eve.send("/nick eve");
-      assertThat(eve.readLine()).isEqualTo("ok nick eve");
-      eve.send("/join r");
-      assertThat(eve.readLine()).isEqualTo("ok join r");
+      ann.enter("ann", "r");
+      eve.enter("eve", "r");
       eve.send("/nick eve2");
       assertThat(eve.readLine()).isEqualTo("ok nick eve2");
       eve.send("/who");
