@@ -189,6 +189,11 @@ public final class Creations {
       if (existing == null) {
         return;
       }
+      if (existing.state == CellState.GONE) {
+        // the staged attempt stepped aside between our look and its own removal: its entry is on its way out
+        registry.remove(id, existing);
+        continue;
+      }
       final long left = until - System.nanoTime();
       if (existing.state != CellState.STAGING || existing.storeRecord != null || left <= 0) {
         break;
