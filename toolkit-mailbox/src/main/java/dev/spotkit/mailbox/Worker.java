@@ -16,6 +16,14 @@ final class Worker implements Runnable {
     /** Every this many picks the shared queue is polled before the run-next slot. */
     static final int SHARED_FIRST_EVERY = 64;
 
+    /**
+     * A worker busy for this long without parking yields its carrier once (checked every {@value #SHARED_FIRST_EVERY}
+     * picks): 1 ms. Virtual threads are not preempted, so without it a saturated dispatcher keeps every other virtual
+     * thread of the JVM (store calls, session I/O, relocation steps, user futures) off the carriers for as long as
+     * the overload lasts.
+     */
+    static final long YIELD_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private static final VarHandle PROGRESS;
     private static final VarHandle IN_TURN;
 
@@ -63,6 +71,9 @@ final class Worker implements Runnable {
 
     private int picks;
 
+    /** {@link System#nanoTime()} when this worker last parked or yielded. Worker-confined. */
+    private long lastYield = System.nanoTime();
+
     /**
      * Whether this worker holds a live-job permit. Worker-confined. A worker keeps its permit across back-to-back
      * turns (one CAS pair per busy period instead of per turn) and gives it back when it goes idle or when a gate
@@ -108,6 +119,7 @@ final class Worker implements Runnable {
     private ExecutionGate pick() {
         if (++picks == SHARED_FIRST_EVERY) {
             picks = 0;
+            yieldWhenBusyTooLong();
             final ExecutionGate fromShared = takeShared();
             if (fromShared != null) {
                 return fromShared;
@@ -120,6 +132,18 @@ final class Worker implements Runnable {
             }
         }
         return takeShared();
+    }
+
+    /**
+     * Gives the carrier to the other virtual threads waiting for one when this worker ran {@link #YIELD_AFTER_NANOS}
+     * without parking. With nobody waiting, {@link Thread#yield()} returns at once on the same carrier.
+     */
+    private void yieldWhenBusyTooLong() {
+        final long now = System.nanoTime();
+        if (now - lastYield >= YIELD_AFTER_NANOS) {
+            lastYield = now;
+            Thread.yield();
+        }
     }
 
     /**
@@ -215,6 +239,7 @@ final class Worker implements Runnable {
         } else {
             LockSupport.parkNanos(d, TimeUnit.MILLISECONDS.toNanos(Dispatcher.EXTRA_WORKER_IDLE_MS));
         }
+        lastYield = System.nanoTime();
         final boolean removed = d.idle.remove(this); // still listed: woken by timeout or spuriously
         if (!core && removed && d.shared.isEmpty()) {
             return !d.retire(this);
