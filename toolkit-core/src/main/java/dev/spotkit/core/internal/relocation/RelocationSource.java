@@ -561,6 +561,7 @@ public final class RelocationSource {
     final SpotkitException error = captureFailure != null ? captureFailure
         : join != null && join.deadline().isExpired() ? new SpotkitException.DeadlineExceeded(what + "; the join's"
             + " deadline passed") : failedKind(failureCode, what);
+    settled.complete(null); // before the caller hears of it: a destroy it sends next finds the move settled
     if (join != null) {
       rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
     } else {
@@ -569,7 +570,6 @@ public final class RelocationSource {
       }
       moved.completeExceptionally(error);
     }
-    settled.complete(null);
   }
 
   /**
@@ -718,11 +718,11 @@ public final class RelocationSource {
   }
 
   private void committed() {
+    settled.complete(null); // first: the caller may act on the result at once (e.g. destroy by the old ref)
     if (join == null) {
       moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
           rt.meshName(), owner));
     }
-    settled.complete(null);
   }
 
   /**
@@ -738,11 +738,11 @@ public final class RelocationSource {
       abandoned = why;
     }
     NodeRuntime.LOG.debug("relocation of {} to node {}: {}", actor.describe(), owner, why);
+    settled.complete(null);
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.NotFound("relocation of " + actor.describe() + " to node "
           + owner + ": " + why));
     }
-    settled.complete(null);
   }
 
   private void notCommitted(final String why) {
@@ -751,12 +751,12 @@ public final class RelocationSource {
     }
     NodeRuntime.LOG.error("relocation of {} to node {} did not commit: {}; the actor is unavailable", actor.describe(),
         owner, why);
+    settled.complete(null); // before the caller hears of it: a destroy it sends next must find the move settled
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node "
           + owner + " passed the target's relay-ready reply but did not commit (" + why + "); the actor is"
           + " unavailable (spec 001 section 9)"));
     }
-    settled.complete(null);
   }
 
   /** This unit stops handling work for the actor here (Message Follow ended, or the actor was destroyed). */
