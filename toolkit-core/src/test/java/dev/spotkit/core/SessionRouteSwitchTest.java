@@ -65,6 +65,8 @@ class SessionRouteSwitchTest {
   final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
   /** Node rids whose Player factory fails (a Restore failure there: an explicit failure before relay-ready). */
   final List<NodeRid> refusing = new CopyOnWriteArrayList<>();
+  /** When set, the Room's OnJoinedActor waits for it (up to 20 s): a target Spot slow to run its lifecycle. */
+  volatile java.util.concurrent.CountDownLatch joinedGate;
   /** Everything slf4j-simple wrote to System.err during the test (it resolves System.err on each write). */
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
   PrintStream originalErr;
@@ -115,6 +117,18 @@ class SessionRouteSwitchTest {
     @Override
     public JoinDecision onActorJoin(final ActorId actor, final Object request) {
       return JoinDecision.accept();
+    }
+
+    @Override
+    public void onJoinedActor(final ActorRef actor) {
+      final java.util.concurrent.CountDownLatch gate = joinedGate;
+      if (gate != null) {
+        try {
+          gate.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
 
     @Override
@@ -385,6 +399,43 @@ class SessionRouteSwitchTest {
     // The Location Store did not change: the actor is still recorded on node a.
     assertThat(a.toActor(actor).request(new Probe(), String.class).await()).isEqualTo(a.nodeRid().hex());
     assertThat(b.toActor(actor).request(new Probe(), String.class).await()).isEqualTo(a.nodeRid().hex());
+    assertThat(log()).doesNotContain("session_seal_timeout", "late_session_route_update");
+  }
+
+  /**
+   * The command 44 commit goes out once the CAS committed and the route is installed, not after the target Spot's
+   * lifecycle: a room whose OnJoinedActor (or whose long queue ahead of it) takes longer than the Session owner's
+   * 3,000 ms seal timeout does not cost the client its session. The lines sent meanwhile run after the lifecycle,
+   * in order, on the target.
+   */
+  @Test
+  @Spec("REL-26")
+  void aTargetSpotSlowerThanTheSealTimeoutToRunItsLifecycleDoesNotCloseTheSession() throws Exception {
+    final MeshNode a = node(true);
+    final MeshNode b = node(false);
+    final String far = spotOn(b, "far");
+    final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    joinedGate = gate;
+    try (Client client = new Client(a)) {
+      client.write("before");
+      assertThat(client.readUntil("echo before")).containsExactly("echo before");
+      client.write("join " + far);
+      for (int i = 0; i < 20; i++) {
+        client.write("during " + i); // held at the Session owner, then queued on b behind the lifecycle
+      }
+      // OnJoinedActor on b is held well past SessionRelocationSealTimeout (3,000 ms from the seal): the session
+      // must stay open all along.
+      await().during(Duration.ofMillis(4_000)).atMost(Duration.ofSeconds(6))
+          .until(() -> !log().contains("session_seal_timeout"));
+      gate.countDown();
+      final List<String> pushed = client.readUntil("echo during 19");
+      assertThat(pushed).as("the session stayed open").doesNotContainNull();
+      assertThat(pushed.stream().filter(l -> l.startsWith("echo ")).toList()).containsExactlyElementsOf(
+          IntStream.range(0, 20).mapToObj(i -> "echo during " + i).toList());
+    }
+    assertThat(handled).extracting(Handled::line).containsExactlyElementsOf(java.util.stream.Stream.concat(
+        java.util.stream.Stream.of("before"), IntStream.range(0, 20).mapToObj(i -> "during " + i)).toList());
+    assertThat(handled.subList(1, handled.size())).extracting(Handled::node).containsOnly(b.nodeRid());
     assertThat(log()).doesNotContain("session_seal_timeout", "late_session_route_update");
   }
 }

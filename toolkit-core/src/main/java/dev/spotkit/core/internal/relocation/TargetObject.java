@@ -677,10 +677,11 @@ final class TargetObject {
     backlog = List.of();
     final Relocations.Prepared joined = approval;
     final OperationId op = operationId != null ? operationId : OperationId.random();
-    final Relocations.Binding bound = sessionBinding;
-    final RelocationIdentity identity = prepare.identity();
-    final long previous = prepare.object().expectedAuthorityOwnerGeneration();
     r.post(id, at -> stopDiverting()); // once every item diverted before ran: later work goes straight to the mailbox
+    // The route is installed and the real queue takes offers (kept behind the backlog openWithBacklog puts first):
+    // the Session owner may forward its held frames now. Not after the lifecycle hops below: on a busy Spot those
+    // wait behind its queue for seconds, past the Session owner's 3,000 ms seal timeout (spec 000 section 4.2 step 8).
+    commitSessionRoute(c, sessionBinding, prepare.identity(), prepare.object().expectedAuthorityOwnerGeneration());
     target.control(() -> {
       if (joined != null) {
         target.runCallback("onJoinedActor of " + target.describe(), false, () -> {
@@ -708,7 +709,6 @@ final class TargetObject {
             });
           }
           c.mailbox.openWithBacklog(queue);
-          commitSessionRoute(c, bound, identity, previous);
         });
       });
     });
@@ -719,10 +719,11 @@ final class TargetObject {
   }
 
   /**
-   * Spec 000 section 4.2 step 8: after the CAS and the queue opening, the one-way command 44 commit to the Session
-   * owner of a binding this move sealed: the route to this node, the held frames there, the seal released. No
-   * reply is awaited (REL-05); a binding not sealed by this move (none, closed, or from a peer without a Session
-   * owner) sends nothing. On the actor's gate.
+   * Spec 000 section 4.2 step 8: after the CAS and the queue opening (the route installed, the real queue taking
+   * offers behind the backlog, dispatch still closed), the one-way command 44 commit to the Session owner of a
+   * binding this move sealed: the route to this node, the held frames there, the seal released. No reply is awaited
+   * (REL-05); a binding not sealed by this move (none, closed, or from a peer without a Session owner) sends
+   * nothing. On the unit's relocation lane.
    */
   private void commitSessionRoute(final ActorCell c, final Relocations.Binding bound,
       final RelocationIdentity identity, final long previousAuthorityOwnerGeneration) {
