@@ -533,8 +533,8 @@ public final class MeshNode implements AutoCloseable {
      *   <li>{@code spotkit.relocations.started} counter, tags kind ({@code join}/{@code host}), role
      *       ({@code source}/{@code target}); {@code spotkit.relocations} counter, tags kind, role, outcome
      *       ({@code committed}/{@code failed});</li>
-     *   <li>{@code spotkit.relocation.pause} timer with a percentile histogram (1 ms..30 s), tag role: a committed
-     *       move's pause seen from this side (source: seal until the commit was read, an upper bound; target:
+     *   <li>{@code spotkit.relocation.pause} timer with buckets 5 ms..10 s and a percentile histogram, tag role: a
+     *       committed move's pause seen from this side (source: seal until the commit was read, an upper bound; target:
      *       Restore arrival until the queue opened);</li>
      *   <li>{@code spotkit.relocation.bytes} counter (bytes), tag direction=sent: relocation payload chunks
      *       (command 52) written;</li>

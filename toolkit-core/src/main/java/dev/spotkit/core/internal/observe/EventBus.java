@@ -82,8 +82,9 @@ public final class EventBus implements NodeEvents {
     if (executor == null) {
       return;
     }
+    final NodeEventListener[] now = listeners.toArray(new NodeEventListener[0]); // those registered at emission
     try {
-      executor.execute(() -> deliver(event));
+      executor.execute(() -> deliver(event, now));
     } catch (RejectedExecutionException e) {
       droppedEvents.incrementAndGet();
       metrics.eventDropped();
@@ -123,8 +124,8 @@ public final class EventBus implements NodeEvents {
     }
   }
 
-  private void deliver(final NodeEvent event) {
-    for (NodeEventListener listener : listeners) {
+  private void deliver(final NodeEvent event, final NodeEventListener[] to) {
+    for (NodeEventListener listener : to) {
       try {
         listener.onEvent(event);
       } catch (RuntimeException | LinkageError | AssertionError e) {

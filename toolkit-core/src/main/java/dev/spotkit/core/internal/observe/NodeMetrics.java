@@ -28,6 +28,15 @@ public final class NodeMetrics {
   /** Metrics off: no registry, no meter, every hook a no-op. */
   public static final NodeMetrics OFF = new NodeMetrics();
 
+  /**
+   * Fixed bucket bounds of {@code spotkit.relocation.pause}, 5 ms..10 s: every registry shows them (a
+   * {@code SimpleMeterRegistry} shows no percentile histogram), beside the percentile histogram of registries that
+   * publish one (Prometheus).
+   */
+  static final Duration[] PAUSE_BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+      Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+      Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10)};
+
   private static final String[] OUTCOMES = {"ok", "failed", "unhandled"};
 
   private final MeterRegistry registry;
@@ -101,6 +110,7 @@ public final class NodeMetrics {
               + " commit read; target: Restore arrival to queue open)")
           .tags(tags).tag("role", lower(role))
           .publishPercentileHistogram()
+          .serviceLevelObjectives(PAUSE_BUCKETS)
           .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
           .register(registry)));
     }

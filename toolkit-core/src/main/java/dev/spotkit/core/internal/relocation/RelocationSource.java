@@ -566,6 +566,7 @@ public final class RelocationSource {
     final SpotkitException error = captureFailure != null ? captureFailure
         : join != null && join.deadline().isExpired() ? new SpotkitException.DeadlineExceeded(what + "; the join's"
             + " deadline passed") : failedKind(failureCode, what);
+    watch.failed(error.getMessage(), false); // before the caller hears of it
     if (join != null) {
       rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
     } else {
@@ -574,7 +575,6 @@ public final class RelocationSource {
       }
       moved.completeExceptionally(error);
     }
-    watch.failed(error.getMessage(), false);
     settled.complete(null);
   }
 
@@ -724,11 +724,11 @@ public final class RelocationSource {
   }
 
   private void committed() {
+    watch.committed(); // before the caller hears of it
     if (join == null) {
       moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
           rt.meshName(), owner));
     }
-    watch.committed();
     settled.complete(null);
   }
 
@@ -745,11 +745,11 @@ public final class RelocationSource {
       abandoned = why;
     }
     NodeRuntime.LOG.debug("relocation of {} to node {}: {}", actor.describe(), owner, why);
+    watch.failed(why, true);
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.NotFound("relocation of " + actor.describe() + " to node "
           + owner + ": " + why));
     }
-    watch.failed(why, true);
     settled.complete(null);
   }
 
@@ -759,12 +759,12 @@ public final class RelocationSource {
     }
     NodeRuntime.LOG.error("relocation of {} to node {} did not commit: {}; the actor is unavailable", actor.describe(),
         owner, why);
+    watch.failed(why, true);
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node "
           + owner + " passed the target's relay-ready reply but did not commit (" + why + "); the actor is"
           + " unavailable (spec 001 section 9)"));
     }
-    watch.failed(why, true);
     settled.complete(null);
   }
 
