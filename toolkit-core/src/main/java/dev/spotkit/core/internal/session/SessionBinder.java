@@ -673,9 +673,9 @@ public final class SessionBinder implements SessionHandler {
   public void onRoute(final SessionRelocationFrame.Route route, final long atMs) {
     final Link link = bindingOf(route);
     if (link == null) {
-      NodeRuntime.LOG.warn("{} session={} actor={} detail=no such binding on this node (relocation {})",
-          SessionBarrier.LATE_SESSION_ROUTE_UPDATE, sessionIdOf(route.binding().sessionRid()),
-          route.binding().actorId(), route.relocationId());
+      rt.events().emit(new dev.spotkit.core.NodeEvent.LateSessionRouteUpdate(java.time.Instant.now(), rt.nodeRid(),
+          sessionIdOf(route.binding().sessionRid()), route.binding().actorId(), "no such binding on this node"
+          + " (relocation " + route.relocationId() + ")")); // logs it as one key=value line
       return;
     }
     link.route(route, atMs);
