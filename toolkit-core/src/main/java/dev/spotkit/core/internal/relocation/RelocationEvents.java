@@ -27,18 +27,31 @@ final class RelocationEvents {
    * @return true when emitted; false for the other codes (the caller logs them).
    */
   static boolean warning(final NodeRuntime rt, final Action.Log l, final String objectId) {
-    final Instant now = Instant.now();
-    final NodeEvent event = switch (l.code()) {
-      case "cutover_timeout" -> new NodeEvent.CutoverTimeout(now, rt.nodeRid(), objectId, l.detail());
-      case "late_cutover" -> new NodeEvent.LateCutover(now, rt.nodeRid(), objectId, l.detail());
-      case "location_update_failed" -> new NodeEvent.LocationUpdateFailed(now, rt.nodeRid(), objectId, l.detail());
-      default -> null;
-    };
+    final NodeEvent event = typed(rt.nodeRid(), l, objectId);
     if (event == null) {
       return false;
     }
     rt.events().emit(event);
     return true;
+  }
+
+  /**
+   * The typed event of a unit's log line, or null when the spec names no event for its code.
+   *
+   * @param node this node.
+   * @param l the log action.
+   * @param objectId the ActorId the unit moves.
+   * @return a {@link NodeEvent.CutoverTimeout}, {@link NodeEvent.LateCutover} or
+   *     {@link NodeEvent.LocationUpdateFailed}, or null.
+   */
+  static NodeEvent typed(final NodeRid node, final Action.Log l, final String objectId) {
+    final Instant now = Instant.now();
+    return switch (l.code()) {
+      case "cutover_timeout" -> new NodeEvent.CutoverTimeout(now, node, objectId, l.detail());
+      case "late_cutover" -> new NodeEvent.LateCutover(now, node, objectId, l.detail());
+      case "location_update_failed" -> new NodeEvent.LocationUpdateFailed(now, node, objectId, l.detail());
+      default -> null;
+    };
   }
 
   /**
