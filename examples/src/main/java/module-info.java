@@ -10,6 +10,8 @@ module dev.spotkit.examples {
   requires info.picocli;
   requires HdrHistogram;
   requires org.slf4j;
+  requires micrometer.registry.prometheus;
+  requires jdk.httpserver;
 
   opens dev.spotkit.examples to info.picocli;
   opens dev.spotkit.examples.chat to info.picocli, com.fasterxml.jackson.databind;

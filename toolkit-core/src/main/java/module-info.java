@@ -20,6 +20,8 @@ module dev.spotkit.core {
   requires com.fasterxml.jackson.datatype.jdk8;
   requires com.fasterxml.jackson.datatype.jsr310;
   requires org.slf4j;
+  // MeshNode.Builder.metrics(MeterRegistry, Tag...) names Micrometer types: a user passing a registry reads them here.
+  requires transitive micrometer.core;
 
   exports dev.spotkit.core;
   exports dev.spotkit.core.session;

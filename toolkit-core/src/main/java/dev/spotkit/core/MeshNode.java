@@ -92,6 +92,18 @@ public final class MeshNode implements AutoCloseable {
     return rt.deadLetters().counts();
   }
 
+  /**
+   * This node's event feed: relocation start / commit / fail, the spec's relocation warnings
+   * ({@code cutover_timeout}, {@code late_cutover}, {@code location_update_failed},
+   * {@code late_session_route_update}), owner lease loss and state changes, each also logged as one key=value line.
+   * Listeners run on the node's event thread, never inside a handler turn (see {@link NodeEvents}). Any thread.
+   *
+   * @return the feed; the same instance on every call.
+   */
+  public NodeEvents events() {
+    return rt.events();
+  }
+
   /** @return the object role. */
   public ObjectRole role() {
     return role;
@@ -301,6 +313,9 @@ public final class MeshNode implements AutoCloseable {
     /** How many times {@link #relocationStore} was called: more than one is a startup error (spec 002 section 2). */
     private int relocationStores;
     private boolean closeStores;
+    private io.micrometer.core.instrument.MeterRegistry meterRegistry;
+    private java.util.List<io.micrometer.core.instrument.Tag> meterTags = java.util.List.of();
+    private final java.util.List<NodeEventListener> eventListeners = new java.util.ArrayList<>();
 
     /** Default Application Job Queue limit: handler turns running at once across the node. */
     public static final int DEFAULT_APPLICATION_JOB_LIMIT = 10_000;
@@ -503,6 +518,78 @@ public final class MeshNode implements AutoCloseable {
     }
 
     /**
+     * Publishes this node's metrics to {@code registry} (Micrometer). Without this call no meter exists and the
+     * runtime pays one null check per message. Meters (names dotted, base units in seconds and bytes; a Prometheus
+     * registry renders {@code spotkit.turn.duration} as {@code spotkit_turn_duration_seconds_*}):
+     * <ul>
+     *   <li>{@code spotkit.mailbox.depth} gauge, tags kind ({@code actor}/{@code spot}), type: messages queued and
+     *       not yet run in the mailboxes of that type on this node (computed at scrape time);</li>
+     *   <li>{@code spotkit.turn.duration} timer, tags kind, type: one handler turn (message or request), handler
+     *       start to end;</li>
+     *   <li>{@code spotkit.messages.handled} counter, tags kind, type, outcome ({@code ok}, {@code failed}: threw,
+     *       {@code unhandled}: no handler);</li>
+     *   <li>{@code spotkit.permits.live} and {@code spotkit.permits.limit} gauges: Application Job Queue permits
+     *       held by running turns, and the limit; {@code spotkit.dispatcher.workers} gauge;</li>
+     *   <li>{@code spotkit.relocations.started} counter, tags kind ({@code join}/{@code host}), role
+     *       ({@code source}/{@code target}); {@code spotkit.relocations} counter, tags kind, role, outcome
+     *       ({@code committed}/{@code failed});</li>
+     *   <li>{@code spotkit.relocation.pause} timer with buckets 5 ms..10 s and a percentile histogram, tag role: a
+     *       committed move's pause seen from this side (source: seal until the commit was read, an upper bound; target:
+     *       Restore arrival until the queue opened);</li>
+     *   <li>{@code spotkit.relocation.bytes} counter (bytes), tag direction=sent: relocation payload chunks
+     *       (command 52) written;</li>
+     *   <li>{@code spotkit.relocation.follow.forwards} counter: messages Message Follow forwarded to a new owner
+     *       (spec 001 section 10);</li>
+     *   <li>{@code spotkit.store.duration} timer, tags store ({@code location}/{@code relocation}), operation
+     *       ({@code read}, {@code write}, {@code scan}; {@code put}, {@code get}, {@code renew}, {@code delete}),
+     *       outcome ({@code ok}, the operation's negative answer such as {@code conflict} or {@code missing}, or
+     *       {@code error}); {@code spotkit.store.errors} counter, tags store, operation, error (exception class);</li>
+     *   <li>{@code spotkit.lease.renewals} counter, tag outcome ({@code ok}/{@code failed});</li>
+     *   <li>{@code spotkit.mesh.connections} gauge; {@code spotkit.mesh.bytes} counter (bytes), tag direction
+     *       ({@code sent}/{@code received});</li>
+     *   <li>{@code spotkit.sessions.open} gauge, {@code spotkit.sessions.opened} and {@code spotkit.sessions.closed}
+     *       counters;</li>
+     *   <li>{@code spotkit.events.listener.failures} and {@code spotkit.events.dropped} counters
+     *       ({@link NodeEvents}).</li>
+     * </ul>
+     * The node removes its meters from the registry when it closes. Meters carry no node tag: two nodes running at
+     * once in one process need a registry each, or distinct {@code tags} (a second node's gauges with the same
+     * name and tags would not be registered).
+     *
+     * @param registry e.g. a {@code PrometheusMeterRegistry} or {@code SimpleMeterRegistry}.
+     * @param tags added to every meter of this node, e.g. {@code Tag.of("node", "a")}; may be empty.
+     * @return this builder.
+     * @throws SpotkitException.InvalidOperation when {@code registry} or a tag is null.
+     */
+    public Builder metrics(final io.micrometer.core.instrument.MeterRegistry registry,
+        final io.micrometer.core.instrument.Tag... tags) {
+      if (registry == null || tags == null || java.util.Arrays.asList(tags).contains(null)) {
+        throw new SpotkitException.InvalidOperation("metrics(registry, tags...) needs a MeterRegistry and non-null"
+            + " tags, e.g. metrics(new SimpleMeterRegistry())");
+      }
+      this.meterRegistry = registry;
+      this.meterTags = java.util.List.of(tags);
+      return this;
+    }
+
+    /**
+     * Registers an event listener before the node starts, so it also sees the start ({@link NodeEvent.NodeStateChanged}
+     * to RUNNING); the same as {@code node.events().addListener(listener)} afterwards (see {@link NodeEvents} for
+     * the thread it runs on).
+     *
+     * @param listener the listener.
+     * @return this builder.
+     * @throws SpotkitException.InvalidOperation when null.
+     */
+    public Builder eventListener(final NodeEventListener listener) {
+      if (listener == null) {
+        throw new SpotkitException.InvalidOperation("eventListener(null): pass a NodeEventListener");
+      }
+      eventListeners.add(listener);
+      return this;
+    }
+
+    /**
      * Validates and starts the node: refuses an object role without a Location Store (MEM-01), a factory
      * with zero or several relocation policies, a PerActor spot with another policy than
      * recreateOnRelocation; then initializes and publishes the Entry Spot and binds the session listener.
@@ -518,13 +605,26 @@ public final class MeshNode implements AutoCloseable {
         throw new SpotkitException.NotConfigured("relocationStore(...) was called " + relocationStores + " times; a"
             + " node registers exactly one Relocation Store (spec 002 section 2)");
       }
-      final NodeConfig config = new NodeConfig(new MeshName(meshName), role, store,
+      final dev.spotkit.core.internal.observe.NodeMetrics metrics = meterRegistry == null
+          ? dev.spotkit.core.internal.observe.NodeMetrics.OFF
+          : new dev.spotkit.core.internal.observe.NodeMetrics(meterRegistry, meterTags);
+      final LocationStore timedStore = store == null || !metrics.enabled() ? store
+          : new dev.spotkit.core.internal.observe.TimedLocationStore(store, metrics);
+      final RelocationStore timedRelocationStore = relocationStore == null || !metrics.enabled() ? relocationStore
+          : new dev.spotkit.core.internal.observe.TimedRelocationStore(relocationStore, metrics);
+      final NodeConfig config = new NodeConfig(new MeshName(meshName), role, timedStore,
           server == null ? null : server.entryType(),
           server == null ? Map.of() : server.actorTypes(),
           server == null ? Map.of() : server.spotTypes(),
           sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit,
-          mesh == null ? null : mesh.toSpec(), lease, relocationStore, closeStores);
-      return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, store, requestTimeout);
+          mesh == null ? null : mesh.toSpec(), lease, timedRelocationStore, closeStores, metrics,
+          java.util.List.copyOf(eventListeners));
+      try {
+        return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, timedStore, requestTimeout);
+      } catch (RuntimeException e) {
+        metrics.close();
+        throw e;
+      }
     }
   }
 }

@@ -324,6 +324,8 @@ class SessionRouteSwitchTest {
   @Spec("REL-29")
   void aForeignRouteUpdateOnlyLogsAndChangesNothing() throws Exception {
     final MeshNode a = node(true);
+    final List<NodeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    a.events().addListener(events::add);
     final MeshNode b = node(false);
     final String far = spotOn(b, "far");
     try (Client client = new Client(a);
@@ -353,6 +355,10 @@ class SessionRouteSwitchTest {
       assertThat(connection.send(SessionRelocationCodec.encode(forged))).isTrue();
       await().atMost(Duration.ofSeconds(10)).until(() -> log().contains("late_session_route_update session="
           + sessionId));
+      // ... and is a typed event on the Session owner's feed
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.stream().anyMatch(e ->
+          e instanceof NodeEvent.LateSessionRouteUpdate late && late.sessionId() == sessionId
+          && late.actorId().equals(actor) && late.node().equals(a.nodeRid())));
       // Nothing changed: the route still leads to node b, and the session is open and ordered.
       for (int i = 1; i <= 50; i++) {
         client.write(Integer.toString(i));

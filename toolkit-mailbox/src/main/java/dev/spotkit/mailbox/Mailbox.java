@@ -349,6 +349,20 @@ public final class Mailbox<T> {
         return queue.isEmpty() && admitted.isEmpty() && pendingBacklog == null && (local == null || local.isEmpty());
     }
 
+    /**
+     * Messages offered or admitted and not yet taken by the gate's worker: a gauge for metrics, read at scrape time.
+     * Any thread; never blocks.
+     * <p><b>Note:</b> a racy snapshot, and O(n) in the queued messages for an unbounded mailbox (Agrona's linked
+     * queue counts by walking it), O(1) for a bounded one. A backlog handed over by {@link #openWithBacklog} is not
+     * counted. Never call it per message; use {@link #isEmpty()} for an idle check.
+     *
+     * @return 0 or more, at most {@link Integer#MAX_VALUE}.
+     */
+    public int queuedEstimate() {
+        final long sum = (long) queue.size() + admitted.size();
+        return (int) Math.min(Integer.MAX_VALUE, sum);
+    }
+
     /** Runs up to {@code budget} messages; returns how many ran. Worker of {@code running}, the current gate, only. */
     int drain(final Worker worker, final ExecutionGate running, final int budget) {
         int ran = 0;

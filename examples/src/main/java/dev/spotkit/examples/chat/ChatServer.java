@@ -75,12 +75,23 @@ public final class ChatServer implements AutoCloseable {
    */
   public static ChatServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
       final LocationStore locations, final RelocationStore relocations, final boolean activateDirectory) {
+    return startMember(host, port, meshHost, secret, locations, relocations, activateDirectory, builder -> { });
+  }
+
+  /**
+   * {@link #startMember(String, int, String, byte[], LocationStore, RelocationStore, boolean)} with the node's
+   * builder adjusted by {@code tune} before it starts (the command's {@code --metrics-port}).
+   */
+  static ChatServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
+      final LocationStore locations, final RelocationStore relocations, final boolean activateDirectory,
+      final java.util.function.Consumer<MeshNode.Builder> tune) {
     final List<AutoCloseable> stores = List.of(locations, relocations);
     try {
-      final MeshNode node = builder(host, port, locations, relocations)
+      final MeshNode.Builder builder = builder(host, port, locations, relocations)
           .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret))
-          .closeStoresOnClose()
-          .start();
+          .closeStoresOnClose();
+      tune.accept(builder);
+      final MeshNode node = builder.start();
       final ChatServer server = new ChatServer(List.of(node));
       try {
         if (activateDirectory) {

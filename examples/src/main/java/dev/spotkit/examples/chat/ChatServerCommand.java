@@ -28,6 +28,10 @@ import picocli.CommandLine.Option;
  *       7000, 7001, 7002. The nodes find each other through the MeshNode descriptors in the Location Store
  *       (each publishes its mesh endpoint: {@code --mesh-host} and a free port), so there is no peer list.
  *       Node 0 activates the room directory at start.</li>
+ *   <li>{@code --metrics-port N}: serves the nodes' metrics ({@code spotkit.*} meters, see
+ *       {@code MeshNode.Builder#metrics}) in the Prometheus text format on {@code http://HOST:N/metrics}, HOST being
+ *       {@code --metrics-host} (default 127.0.0.1, loopback only); 0 picks a free port; the URL is printed. With
+ *       {@code --nodes} every node's meters carry the tag {@code node} = its index.</li>
  * </ul>
  *
  * <p>A port out of range, one that cannot be bound (in use, no permission), a store that cannot be reached, a
@@ -78,6 +82,19 @@ public final class ChatServerCommand implements Callable<Integer> {
           + " default: ${DEFAULT-VALUE}).")
   String meshHost;
 
+  @Option(names = "--metrics-port", paramLabel = "N",
+      description = "Serve Prometheus metrics on http://<metrics-host>:N/metrics; 0 for a free port (default: no"
+          + " metrics endpoint, and the nodes keep no meters).")
+  Integer metricsPort;
+
+  @Option(names = "--metrics-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
+      description = "With --metrics-port: the address the metrics endpoint binds (default: ${DEFAULT-VALUE},"
+          + " loopback only; 0.0.0.0 for every interface).")
+  String metricsHost;
+
+  /** The metrics endpoint while running with {@code --metrics-port}, else null. */
+  MetricsEndpoint metrics;
+
   /** Where the error line goes; stderr unless a test replaces it. */
   PrintStream err = System.err;
 
@@ -98,6 +115,7 @@ public final class ChatServerCommand implements Callable<Integer> {
         .AtomicReference<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
+      closeMetrics();
       stopped.countDown();
     }, "chat-server-shutdown"));
     for (dev.spotkit.core.MeshNode node : server.nodes()) { // a node that stopped itself stops the process
@@ -114,6 +132,7 @@ public final class ChatServerCommand implements Callable<Integer> {
       err.println("chat-server: " + failure.getMessage() + "; exiting with status " + EXIT_NODE_STOPPED
           + " so a supervisor restarts it");
       server.close();
+      closeMetrics();
       return EXIT_NODE_STOPPED;
     }
     return CommandLine.ExitCode.OK;
@@ -125,8 +144,20 @@ public final class ChatServerCommand implements Callable<Integer> {
    */
   static final int EXIT_NODE_STOPPED = 75;
 
+  /** Stops the metrics endpoint, if any. */
+  void closeMetrics() {
+    final MetricsEndpoint endpoint = metrics;
+    if (endpoint != null) {
+      endpoint.close();
+    }
+  }
+
   private void printPorts(final ChatServer server) {
     final List<Integer> ports = server.ports();
+    final MetricsEndpoint endpoint = metrics;
+    if (endpoint != null) {
+      out.println("chat-server: metrics on http://" + endpoint.host() + ":" + endpoint.port() + "/metrics");
+    }
     if (store != null) {
       out.println("chat-server: node " + index() + " of mesh '" + ChatServer.MESH_NAME + "' (store " + store
           + ", prefix " + storePrefix + ") listening on " + host + ":" + ports.get(0) + " (Ctrl-C stops)");
@@ -159,8 +190,34 @@ public final class ChatServerCommand implements Callable<Integer> {
       return null;
     }
     try {
+      metrics = metricsPort == null ? null : MetricsEndpoint.start(metricsHost, metricsPort);
+    } catch (java.io.IOException | RuntimeException e) {
+      err.println("chat-server: --metrics-port " + metricsPort + " on " + metricsHost + " cannot be bound: " + e
+          .getMessage() + "; choose another port, or 0 for a free one");
+      return null;
+    }
+    final ChatServer started = startNodes();
+    if (started == null) {
+      closeMetrics();
+    }
+    return started;
+  }
+
+  /** Node i's builder gets the metrics registry, tagged node=i, when {@code --metrics-port} is given. */
+  private java.util.function.Consumer<dev.spotkit.core.MeshNode.Builder> withMetrics(final int index) {
+    final MetricsEndpoint endpoint = metrics;
+    return builder -> {
+      if (endpoint != null) {
+        builder.metrics(endpoint.registry(), io.micrometer.core.instrument.Tag.of("node", String.valueOf(index)));
+      }
+    };
+  }
+
+  private ChatServer startNodes() {
+    try {
       if (store == null) {
-        return ChatServer.start(host, port, nodes);
+        final int[] next = {0};
+        return ChatServer.start(host, port, nodes, builder -> withMetrics(next[0]++).accept(builder));
       }
       final byte[] secret = env.get(SECRET_ENV).getBytes(StandardCharsets.UTF_8);
       final RedisLocationStore locations = RedisLocationStore.connect(store, storePrefix);
@@ -172,7 +229,7 @@ public final class ChatServerCommand implements Callable<Integer> {
         throw e;
       }
       return ChatServer.startMember(host, port == 0 ? 0 : port + index(), meshHost, secret, locations,
-          relocations, index() == 0);
+          relocations, index() == 0, withMetrics(index()));
     } catch (SpotkitException | StoreException e) {
       err.println("chat-server: " + (store != null && e instanceof StoreException ? "the store " + store
           + " cannot be used: " : "") + e.getMessage());
@@ -185,6 +242,9 @@ public final class ChatServerCommand implements Callable<Integer> {
 
   /** What is wrong with the options, or null. */
   private String problem() {
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+      return "--metrics-port " + metricsPort + " must be between 0 and 65535 (0 = a free port)";
+    }
     if (port < 0 || port > 65535) {
       return "--port " + port + " must be between 0 and 65535 (0 = a free port)";
     }

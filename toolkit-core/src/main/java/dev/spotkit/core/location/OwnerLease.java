@@ -89,6 +89,8 @@ public final class OwnerLease {
   private long lastSentNanos;
   private long nextAttempt;
   private Attempt inFlight;
+  /** Told the result of each renewal (metrics); set before renewals start, or null. */
+  private volatile java.util.function.Consumer<Boolean> renewalHook;
   /** Run once when the lease is found lost for good; set before renewals start. */
   private volatile Runnable lostHook;
 
@@ -197,7 +199,13 @@ public final class OwnerLease {
       lastSentNanos = now;
     }
     final CompletionStage<Boolean> run = versionKnown() ? write(attempt) : reread(attempt, true);
-    run.whenComplete((ok, failure) -> finish(attempt, failure == null && ok));
+    run.whenComplete((ok, failure) -> {
+      finish(attempt, failure == null && ok);
+      final java.util.function.Consumer<Boolean> hook = renewalHook;
+      if (hook != null) {
+        hook.accept(failure == null && ok);
+      }
+    });
     return attempt.result();
   }
 
@@ -211,6 +219,17 @@ public final class OwnerLease {
    */
   public void onLost(final Runnable hook) {
     this.lostHook = hook;
+  }
+
+  /**
+   * Registers what to tell after each renewal ({@link #renewNow()}) ended: true when a fresh store answer confirmed
+   * the lease, false when not (for metrics). Runs on the thread of the store answer, under no lock; it must not
+   * block.
+   *
+   * @param hook the observer; null removes it.
+   */
+  public void onRenewal(final java.util.function.Consumer<Boolean> hook) {
+    this.renewalHook = hook;
   }
 
   /**

@@ -45,8 +45,12 @@ public final class MeshConfig {
   private final Duration handshakeTimeout;
   private final Duration closeTimeout;
   private final int ioThreads;
+  private final java.util.function.LongConsumer bytesReceived;
+  private final java.util.function.LongConsumer bytesSent;
 
   private MeshConfig(final Builder b) {
+    this.bytesReceived = b.bytesReceived;
+    this.bytesSent = b.bytesSent;
     this.nodeRid = b.nodeRid;
     this.lifecycleGeneration = b.lifecycleGeneration;
     this.clusterSecret = b.clusterSecret;
@@ -57,6 +61,15 @@ public final class MeshConfig {
     this.handshakeTimeout = b.handshakeTimeout;
     this.closeTimeout = b.closeTimeout;
     this.ioThreads = b.ioThreads;
+  }
+
+  /**
+   * The traffic counting handler of {@link Builder#trafficCounters}, or null when bytes are not counted.
+   *
+   * @return a sharable handler (it has no per-connection state), or null.
+   */
+  public io.netty.channel.ChannelHandler trafficHandler() {
+    return bytesReceived == null ? null : new TrafficCounter(bytesReceived, bytesSent);
   }
 
   /**
@@ -185,6 +198,25 @@ public final class MeshConfig {
     private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
     private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private int ioThreads = DEFAULT_IO_THREADS;
+    private java.util.function.LongConsumer bytesReceived;
+    private java.util.function.LongConsumer bytesSent;
+
+    /**
+     * Counts the bytes of every peer connection (metrics): a handler at the head of each pipeline tells
+     * {@code received} the size of each buffer read from the socket and {@code sent} the size of each buffer
+     * written, on the connection's event loop. Without this call no such handler exists.
+     *
+     * @param received told the bytes read; must not block.
+     * @param sent told the bytes written; must not block.
+     * @return this builder.
+     * @throws NullPointerException when either is null.
+     */
+    public Builder trafficCounters(final java.util.function.LongConsumer received,
+        final java.util.function.LongConsumer sent) {
+      this.bytesReceived = Objects.requireNonNull(received, "received");
+      this.bytesSent = Objects.requireNonNull(sent, "sent");
+      return this;
+    }
 
     private Builder(final NodeRid nodeRid, final long lifecycleGeneration, final byte[] clusterSecret) {
       this.nodeRid = Objects.requireNonNull(nodeRid, "nodeRid");

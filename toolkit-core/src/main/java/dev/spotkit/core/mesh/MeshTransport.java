@@ -177,6 +177,10 @@ public final class MeshTransport implements AutoCloseable {
               + " another until one finishes");
           return;
         }
+        final io.netty.channel.ChannelHandler traffic = config.trafficHandler();
+        if (traffic != null) {
+          ch.pipeline().addLast("traffic", traffic);
+        }
         ch.pipeline().addLast("pre-auth-limit", new PreAuthLimit(done));
         MeshChannels.installFraming(ch.pipeline(), config.maxFrameLength());
         ch.pipeline().addLast("handshake", new HandshakeHandler(MeshTransport.this, dial));

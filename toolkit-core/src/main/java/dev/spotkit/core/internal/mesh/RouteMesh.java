@@ -82,9 +82,23 @@ public final class RouteMesh implements MeshListener {
     this.rt = rt;
     this.maxPayloadBytes = spec.maxFrameBytes() - 1024;
     this.sendTimeout = spec.sendTimeout();
-    this.transport = MeshTransport.start(MeshConfig.builder(rt.nodeRid(), lifecycleGeneration, spec.secret())
+    final MeshConfig.Builder config = MeshConfig.builder(rt.nodeRid(), lifecycleGeneration, spec.secret())
         .host(spec.host()).port(spec.port()).maxFrameLength(spec.maxFrameBytes())
-        .maxPendingOutboundBytes(spec.maxPendingOutboundBytes()).build(), this);
+        .maxPendingOutboundBytes(spec.maxPendingOutboundBytes());
+    final dev.spotkit.core.internal.observe.NodeMetrics metrics = rt.metrics();
+    if (metrics.countsMeshBytes()) {
+      config.trafficCounters(metrics::meshReceived, metrics::meshSent);
+    }
+    this.transport = MeshTransport.start(config.build(), this);
+  }
+
+  /**
+   * Peer connections established now (the {@code spotkit.mesh.connections} gauge). Any thread; a snapshot.
+   *
+   * @return 0 or more.
+   */
+  public int connectionCount() {
+    return transport.connections().size();
   }
 
   /**

@@ -110,6 +110,8 @@ public final class RelocationSource {
   /** Captured, in queue order: the source restores exactly these on an explicit failure. */
   private List<Envelope> captured = List.of();
   private List<CellTimers.Entry> capturedTimers = List.of();
+  /** Meters and events of this unit (source side). */
+  final RelocationEvents.Watch watch;
 
   RelocationSource(final Relocations r, final ActorCell actor, final PendingJoin join,
       final java.util.concurrent.CompletableFuture<dev.spotkit.core.ActorRef> moved,
@@ -118,6 +120,7 @@ public final class RelocationSource {
       final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal sessionSeal) {
     this.targetFence = targetFence;
     this.sessionSeal = sessionSeal;
+    this.watch = new RelocationEvents.Watch(r.runtime(), dev.spotkit.core.NodeEvent.RelocationRole.SOURCE);
     this.r = r;
     this.rt = r.runtime();
     this.actor = actor;
@@ -262,7 +265,7 @@ public final class RelocationSource {
               + " ended: " + f.errorKind()));
         }
       }
-      case Action.Log l -> Relocations.log(l);
+      case Action.Log l -> r.log(l, actor.id);
       case Action.SendToSessionOwner s -> sendAbort(); // after RestoreSourceQueue, before ReopenDispatch
     }
   }
@@ -291,6 +294,7 @@ public final class RelocationSource {
           rt.store().lifecycleGeneration(), p.totalLength(), p.chunkCount(), p.crc32c(), 1)));
       case Frame.StateChunk chunk -> c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE,
           object, chunk.ordinal(), chunk.bytes())), () -> {
+            rt.metrics().relocationBytes(chunk.bytes().length);
             // Written to the socket: the chunk's charge leaves the in-flight budget (section 5.3); a release of a
             // connection already replaced is not reported (ConnectionLost released its charges).
             if (connection == c) {
@@ -319,6 +323,7 @@ public final class RelocationSource {
             }
           });
         } else if (msg != null) {
+          rt.metrics().followForward();
           try {
             rt.mesh().sendOn(c, actor.key, ApplicationMessage.TargetKind.ACTOR, actor.id, actor.generation, hops,
                 msg);
@@ -562,6 +567,7 @@ public final class RelocationSource {
         : join != null && join.deadline().isExpired() ? new SpotkitException.DeadlineExceeded(what + "; the join's"
             + " deadline passed") : failedKind(failureCode, what);
     settled.complete(null); // before the caller hears of it: a destroy it sends next finds the move settled
+    watch.failed(error.getMessage(), false);
     if (join != null) {
       rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), error));
     } else {
@@ -719,6 +725,7 @@ public final class RelocationSource {
 
   private void committed() {
     settled.complete(null); // first: the caller may act on the result at once (e.g. destroy by the old ref)
+    watch.committed();
     if (join == null) {
       moved.complete(new dev.spotkit.core.ActorRef(actor.actorId, new ObjectGeneration(actor.generation),
           rt.meshName(), owner));
@@ -739,6 +746,7 @@ public final class RelocationSource {
     }
     NodeRuntime.LOG.debug("relocation of {} to node {}: {}", actor.describe(), owner, why);
     settled.complete(null);
+    watch.failed(why, true);
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.NotFound("relocation of " + actor.describe() + " to node "
           + owner + ": " + why));
@@ -752,6 +760,7 @@ public final class RelocationSource {
     NodeRuntime.LOG.error("relocation of {} to node {} did not commit: {}; the actor is unavailable", actor.describe(),
         owner, why);
     settled.complete(null); // before the caller hears of it: a destroy it sends next must find the move settled
+    watch.failed(why, true);
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node "
           + owner + " passed the target's relay-ready reply but did not commit (" + why + "); the actor is"

@@ -478,6 +478,7 @@ public final class Relocations {
     sourcesByIdentity.put(identity, source);
     synchronized (actor.ingressLock) {
       actor.relocating = source;
+      source.watch.started(actor.id, join != null, owner, identity.relocationId());
       source.post(new SourceEvent.StartRequested());
     }
   }
@@ -633,6 +634,7 @@ public final class Relocations {
           return true;
         }
         final NodeRid next = new NodeRid(Long.parseUnsignedLong(forward.nextNode(), 16));
+        rt.metrics().followForward();
         rt.async(() -> {
           final PeerConnection c = rt.mesh().connection(next, rt.mesh().endpointOf(rt.meshName().value(), next,
               "Message Follow of actor '" + m.targetId() + "'"), Deadline.after(Duration.ofSeconds(5)));
@@ -842,6 +844,16 @@ public final class Relocations {
     final NodeRuntime rt = actor.runtime();
     return new dev.spotkit.relocation.wire.ActorRoute(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
         actor.storeRecord.authorityOwnerGeneration(), rt.relocations().leaseGeneration());
+  }
+
+  /**
+   * A unit's log line for {@code objectId}: the spec's warnings become typed node events (logged as key=value by the
+   * event feed), other codes are logged as before.
+   */
+  void log(final Action.Log l, final String objectId) {
+    if (!RelocationEvents.warning(rt, l, objectId)) {
+      log(l);
+    }
   }
 
   static void log(final Action.Log l) {

@@ -112,6 +112,8 @@ final class TargetObject {
   /** The end of the current unit's Restore validity, {@link Relocations#nowMs()} ms: no store call waits past it. */
   long validUntilMs;
   List<Envelope> backlog = List.of();
+  /** Meters and events of the current unit (target side); a new one per relocation identity. */
+  private RelocationEvents.Watch watch;
 
   TargetObject(final Relocations r, final String id) {
     this.r = r;
@@ -157,6 +159,8 @@ final class TargetObject {
       }
       refused = check(from, p);
       prepare = p;
+      watch = new RelocationEvents.Watch(rt, dev.spotkit.core.NodeEvent.RelocationRole.TARGET);
+      watch.started(id, approval != null, Rids.toNodeRid(p.sourceNodeRid()), p.identity().relocationId());
       validUntilMs = at + Relocations.RESTORE_VALIDITY.toMillis(); // the unit's deadline (its first Restore)
     }
     plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
@@ -314,6 +318,7 @@ final class TargetObject {
       }
       case Action.RemoveStaging rs -> {
         NodeRuntime.LOG.warn("relocation target of actor '{}' removed: {}", id, rs.reason());
+        RelocationEvents.removed(watch, refused, rs.reason());
         if (approval != null) {
           approval.release(id); // the join failed: its Spot may close again (kept for a retransmitted Restore)
         }
@@ -347,7 +352,7 @@ final class TargetObject {
         }
         failStaged(e, f.errorKind());
       }
-      case Action.Log l -> Relocations.log(l);
+      case Action.Log l -> r.log(l, id);
       case Action.SendToSessionOwner s -> {
         // Not used: command 40 does not say whether the actor is session-bound (the binding is in the payload),
         // so the unit never asks; open() sends the command 44 commit once the queue opened (commitSessionRoute).
@@ -715,6 +720,7 @@ final class TargetObject {
     live = c;
     cell = null;
     approval = null;
+    watch.committed();
     forgetLater();
   }
 

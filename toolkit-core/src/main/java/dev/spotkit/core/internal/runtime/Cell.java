@@ -39,6 +39,8 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   public final Object ingressLock = new Object();
   /** Set while this cell is relocating away (source side): offers go to the relocation's ingress hold. */
   public RelocationSource relocating;
+  /** The meters of this cell's type, shared by its cells; null when metrics are off (one null check a message). */
+  public final dev.spotkit.core.internal.observe.TypeMeters meters;
   /** The terminal record of a remote creation (set before the creation starts), else NONE. */
   public CreationTerminal terminal = CreationTerminal.NONE;
 
@@ -49,6 +51,35 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     this.stableType = stableType;
     this.handlers = new HandlerTable(label + " '" + id + "'");
     this.timers = new CellTimers(this, rt.scheduler());
+    this.meters = typeMeters(rt, "actor".equals(label), stableType);
+  }
+
+  /**
+   * The meters of a cell's type (made with its first cell), or null when metrics are off.
+   *
+   * @param actor true for an actor type, false for a spot type.
+   * @param type the stable type.
+   * @return the shared meters, or null.
+   */
+  private static dev.spotkit.core.internal.observe.TypeMeters typeMeters(final NodeRuntime rt, final boolean actor,
+      final String type) {
+    if (!rt.metrics().enabled()) {
+      return null;
+    }
+    return rt.metrics().typeMeters(actor ? "actor" : "spot", type, () -> queued(actor ? rt.actors.values()
+        : rt.spots.values(), type));
+  }
+
+  /** Messages queued in the mailboxes of the cells of {@code type}; walks them (scrape time only). */
+  private static double queued(final java.util.Collection<? extends Cell> cells, final String type) {
+    long sum = 0;
+    for (Cell cell : cells) { // bounded by the registry's size at the scrape
+      final dev.spotkit.mailbox.Mailbox<Envelope> mailbox = cell.mailbox;
+      if (mailbox != null && cell.stableType.equals(type)) {
+        sum += mailbox.queuedEstimate();
+      }
+    }
+    return sum;
   }
 
   /**
@@ -157,6 +188,9 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     }
     final HandlerTable.Entry handler = handlers.find(payload.getClass());
     if (handler == null || (reply != null && handler.request() == null)) {
+      if (meters != null) {
+        meters.unhandled();
+      }
       unhandled(payload, reply, handler);
       return;
     }
@@ -164,6 +198,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     turn.deadline = reply == null ? null : reply.deadline;
     Object result = null;
     Throwable failure = null;
+    final long started = meters == null ? 0 : System.nanoTime();
     try {
       result = handler.invoke(payload);
     } catch (VirtualMachineError e) {
@@ -172,6 +207,9 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       failure = t;
     } finally {
       turn.exit();
+    }
+    if (meters != null) {
+      meters.handled(System.nanoTime() - started, failure != null);
     }
     if (failure == null) {
       if (reply != null) {

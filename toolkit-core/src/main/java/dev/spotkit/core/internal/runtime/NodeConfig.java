@@ -33,11 +33,16 @@ import java.util.Map;
  * @param relocationStore the Relocation Store (Instance Spot cold activation), or null.
  * @param closeStores true when the node closes both stores once at the end of its close
  *     ({@code MeshNode.Builder#closeStoresOnClose()}).
+ * @param metrics the node's meters ({@code NodeMetrics.OFF} without a registry); the stores above are already
+ *     wrapped in their timed decorators when metrics are on.
+ * @param listeners event listeners registered on the builder, added before the node starts.
  */
 public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
     Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
     Duration requestTimeout, Duration closeTimeout, int applicationJobLimit, MeshSpec mesh, LeaseSettings lease,
-    RelocationStore relocationStore, boolean closeStores) {
+    RelocationStore relocationStore, boolean closeStores,
+    dev.spotkit.core.internal.observe.NodeMetrics metrics,
+    java.util.List<dev.spotkit.core.NodeEventListener> listeners) {
 
   /** Relocation policy of a factory (spec 000 section 6). */
   public enum Policy {

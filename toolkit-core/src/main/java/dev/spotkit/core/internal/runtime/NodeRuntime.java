@@ -108,6 +108,10 @@ public final class NodeRuntime {
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   /** Set once when the owner lease was lost for good and the node stops itself; null otherwise. */
   private volatile SpotkitException failStop;
+  /** The node's meters ({@code NodeMetrics.OFF} without a registry). */
+  private final dev.spotkit.core.internal.observe.NodeMetrics metrics;
+  /** The node's event feed ({@code MeshNode.events()}). */
+  private final dev.spotkit.core.internal.observe.EventBus events;
 
   private NodeRuntime(final NodeConfig config, final Facades facades) {
     this.config = config;
@@ -117,11 +121,17 @@ public final class NodeRuntime {
       rid = ThreadLocalRandom.current().nextLong();
     } while (rid == 0);
     this.nodeRid = new NodeRid(rid);
+    this.metrics = config.metrics();
+    this.events = new dev.spotkit.core.internal.observe.EventBus(config.meshName().value(), metrics);
+    config.listeners().forEach(events::addListener);
     if (config.store() != null) {
       // LOC-03: the settings were checked when built; acquire issues the LeaseGeneration (blocks on the store)
       this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
       this.ownerLease.acquire();
       this.ownerLease.onLost(this::ownerLeaseLost);
+      if (metrics.enabled()) {
+        this.ownerLease.onRenewal(metrics::leaseRenewal);
+      }
       this.store = new StoreOps(config.store(), ownerLease, config.meshName().value(), nodeRid.hex());
     } else {
       this.ownerLease = null;
@@ -133,6 +143,13 @@ public final class NodeRuntime {
         // Application Job Queue limit, not the worker count, bounds blocked handlers.
         .maxWorkers(maxWorkers(config))
         .uncaughtHandler((mailbox, failure) -> LOG.error("uncaught failure in a mailbox turn", failure)).build();
+    metrics.bindRuntime(dispatcher, () -> {
+      final RouteMesh m = mesh;
+      return m == null ? 0 : m.connectionCount();
+    }, () -> {
+      final SessionServer server = sessionServer;
+      return server == null ? 0 : server.sessionCount();
+    });
     this.scheduler = systemTimer("spotkit-timers-" + config.meshName());
     this.leaseTimer = systemTimer("spotkit-lease-" + config.meshName());
     this.deadlineTimer = systemTimer("spotkit-deadlines-" + config.meshName());
@@ -184,6 +201,7 @@ public final class NodeRuntime {
       if (rt.mesh != null) {
         dev.spotkit.core.internal.session.SessionWatch.start(rt); // bindings whose far end died without a word
       }
+      rt.stateChanged(null, dev.spotkit.core.NodeEvent.NodeLifecycle.RUNNING, "started");
       return rt;
     } catch (RuntimeException e) {
       rt.close();
@@ -279,6 +297,8 @@ public final class NodeRuntime {
       awaitClosed();
       return;
     }
+    stateChanged(dev.spotkit.core.NodeEvent.NodeLifecycle.RUNNING, dev.spotkit.core.NodeEvent.NodeLifecycle.CLOSING,
+        failStop != null ? "fail-stop" : "close");
     if (Turn.current() != null) {
       virtualThreads.execute(this::closeSteps);
       return;
@@ -311,6 +331,8 @@ public final class NodeRuntime {
         + " (the Location Store no longer holds it: restarted empty, or no renewal applied within the lease TTL)");
     failStop = why;
     LOG.error("{}; closing this node (fail-stop)", why.getMessage());
+    events.emit(new dev.spotkit.core.NodeEvent.LeaseLost(java.time.Instant.now(), nodeRid,
+        ownerLease.record().ownerId(), why.getMessage()));
     Thread.ofPlatform().daemon().name("spotkit-fail-stop-" + nodeRid.hex()).start(this::close);
   }
 
@@ -329,6 +351,8 @@ public final class NodeRuntime {
     }
     failStop = new SpotkitException.Unavailable("node " + config.meshName() + "/" + nodeRid.hex()
         + " was halted");
+    stateChanged(dev.spotkit.core.NodeEvent.NodeLifecycle.RUNNING, dev.spotkit.core.NodeEvent.NodeLifecycle.CLOSING,
+        "halt");
     if (renewing != null) {
       renewing.cancel(false);
     }
@@ -408,6 +432,10 @@ public final class NodeRuntime {
     virtualThreads.shutdown();
     closeOwnedStores();
     state.set(CLOSED);
+    events.close(new dev.spotkit.core.NodeEvent.NodeStateChanged(java.time.Instant.now(), nodeRid,
+        dev.spotkit.core.NodeEvent.NodeLifecycle.CLOSING, dev.spotkit.core.NodeEvent.NodeLifecycle.CLOSED,
+        failStop != null ? "fail-stop" : "close"));
+    metrics.close();
     closed.countDown();
     final SpotkitException stopped = failStop;
     if (stopped != null) {
@@ -829,5 +857,21 @@ public final class NodeRuntime {
 
   public Facades facades() {
     return facades;
+  }
+
+  /** @return the node's meters ({@code NodeMetrics.OFF} when metrics are off). */
+  public dev.spotkit.core.internal.observe.NodeMetrics metrics() {
+    return metrics;
+  }
+
+  /** @return the node's event feed. */
+  public dev.spotkit.core.internal.observe.EventBus events() {
+    return events;
+  }
+
+  /** Emits a state change of this node. */
+  private void stateChanged(final dev.spotkit.core.NodeEvent.NodeLifecycle from,
+      final dev.spotkit.core.NodeEvent.NodeLifecycle to, final String reason) {
+    events.emit(new dev.spotkit.core.NodeEvent.NodeStateChanged(java.time.Instant.now(), nodeRid, from, to, reason));
   }
 }

@@ -222,6 +222,7 @@ public final class SessionBinder implements SessionHandler {
       if (!disconnected.compareAndSet(false, true)) {
         return;
       }
+      binder.rt.metrics().sessionClosed();
       binder.links.remove(session.id(), this);
       actor.creation.thenAccept(outcome -> {
         if (outcome instanceof CreateOutcome.Created<?>) {
@@ -342,6 +343,11 @@ public final class SessionBinder implements SessionHandler {
     }
 
     private void log(final Action.Level level, final String code, final String detail) {
+      if (dev.spotkit.relocation.session.SessionBarrier.LATE_SESSION_ROUTE_UPDATE.equals(code)) {
+        binder.rt.events().emit(new dev.spotkit.core.NodeEvent.LateSessionRouteUpdate(java.time.Instant.now(),
+            binder.rt.nodeRid(), session.id(), actor.id, detail)); // logs it as one key=value line
+        return;
+      }
       if (level == Action.Level.ERROR) {
         NodeRuntime.LOG.error("{} session={} actor={} detail={}", code, session.id(), actor.id, detail);
       } else {
@@ -580,6 +586,7 @@ public final class SessionBinder implements SessionHandler {
       session.close();
       return IGNORE;
     }
+    rt.metrics().sessionOpened();
     final ActorCell actor = rt.creations().stageFrameworkActor(type);
     final Link link = new Link(this, session, actor);
     links.put(session.id(), link);
@@ -666,9 +673,9 @@ public final class SessionBinder implements SessionHandler {
   public void onRoute(final SessionRelocationFrame.Route route, final long atMs) {
     final Link link = bindingOf(route);
     if (link == null) {
-      NodeRuntime.LOG.warn("{} session={} actor={} detail=no such binding on this node (relocation {})",
-          SessionBarrier.LATE_SESSION_ROUTE_UPDATE, sessionIdOf(route.binding().sessionRid()),
-          route.binding().actorId(), route.relocationId());
+      rt.events().emit(new dev.spotkit.core.NodeEvent.LateSessionRouteUpdate(java.time.Instant.now(), rt.nodeRid(),
+          sessionIdOf(route.binding().sessionRid()), route.binding().actorId(), "no such binding on this node"
+          + " (relocation " + route.relocationId() + ")")); // logs it as one key=value line
       return;
     }
     link.route(route, atMs);

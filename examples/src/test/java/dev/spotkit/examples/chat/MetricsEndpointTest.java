@@ -1,0 +1,104 @@
+package dev.spotkit.examples.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code chat-server --nodes 2 --metrics-port 0}: a Prometheus scrape of the printed endpoint during chat traffic
+ * shows the node meters, tagged by node, moving: messages handled and turn latency of players, the relocation of a
+ * player to its room's node (committed counter, pause histogram buckets, bytes), store calls, mesh connections and
+ * bytes, open sessions; and a bad {@code --metrics-port} is a usage error.
+ */
+class MetricsEndpointTest {
+
+  @Test
+  void aScrapeDuringChatTrafficShowsTheNodeMetersMoving() throws Exception {
+    final ChatServerCommand command = new ChatServerCommand();
+    new CommandLine(command).parseArgs("--port", "0", "--nodes", "2", "--metrics-port", "0");
+    final ChatServer server = command.start();
+    assertThat(server).isNotNull();
+    try (server;
+        BadInputTest.LineClient ann = new BadInputTest.LineClient(server.ports().get(0));
+        BadInputTest.LineClient bob = new BadInputTest.LineClient(server.ports().get(1))) {
+      final String url = "http://127.0.0.1:" + command.metrics.port() + "/metrics";
+      ann.enter("ann", "r");
+      bob.enter("bob", "r"); // the room lives on one of the two nodes: one of the players moved to it
+      final double before = sum(scrape(url), "spotkit_messages_handled_total", "type=\"player\"", "outcome=\"ok\"");
+      for (int i = 0; i < 20; i++) {
+        ann.send("a" + i);
+      }
+      for (int i = 0; i < 20; i++) {
+        assertThat(bob.readLine()).startsWith("[r] ann: ");
+      }
+      final String text = scrape(url);
+      assertThat(sum(text, "spotkit_messages_handled_total", "type=\"player\"", "outcome=\"ok\""))
+          .as("player turns handled between two scrapes").isGreaterThanOrEqualTo(before + 20);
+      assertThat(sum(text, "spotkit_turn_duration_seconds_count", "kind=\"actor\"", "type=\"player\"")).isPositive();
+      assertThat(text).contains("spotkit_mailbox_depth{").contains("spotkit_permits_live{")
+          .contains("spotkit_dispatcher_workers{").contains("spotkit_lease_renewals_total{")
+          .contains("spotkit_relocation_follow_forwards_total{").contains("spotkit_events_listener_failures_total{");
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> { // the source learns the commit by a store read
+        final String now = scrape(url);
+        assertThat(sum(now, "spotkit_relocations_total", "kind=\"join\"", "role=\"source\"", "outcome=\"committed\""))
+            .isEqualTo(1);
+        assertThat(sum(now, "spotkit_relocations_total", "kind=\"join\"", "role=\"target\"", "outcome=\"committed\""))
+            .isEqualTo(1);
+        assertThat(sum(now, "spotkit_relocation_pause_seconds_bucket", "role=\"target\"", "le=\"+Inf\""))
+            .isEqualTo(1);
+        assertThat(sum(now, "spotkit_relocation_bytes_total", "direction=\"sent\"")).isPositive();
+      });
+      assertThat(sum(text, "spotkit_store_duration_seconds_count", "store=\"location\"", "operation=\"write\""))
+          .isPositive();
+      assertThat(sum(text, "spotkit_mesh_connections")).isGreaterThanOrEqualTo(2); // one per node, both ends
+      assertThat(sum(text, "spotkit_mesh_bytes_total", "direction=\"received\"")).isPositive();
+      assertThat(sum(text, "spotkit_sessions_open")).isEqualTo(2);
+      assertThat(sum(text, "spotkit_sessions_open", "node=\"0\"")).isEqualTo(1);
+    } finally {
+      command.closeMetrics();
+    }
+  }
+
+  @Test
+  void aMetricsPortOutOfRangeIsAUsageError() {
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port", "0",
+        "--metrics-port", "70000");
+    assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --metrics-port 70000 must be between 0"
+        + " and 65535 (0 = a free port)" + System.lineSeparator());
+  }
+
+  private static String scrape(final String url) throws Exception {
+    final HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
+    http.setConnectTimeout(5_000);
+    http.setReadTimeout(5_000);
+    try {
+      assertThat(http.getResponseCode()).isEqualTo(200);
+      assertThat(http.getContentType()).startsWith("text/plain");
+      try (java.io.InputStream in = http.getInputStream()) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+    } finally {
+      http.disconnect();
+    }
+  }
+
+  /** The sum of the samples of {@code metric} whose labels contain every fragment. */
+  private static double sum(final String text, final String metric, final String... labels) {
+    return text.lines()
+        .filter(l -> l.startsWith(metric + "{") || l.startsWith(metric + " "))
+        .filter(l -> Arrays.stream(labels).allMatch(l::contains))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+}

@@ -1,0 +1,298 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.spotkit.store.InMemoryLocationStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The meters of {@link MeshNode.Builder#metrics} and the events of {@link MeshNode#events()} on real nodes over
+ * loopback: a host relocation between two nodes moves the relocation counters and the pause histogram on both sides
+ * and emits start before commit on each; a move the target refuses emits start then fail and counts a failure;
+ * handler turns, mailbox depth, store calls, lease renewals and mesh traffic are recorded; a throwing listener is
+ * counted and changes nothing; a closed node leaves no meter behind.
+ */
+class MetricsAndEventsTest {
+  static final String SECRET = "test-cluster-secret-0123456789";
+  static final int NOTES = 20;
+
+  record Note(int n) {}
+
+  record Seen() {}
+
+  record Hold() {}
+
+  /** Keeps the notes it got; {@link Hold} blocks its turn until {@link #release} opens. */
+  static final class Keeper implements Actor {
+    static volatile CountDownLatch release = new CountDownLatch(0);
+    static volatile CountDownLatch holding = new CountDownLatch(0);
+    final List<Integer> notes = new CopyOnWriteArrayList<>();
+
+    Keeper(final ActorContext ctx) {
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.message(Note.class, n -> notes.add(n.n()))
+          .message(Hold.class, h -> {
+            holding.countDown();
+            try {
+              release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          })
+          .request(Seen.class, s -> List.copyOf(notes));
+    }
+  }
+
+  /** The notes as bytes; {@code refuse} makes Restore throw (the target refuses the move). */
+  static final class KeeperState implements ActorRelocationAdapter<Keeper> {
+    private final boolean refuse;
+
+    KeeperState(final boolean refuse) {
+      this.refuse = refuse;
+    }
+
+    @Override
+    public byte[] capture(final Keeper actor) {
+      final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 + 4 * actor.notes.size());
+      b.putInt(actor.notes.size());
+      actor.notes.forEach(b::putInt);
+      return b.array();
+    }
+
+    @Override
+    public void restore(final Keeper actor, final byte[] state) {
+      if (refuse) {
+        throw new IllegalStateException("this node refuses keepers (test)");
+      }
+      final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(state);
+      final int n = b.getInt();
+      for (int i = 0; i < n; i++) {
+        actor.notes.add(b.getInt());
+      }
+    }
+  }
+
+  private final InMemoryLocationStore store = new InMemoryLocationStore();
+  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+
+  private MeshNode node(final MeterRegistry registry, final List<NodeEvent> events, final boolean refuse) {
+    final MeshNode.Builder b = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2)
+        .closeTimeout(Duration.ofSeconds(5))
+        // renewals every 200 ms so the lease counter moves within the test (LOC-03 still holds: 0.2+3 < 15-5)
+        .ownerLease(Duration.ofMillis(200), Duration.ofSeconds(15), Duration.ofSeconds(3), Duration.ofSeconds(5))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState(refuse))));
+    if (registry != null) {
+      b.metrics(registry);
+    }
+    if (events != null) {
+      b.eventListener(events::add);
+    }
+    final MeshNode node = b.start();
+    nodes.add(node);
+    return node;
+  }
+
+  @AfterEach
+  void close() {
+    Keeper.release.countDown();
+    nodes.forEach(MeshNode::close);
+  }
+
+  private static double count(final MeterRegistry r, final String name, final String... tags) {
+    final Counter c = r.find(name).tags(tags).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  private static long timerCount(final MeterRegistry r, final String name, final String... tags) {
+    final Timer t = r.find(name).tags(tags).timer();
+    return t == null ? 0 : t.count();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Integer> seen(final MeshNode via, final String actor) {
+    return via.toActor(actor).request(new Seen(), List.class).timeout(Duration.ofSeconds(5)).await();
+  }
+
+  /**
+   * A host relocation of one actor from A to B: on A (source) and B (target) the started and committed counters
+   * read 1, the pause timer recorded one move with histogram buckets, A wrote relocation bytes, and each side's
+   * listener saw RelocationStarted before RelocationCommitted for the actor (after the node's RUNNING state).
+   * Handler turns, store calls, mesh traffic and lease renewals moved too.
+   */
+  @Test
+  void aCrossNodeMoveCountsOnBothSidesAndEmitsStartThenCommit() {
+    final SimpleMeterRegistry ra = new SimpleMeterRegistry();
+    final SimpleMeterRegistry rb = new SimpleMeterRegistry();
+    final List<NodeEvent> ea = new CopyOnWriteArrayList<>();
+    final List<NodeEvent> eb = new CopyOnWriteArrayList<>();
+    final MeshNode a = node(ra, ea, false);
+    final String id = Placed.actorOn(a, "keeper", "keeper"); // A is alone: placement can only choose it
+    final MeshNode b = node(rb, eb, false);
+    for (int n = 0; n < NOTES; n++) {
+      a.toActor(id).send(new Note(n));
+    }
+    assertThat(seen(a, id)).hasSize(NOTES); // every note ran on A before the move
+
+    final HostRelocationResult result = a.relocate(b.nodeRid()).join();
+    assertThat(result.fullyRelocated()).as("%s", result).isTrue();
+    assertThat(seen(b, id)).hasSize(NOTES);
+
+    assertThat(count(ra, "spotkit.relocations.started", "kind", "host", "role", "source")).isEqualTo(1);
+    assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "committed"))
+        .isEqualTo(1);
+    assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "failed")).isZero();
+    final Timer sourcePause = ra.get("spotkit.relocation.pause").tag("role", "source").timer();
+    assertThat(sourcePause.count()).isEqualTo(1);
+    assertThat(sourcePause.totalTime(TimeUnit.NANOSECONDS)).isPositive();
+    assertThat(sourcePause.takeSnapshot().histogramCounts()).as("pause histogram buckets").isNotEmpty();
+    assertThat(count(ra, "spotkit.relocation.bytes", "direction", "sent")).isPositive();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      assertThat(count(rb, "spotkit.relocations.started", "kind", "host", "role", "target")).isEqualTo(1);
+      assertThat(count(rb, "spotkit.relocations", "kind", "host", "role", "target", "outcome", "committed"))
+          .isEqualTo(1);
+      assertThat(timerCount(rb, "spotkit.relocation.pause", "role", "target")).isEqualTo(1);
+    });
+
+    assertThat(relocationEvents(ea, id)).containsExactly("relocation_started:SOURCE", "relocation_committed:SOURCE");
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(relocationEvents(eb, id))
+        .containsExactly("relocation_started:TARGET", "relocation_committed:TARGET"));
+    assertThat(ea.get(0)).isInstanceOfSatisfying(NodeEvent.NodeStateChanged.class,
+        s -> assertThat(s.to()).isEqualTo(NodeEvent.NodeLifecycle.RUNNING));
+    final NodeEvent.RelocationCommitted committed = ea.stream().filter(NodeEvent.RelocationCommitted.class::isInstance)
+        .map(NodeEvent.RelocationCommitted.class::cast).findFirst().orElseThrow();
+    assertThat(committed.peer()).isEqualTo(b.nodeRid());
+    assertThat(committed.pause()).isPositive();
+    assertThat(committed.relocationId()).hasSize(32);
+
+    // the rest of the node moved too
+    assertThat(count(ra, "spotkit.messages.handled", "kind", "actor", "type", "keeper", "outcome", "ok"))
+        .isGreaterThanOrEqualTo(NOTES + 1);
+    assertThat(timerCount(ra, "spotkit.turn.duration", "kind", "actor", "type", "keeper"))
+        .isGreaterThanOrEqualTo(NOTES + 1);
+    assertThat(timerCount(ra, "spotkit.store.duration", "store", "location", "operation", "write", "outcome", "ok"))
+        .isPositive();
+    assertThat(timerCount(rb, "spotkit.store.duration", "store", "location", "operation", "read", "outcome", "ok"))
+        .isPositive();
+    assertThat(count(ra, "spotkit.mesh.bytes", "direction", "sent")).isPositive();
+    assertThat(count(rb, "spotkit.mesh.bytes", "direction", "received")).isPositive();
+    assertThat(ra.get("spotkit.mesh.connections").gauge().value()).isGreaterThanOrEqualTo(1);
+    assertThat(ra.get("spotkit.permits.limit").gauge().value())
+        .isEqualTo(MeshNode.Builder.DEFAULT_APPLICATION_JOB_LIMIT);
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        assertThat(count(ra, "spotkit.lease.renewals", "outcome", "ok")).isPositive());
+  }
+
+  /**
+   * B's Restore throws: the move fails before relay-ready, the actor stays on A. A's listener saw RelocationStarted
+   * then RelocationFailed (not past relay-ready), and the failed counter reads 1, the committed one 0; no pause
+   * is recorded for a failed move.
+   */
+  @Test
+  void aRefusedMoveEmitsStartThenFailAndCountsAFailure() {
+    final SimpleMeterRegistry ra = new SimpleMeterRegistry();
+    final List<NodeEvent> ea = new CopyOnWriteArrayList<>();
+    final MeshNode a = node(ra, ea, false);
+    final String id = Placed.actorOn(a, "keeper", "keeper");
+    final MeshNode b = node(null, null, true);
+
+    final HostRelocationResult result = a.relocate(b.nodeRid()).join();
+    assertThat(result.kept()).containsKey(new ActorId(id));
+    assertThat(seen(a, id)).isEmpty(); // still served on A
+
+    assertThat(relocationEvents(ea, id)).containsExactly("relocation_started:SOURCE", "relocation_failed:SOURCE");
+    final NodeEvent.RelocationFailed failed = ea.stream().filter(NodeEvent.RelocationFailed.class::isInstance)
+        .map(NodeEvent.RelocationFailed.class::cast).findFirst().orElseThrow();
+    assertThat(failed.pastRelayReady()).isFalse();
+    assertThat(failed.kind()).isEqualTo(NodeEvent.RelocationKind.HOST);
+    assertThat(failed.reason()).contains("failed before relay-ready");
+    assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "failed")).isEqualTo(1);
+    assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "committed")).isZero();
+    assertThat(timerCount(ra, "spotkit.relocation.pause", "role", "source")).isZero();
+  }
+
+  /**
+   * An actor blocked in a turn: the mailbox depth gauge of its type shows the messages queued behind it and drops
+   * back to 0 once they ran; the live permits gauge shows the blocked turn's permit.
+   */
+  @Test
+  void mailboxDepthAndLivePermitsFollowABlockedActor() throws InterruptedException {
+    final SimpleMeterRegistry r = new SimpleMeterRegistry();
+    final MeshNode a = node(r, null, false);
+    final String id = Placed.actorOn(a, "keeper", "keeper");
+    Keeper.release = new CountDownLatch(1);
+    Keeper.holding = new CountDownLatch(1);
+    a.toActor(id).send(new Hold());
+    assertThat(Keeper.holding.await(5, TimeUnit.SECONDS)).isTrue();
+    for (int n = 0; n < 5; n++) {
+      a.toActor(id).send(new Note(n));
+    }
+    final Gauge depth = r.get("spotkit.mailbox.depth").tags("kind", "actor", "type", "keeper").gauge();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(depth.value()).isEqualTo(5));
+    assertThat(r.get("spotkit.permits.live").gauge().value()).isGreaterThanOrEqualTo(1);
+    Keeper.release.countDown();
+    assertThat(seen(a, id)).hasSize(5);
+    assertThat(depth.value()).isZero();
+  }
+
+  /**
+   * A listener that throws on every event is counted (and logged), the other listener still gets every event in
+   * order, and the node closes normally: RUNNING, CLOSING, CLOSED. After the close the registry holds none of the
+   * node's meters, so a later node may register its own.
+   */
+  @Test
+  void aThrowingListenerIsCountedAndTheNodeGoesOn() {
+    final SimpleMeterRegistry r = new SimpleMeterRegistry();
+    final List<NodeEvent> seen = new CopyOnWriteArrayList<>();
+    final MeshNode a = node(r, seen, false);
+    a.events().addListener(e -> {
+      throw new IllegalStateException("listener failure (test)");
+    });
+    a.close();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(seen).extracting(e ->
+        ((NodeEvent.NodeStateChanged) e).to()).containsExactly(NodeEvent.NodeLifecycle.RUNNING,
+        NodeEvent.NodeLifecycle.CLOSING, NodeEvent.NodeLifecycle.CLOSED));
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(a.events().listenerFailures()).isEqualTo(2));
+    assertThat(a.terminated()).isCompleted();
+    assertThat(r.getMeters()).as("meters left after close").isEmpty();
+  }
+
+  /** Without a registry the node runs as before and its event feed still works. */
+  @Test
+  void withoutARegistryTheNodeRunsAndEventsStillArrive() {
+    final List<NodeEvent> seen = new CopyOnWriteArrayList<>();
+    final MeshNode a = node(null, seen, false);
+    final String id = Placed.actorOn(a, "keeper", "keeper");
+    a.toActor(id).send(new Note(1));
+    assertThat(seen(a, id)).containsExactly(1);
+    assertThat(seen).hasSize(1).first().isInstanceOf(NodeEvent.NodeStateChanged.class);
+  }
+
+  private static List<String> relocationEvents(final List<NodeEvent> events, final String id) {
+    return events.stream().<String>mapMulti((e, out) -> {
+      switch (e) {
+        case NodeEvent.RelocationStarted s when s.objectId().equals(id) -> out.accept(s.code() + ":" + s.role());
+        case NodeEvent.RelocationCommitted c when c.objectId().equals(id) -> out.accept(c.code() + ":" + c.role());
+        case NodeEvent.RelocationFailed f when f.objectId().equals(id) -> out.accept(f.code() + ":" + f.role());
+        default -> { }
+      }
+    }).toList();
+  }
+}
