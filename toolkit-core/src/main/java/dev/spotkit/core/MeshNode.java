@@ -524,8 +524,8 @@ public final class MeshNode implements AutoCloseable {
      * <ul>
      *   <li>{@code spotkit.mailbox.depth} gauge, tags kind ({@code actor}/{@code spot}), type: messages queued and
      *       not yet run in the mailboxes of that type on this node (computed at scrape time);</li>
-     *   <li>{@code spotkit.turn.duration} timer, tags kind, type: one handler turn (message or request), handler
-     *       start to end;</li>
+     *   <li>{@code spotkit.turn.duration} function timer (count and total time, no max), tags kind, type: one handler
+     *       turn (message or request), handler start to end;</li>
      *   <li>{@code spotkit.messages.handled} counter, tags kind, type, outcome ({@code ok}, {@code failed}: threw,
      *       {@code unhandled}: no handler);</li>
      *   <li>{@code spotkit.permits.live} and {@code spotkit.permits.limit} gauges: Application Job Queue permits

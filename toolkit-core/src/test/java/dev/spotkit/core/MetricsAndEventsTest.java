@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.spotkit.store.InMemoryLocationStore;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -118,12 +120,14 @@ class MetricsAndEventsTest {
 
   private static double count(final MeterRegistry r, final String name, final String... tags) {
     final Counter c = r.find(name).tags(tags).counter();
-    return c == null ? 0 : c.count();
+    final FunctionCounter f = r.find(name).tags(tags).functionCounter();
+    return c != null ? c.count() : f != null ? f.count() : 0;
   }
 
-  private static long timerCount(final MeterRegistry r, final String name, final String... tags) {
+  private static double timerCount(final MeterRegistry r, final String name, final String... tags) {
     final Timer t = r.find(name).tags(tags).timer();
-    return t == null ? 0 : t.count();
+    final FunctionTimer f = r.find(name).tags(tags).functionTimer();
+    return t != null ? t.count() : f != null ? f.count() : 0;
   }
 
   @SuppressWarnings("unchecked")
