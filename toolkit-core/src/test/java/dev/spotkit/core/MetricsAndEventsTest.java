@@ -233,6 +233,45 @@ class MetricsAndEventsTest {
   }
 
   /**
+   * Every CAS of the target fails retryably (the store refuses the write): past relay-ready the target retries until
+   * the Restore validity (10 s) and gives up with the spec's {@code location_update_failed} (spec 001 section 4.5),
+   * a typed event on B followed by its RelocationFailed past relay-ready; the store errors are counted by operation
+   * on B, and A, which learns by reading the row, reports its own RelocationFailed past relay-ready.
+   */
+  @Test
+  void aTargetThatCannotCommitEmitsLocationUpdateFailedAndCountsStoreErrors() {
+    final SimpleMeterRegistry ra = new SimpleMeterRegistry();
+    final SimpleMeterRegistry rb = new SimpleMeterRegistry();
+    final List<NodeEvent> ea = new CopyOnWriteArrayList<>();
+    final List<NodeEvent> eb = new CopyOnWriteArrayList<>();
+    final MeshNode a = node(ra, ea, false);
+    final String id = Placed.actorOn(a, "stuck", "keeper");
+    final MeshNode b = node(rb, eb, false);
+    final String key = dev.spotkit.core.location.ObjectKey.actor(id).logicalKey().preimage();
+    store.faults().failNext(100_000, call -> call.kind() == dev.spotkit.store.StoreFaults.Kind.WRITE
+        && call.touches(key));
+    try {
+      final HostRelocationResult result = a.relocate(b.nodeRid()).join(); // bounded: validity + one store call
+      assertThat(result.kept()).containsKey(new ActorId(id));
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(eb.stream()
+          .filter(e -> !(e instanceof NodeEvent.NodeStateChanged)).map(NodeEvent::code).toList())
+          .containsExactly("relocation_started", "location_update_failed", "relocation_failed"));
+      final NodeEvent.RelocationFailed targetFailed = (NodeEvent.RelocationFailed) eb.get(eb.size() - 1);
+      assertThat(targetFailed.pastRelayReady()).isTrue();
+      assertThat(targetFailed.role()).isEqualTo(NodeEvent.RelocationRole.TARGET);
+      assertThat(count(rb, "spotkit.store.errors", "store", "location", "operation", "write", "error",
+          "Unavailable")).isPositive();
+      assertThat(count(rb, "spotkit.relocations", "kind", "host", "role", "target", "outcome", "failed"))
+          .isEqualTo(1);
+      assertThat(relocationEvents(ea, id)).containsExactly("relocation_started:SOURCE", "relocation_failed:SOURCE");
+      assertThat(ea.stream().filter(NodeEvent.RelocationFailed.class::isInstance)
+          .map(NodeEvent.RelocationFailed.class::cast).findFirst().orElseThrow().pastRelayReady()).isTrue();
+    } finally {
+      store.faults().clear(); // the nodes' close writes normally
+    }
+  }
+
+  /**
    * An actor blocked in a turn: the mailbox depth gauge of its type shows the messages queued behind it and drops
    * back to 0 once they ran; the live permits gauge shows the blocked turn's permit.
    */
