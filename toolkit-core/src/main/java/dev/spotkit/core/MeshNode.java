@@ -549,6 +549,7 @@ public final class MeshNode implements AutoCloseable {
      *       ({@code sent}/{@code received});</li>
      *   <li>{@code spotkit.sessions.open} gauge, {@code spotkit.sessions.opened} and {@code spotkit.sessions.closed}
      *       counters;</li>
+     *   <li>{@code spotkit.dead.letters} counter, tag reason: what {@link MeshNode#deadLetters()} counts;</li>
      *   <li>{@code spotkit.events.listener.failures} and {@code spotkit.events.dropped} counters
      *       ({@link NodeEvents}).</li>
      * </ul>

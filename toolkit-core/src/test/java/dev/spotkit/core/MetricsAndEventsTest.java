@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -269,6 +270,25 @@ class MetricsAndEventsTest {
     } finally {
       store.faults().clear(); // the nodes' close writes normally
     }
+  }
+
+  /**
+   * A one-way message from A reaches B after the actor it names was destroyed there: B counts a dead letter, and its
+   * {@code spotkit.dead.letters} meter of that reason reads what {@link MeshNode#deadLetters()} says.
+   */
+  @Test
+  void aDeadLetterIsCountedByReason() {
+    final SimpleMeterRegistry rb = new SimpleMeterRegistry();
+    final MeshNode b = node(rb, null, false);
+    final String id = Placed.actorOn(b, "gone", "keeper");
+    final MeshNode a = node(null, null, false);
+    final ActorRef ref = a.actors().find(id).orElseThrow();
+    assertThat(seen(a, id)).isEmpty(); // A routes to B
+    assertThat(b.actors().destroy(ref).await()).isTrue();
+    a.toActor(ref).send(new Note(1)); // to the destroyed incarnation, one-way: dropped on B
+    await().atMost(Duration.ofSeconds(5)).until(() -> !b.deadLetters().isEmpty());
+    final Map.Entry<String, Long> dead = b.deadLetters().entrySet().iterator().next();
+    assertThat(count(rb, "spotkit.dead.letters", "reason", dead.getKey())).isEqualTo(dead.getValue().doubleValue());
   }
 
   /**

@@ -229,6 +229,21 @@ public final class NodeMetrics {
     }
   }
 
+  /**
+   * The {@code spotkit.dead.letters} counter of one reason (see {@code MeshNode.deadLetters()}), made with the
+   * reason's first dead letter. Metrics on only.
+   *
+   * @param reason the dead letter reason, e.g. {@code target-gone}.
+   * @param count the reason's count, read at scrape time.
+   */
+  public void deadLetters(final String reason, final java.util.concurrent.atomic.LongAdder count) {
+    if (registry != null) {
+      add(FunctionCounter.builder("spotkit.dead.letters", count, java.util.concurrent.atomic.LongAdder::doubleValue)
+          .description("messages this node accepted and then could not run, by reason").tags(tags)
+          .tag("reason", reason).register(registry));
+    }
+  }
+
   /** @param bytes relocation payload bytes sent. */
   public void relocationBytes(final long bytes) {
     if (relocationBytes != null) {

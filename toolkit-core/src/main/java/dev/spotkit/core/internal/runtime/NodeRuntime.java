@@ -124,6 +124,9 @@ public final class NodeRuntime {
     this.metrics = config.metrics();
     this.events = new dev.spotkit.core.internal.observe.EventBus(config.meshName().value(), metrics);
     config.listeners().forEach(events::addListener);
+    if (metrics.enabled()) {
+      deadLetters.onNewReason(metrics::deadLetters);
+    }
     if (config.store() != null) {
       // LOC-03: the settings were checked when built; acquire issues the LeaseGeneration (blocks on the store)
       this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
