@@ -95,7 +95,8 @@ public final class MeshNode implements AutoCloseable {
   /**
    * This node's event feed: relocation start / commit / fail, the spec's relocation warnings
    * ({@code cutover_timeout}, {@code late_cutover}, {@code location_update_failed},
-   * {@code late_session_route_update}), owner lease loss and state changes, each also logged as one key=value line.
+   * {@code late_session_route_update}), owner lease loss and admission stops, state changes, each also logged as one
+   * key=value line.
    * Listeners run on the node's event thread, never inside a handler turn (see {@link NodeEvents}). Any thread.
    *
    * @return the feed; the same instance on every call.

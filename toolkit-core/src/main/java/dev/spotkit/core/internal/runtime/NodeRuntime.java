@@ -132,6 +132,9 @@ public final class NodeRuntime {
       this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
       this.ownerLease.acquire();
       this.ownerLease.onLost(this::ownerLeaseLost);
+      final OwnerLease lease = this.ownerLease;
+      lease.onAdmission(admitting -> events.emit(new dev.spotkit.core.NodeEvent.LeaseAdmissionChanged(
+          java.time.Instant.now(), nodeRid, lease.record().ownerId(), admitting)));
       if (metrics.enabled()) {
         this.ownerLease.onRenewal(metrics::leaseRenewal);
       }
