@@ -42,7 +42,7 @@ public class PingPongBenchmark {
     public static final int HOPS = 200_000;
 
     /** Implementation under test. */
-    @Param({"raw", "spotkit", "spotkit-mailbox", "pekko", "pekko-tuned"})
+    @Param({"raw", "spotkit", "spotkit-metrics", "spotkit-mailbox", "pekko", "pekko-tuned"})
     public String impl;
 
     private Workload workload;
@@ -52,7 +52,8 @@ public class PingPongBenchmark {
     public void setUp() {
         workload = switch (impl) {
             case "raw" -> new Raw();
-            case "spotkit" -> new Spotkit();
+            case "spotkit" -> new Spotkit(false);
+            case "spotkit-metrics" -> new Spotkit(true); // the same, with a SimpleMeterRegistry
             case "spotkit-mailbox" -> new SpotkitMailbox();
             case "pekko", "pekko-tuned" -> new Pekko(PekkoSetting.tuned(impl));
             default -> throw new IllegalArgumentException("unknown impl " + impl);
@@ -152,8 +153,8 @@ public class PingPongBenchmark {
         private final MeshNode node;
         private final Target a;
 
-        Spotkit() {
-            node = SpotkitApi.node("pingpong", PlayerActor::new);
+        Spotkit(final boolean metrics) {
+            node = SpotkitApi.node("pingpong", PlayerActor::new, metrics);
             final dev.spotkit.core.ActorRef refA = SpotkitApi.create(node, "a");
             final dev.spotkit.core.ActorRef refB = SpotkitApi.create(node, "b");
             a = node.toActor(refA);

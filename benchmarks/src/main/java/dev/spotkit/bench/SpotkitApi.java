@@ -26,13 +26,28 @@ final class SpotkitApi {
     }
 
     static MeshNode node(final String mesh, final ActorFactory<? extends Actor> factory) {
-        return MeshNode.builder()
+        return node(mesh, factory, false);
+    }
+
+    /**
+     * A node with the benchmark actors.
+     *
+     * @param mesh the mesh name.
+     * @param factory the actor factory.
+     * @param metrics true to publish the node's meters to a {@code SimpleMeterRegistry} (the cost of metrics on).
+     * @return the started node.
+     */
+    static MeshNode node(final String mesh, final ActorFactory<? extends Actor> factory, final boolean metrics) {
+        final MeshNode.Builder builder = MeshNode.builder()
             .meshName(mesh)
             .locationStore(new InMemoryLocationStore())
             .relocationStore(new InMemoryRelocationStore())
             .closeTimeout(Duration.ofSeconds(5))
-            .objectServer(s -> s.entrySpot(Entry::new).actor(TYPE, factory, a -> a.recreateOnRelocation()))
-            .start();
+            .objectServer(s -> s.entrySpot(Entry::new).actor(TYPE, factory, a -> a.recreateOnRelocation()));
+        if (metrics) {
+            builder.metrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        }
+        return builder.start();
     }
 
     static ActorRef create(final MeshNode node, final String id) {

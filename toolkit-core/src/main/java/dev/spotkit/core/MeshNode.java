@@ -95,7 +95,8 @@ public final class MeshNode implements AutoCloseable {
   /**
    * This node's event feed: relocation start / commit / fail, the spec's relocation warnings
    * ({@code cutover_timeout}, {@code late_cutover}, {@code location_update_failed},
-   * {@code late_session_route_update}), owner lease loss and state changes, each also logged as one key=value line.
+   * {@code late_session_route_update}), owner lease loss and admission stops, state changes, each also logged as one
+   * key=value line.
    * Listeners run on the node's event thread, never inside a handler turn (see {@link NodeEvents}). Any thread.
    *
    * @return the feed; the same instance on every call.
@@ -524,8 +525,8 @@ public final class MeshNode implements AutoCloseable {
      * <ul>
      *   <li>{@code spotkit.mailbox.depth} gauge, tags kind ({@code actor}/{@code spot}), type: messages queued and
      *       not yet run in the mailboxes of that type on this node (computed at scrape time);</li>
-     *   <li>{@code spotkit.turn.duration} timer, tags kind, type: one handler turn (message or request), handler
-     *       start to end;</li>
+     *   <li>{@code spotkit.turn.duration} function timer (count and total time, no max), tags kind, type: one handler
+     *       turn (message or request), handler start to end;</li>
      *   <li>{@code spotkit.messages.handled} counter, tags kind, type, outcome ({@code ok}, {@code failed}: threw,
      *       {@code unhandled}: no handler);</li>
      *   <li>{@code spotkit.permits.live} and {@code spotkit.permits.limit} gauges: Application Job Queue permits
@@ -549,6 +550,7 @@ public final class MeshNode implements AutoCloseable {
      *       ({@code sent}/{@code received});</li>
      *   <li>{@code spotkit.sessions.open} gauge, {@code spotkit.sessions.opened} and {@code spotkit.sessions.closed}
      *       counters;</li>
+     *   <li>{@code spotkit.dead.letters} counter, tag reason: what {@link MeshNode#deadLetters()} counts;</li>
      *   <li>{@code spotkit.events.listener.failures} and {@code spotkit.events.dropped} counters
      *       ({@link NodeEvents}).</li>
      * </ul>

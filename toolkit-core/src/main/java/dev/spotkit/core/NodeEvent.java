@@ -282,6 +282,29 @@ public sealed interface NodeEvent {
   }
 
   /**
+   * The owner lease stopped admitting new work ({@code admitting} false: no renewal answered in time, so the local
+   * admission deadline passed; new messages, timers, creations and store writes get Unavailable, spec 002 section 5,
+   * LOC-04), or admits again after a renewal answered ({@code admitting} true). Unlike {@link LeaseLost}, the lease
+   * may still be held: the node keeps running and renewing.
+   *
+   * @param at when.
+   * @param node this node.
+   * @param ownerId the lease's OwnerId.
+   * @param admitting whether new work is admitted from now on.
+   */
+  record LeaseAdmissionChanged(Instant at, NodeRid node, String ownerId, boolean admitting) implements NodeEvent {
+    @Override
+    public String code() {
+      return "lease_admission_changed";
+    }
+
+    @Override
+    public String keyValues() {
+      return "owner=" + ownerId + " admitting=" + admitting;
+    }
+  }
+
+  /**
    * The node changed state: RUNNING once started, CLOSING when a close, fail-stop or halt began, CLOSED when it
    * finished.
    *

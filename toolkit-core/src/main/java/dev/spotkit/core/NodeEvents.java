@@ -2,10 +2,13 @@ package dev.spotkit.core;
 
 /**
  * A node's event feed ({@link MeshNode#events()}): relocation start / commit / fail, the spec's relocation warnings
- * as typed events, lease loss, node state changes (see {@link NodeEvent} for the list). Each event is also logged
- * by the node as one {@code event=<code> key=value ...} line on logger {@code dev.spotkit.core.events} (WARN for the
- * spec's warnings, ERROR for {@code location_update_failed} and {@code lease_lost}, INFO otherwise), with or without
- * listeners.
+ * as typed events, lease loss and admission stops, node state changes (see {@link NodeEvent} for the list). Each
+ * event is also logged by the node as one {@code event=<code> key=value ... node=<rid>} line on logger
+ * {@code dev.spotkit.core.events}, with or without listeners: ERROR for {@code location_update_failed} and
+ * {@code lease_lost}; WARN for {@code cutover_timeout}, {@code late_cutover}, {@code late_session_route_update},
+ * {@code relocation_failed} and {@code lease_admission_changed} when admission stops; INFO for
+ * {@code node_state_changed} and admission resuming; DEBUG for {@code relocation_started} and
+ * {@code relocation_committed} (one pair per move: a busy chat node moves players all the time).
  *
  * <p>Delivery: on one event thread per node (a virtual thread, created with the first listener), never on a
  * dispatcher turn, so a listener may block or log freely without delaying actors, the mesh or the owner lease.

@@ -51,7 +51,8 @@ class LeaseAdmissionTest {
   void stalledRenewalsStopMessagesTimersCreationsAndStoreWritesUntilARenewalAnswers() throws Exception {
     // renew 100 ms, TTL 3 s, renew timeout 200 ms, fencing margin 2.5 s: admission ends ~0.5 s after the last
     // answered renewal, long before the store could expire the lease record
-    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2)
+    final java.util.List<NodeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2).eventListener(events::add)
         .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
@@ -78,5 +79,10 @@ class LeaseAdmissionTest {
     Awaitility.await().atMost(5, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20))
         .ignoreException(SpotkitException.Unavailable.class).untilAsserted(() -> node.toActor("c").send(new Poke()));
     assertThat(node.actors().getOrCreate("d", "counter").await().id().value()).isEqualTo("d");
+    // the event feed said both: admission stopped, then admitted again (the lease itself was never lost)
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> assertThat(events.stream()
+        .filter(NodeEvent.LeaseAdmissionChanged.class::isInstance).map(e -> ((NodeEvent.LeaseAdmissionChanged) e)
+        .admitting()).toList()).containsExactly(false, true));
+    assertThat(events).noneMatch(NodeEvent.LeaseLost.class::isInstance);
   }
 }

@@ -38,7 +38,8 @@ class LeaseLostFailStopTest {
   @Test
   @Spec("LOC-04")
   void aNodeWhoseLeaseExpiredInTheStoreStopsItselfAndCompletesTerminatedExceptionally() throws Exception {
-    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2)
+    final java.util.List<NodeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2).eventListener(events::add)
         .closeTimeout(Duration.ofSeconds(2))
         .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
@@ -59,6 +60,16 @@ class LeaseLostFailStopTest {
           .hasMessageContaining("owner lease").hasMessageContaining("lost for good");
       assertThat(node.isClosed()).isTrue();
       assertThat(store.appliedWrites()).isEqualTo(writesBefore); // nothing written under the dead lease
+      // the feed told it: lease lost, then the fail-stop close
+      // (under load the admission deadline may pass before a renewal finds the lease gone: that adds a
+      // lease_admission_changed event, not counted here)
+      final java.util.function.Supplier<java.util.List<NodeEvent>> told = () -> events.stream()
+          .filter(e -> !(e instanceof NodeEvent.LeaseAdmissionChanged)).toList();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> told.get().size() >= 4);
+      assertThat(told.get()).extracting(NodeEvent::code).containsExactly("node_state_changed", "lease_lost",
+          "node_state_changed", "node_state_changed");
+      assertThat(told.get().get(2)).isInstanceOfSatisfying(NodeEvent.NodeStateChanged.class,
+          e -> assertThat(e.reason()).isEqualTo("fail-stop"));
       // the session was closed by the node (end of stream), not left open and silent
       final BufferedReader in = new BufferedReader(new InputStreamReader(client.getInputStream(),
           StandardCharsets.UTF_8));

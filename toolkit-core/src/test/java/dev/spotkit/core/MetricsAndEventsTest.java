@@ -5,12 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.spotkit.store.InMemoryLocationStore;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -118,12 +121,14 @@ class MetricsAndEventsTest {
 
   private static double count(final MeterRegistry r, final String name, final String... tags) {
     final Counter c = r.find(name).tags(tags).counter();
-    return c == null ? 0 : c.count();
+    final FunctionCounter f = r.find(name).tags(tags).functionCounter();
+    return c != null ? c.count() : f != null ? f.count() : 0;
   }
 
-  private static long timerCount(final MeterRegistry r, final String name, final String... tags) {
+  private static double timerCount(final MeterRegistry r, final String name, final String... tags) {
     final Timer t = r.find(name).tags(tags).timer();
-    return t == null ? 0 : t.count();
+    final FunctionTimer f = r.find(name).tags(tags).functionTimer();
+    return t != null ? t.count() : f != null ? f.count() : 0;
   }
 
   @SuppressWarnings("unchecked")
@@ -226,6 +231,64 @@ class MetricsAndEventsTest {
     assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "failed")).isEqualTo(1);
     assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "committed")).isZero();
     assertThat(timerCount(ra, "spotkit.relocation.pause", "role", "source")).isZero();
+  }
+
+  /**
+   * Every CAS of the target fails retryably (the store refuses the write): past relay-ready the target retries until
+   * the Restore validity (10 s) and gives up with the spec's {@code location_update_failed} (spec 001 section 4.5),
+   * a typed event on B followed by its RelocationFailed past relay-ready; the store errors are counted by operation
+   * on B, and A, which learns by reading the row, reports its own RelocationFailed past relay-ready.
+   */
+  @Test
+  void aTargetThatCannotCommitEmitsLocationUpdateFailedAndCountsStoreErrors() {
+    final SimpleMeterRegistry ra = new SimpleMeterRegistry();
+    final SimpleMeterRegistry rb = new SimpleMeterRegistry();
+    final List<NodeEvent> ea = new CopyOnWriteArrayList<>();
+    final List<NodeEvent> eb = new CopyOnWriteArrayList<>();
+    final MeshNode a = node(ra, ea, false);
+    final String id = Placed.actorOn(a, "stuck", "keeper");
+    final MeshNode b = node(rb, eb, false);
+    final String key = dev.spotkit.core.location.ObjectKey.actor(id).logicalKey().preimage();
+    store.faults().failNext(100_000, call -> call.kind() == dev.spotkit.store.StoreFaults.Kind.WRITE
+        && call.touches(key));
+    try {
+      final HostRelocationResult result = a.relocate(b.nodeRid()).join(); // bounded: validity + one store call
+      assertThat(result.kept()).containsKey(new ActorId(id));
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(eb.stream()
+          .filter(e -> !(e instanceof NodeEvent.NodeStateChanged)).map(NodeEvent::code).toList())
+          .containsExactly("relocation_started", "location_update_failed", "relocation_failed"));
+      final NodeEvent.RelocationFailed targetFailed = (NodeEvent.RelocationFailed) eb.get(eb.size() - 1);
+      assertThat(targetFailed.pastRelayReady()).isTrue();
+      assertThat(targetFailed.role()).isEqualTo(NodeEvent.RelocationRole.TARGET);
+      assertThat(count(rb, "spotkit.store.errors", "store", "location", "operation", "write", "error",
+          "Unavailable")).isPositive();
+      assertThat(count(rb, "spotkit.relocations", "kind", "host", "role", "target", "outcome", "failed"))
+          .isEqualTo(1);
+      assertThat(relocationEvents(ea, id)).containsExactly("relocation_started:SOURCE", "relocation_failed:SOURCE");
+      assertThat(ea.stream().filter(NodeEvent.RelocationFailed.class::isInstance)
+          .map(NodeEvent.RelocationFailed.class::cast).findFirst().orElseThrow().pastRelayReady()).isTrue();
+    } finally {
+      store.faults().clear(); // the nodes' close writes normally
+    }
+  }
+
+  /**
+   * A one-way message from A reaches B after the actor it names was destroyed there: B counts a dead letter, and its
+   * {@code spotkit.dead.letters} meter of that reason reads what {@link MeshNode#deadLetters()} says.
+   */
+  @Test
+  void aDeadLetterIsCountedByReason() {
+    final SimpleMeterRegistry rb = new SimpleMeterRegistry();
+    final MeshNode b = node(rb, null, false);
+    final String id = Placed.actorOn(b, "gone", "keeper");
+    final MeshNode a = node(null, null, false);
+    final ActorRef ref = a.actors().find(id).orElseThrow();
+    assertThat(seen(a, id)).isEmpty(); // A routes to B
+    assertThat(b.actors().destroy(ref).await()).isTrue();
+    a.toActor(ref).send(new Note(1)); // to the destroyed incarnation, one-way: dropped on B
+    await().atMost(Duration.ofSeconds(5)).until(() -> !b.deadLetters().isEmpty());
+    final Map.Entry<String, Long> dead = b.deadLetters().entrySet().iterator().next();
+    assertThat(count(rb, "spotkit.dead.letters", "reason", dead.getKey())).isEqualTo(dead.getValue().doubleValue());
   }
 
   /**

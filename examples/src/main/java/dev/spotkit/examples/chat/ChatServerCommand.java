@@ -196,11 +196,15 @@ public final class ChatServerCommand implements Callable<Integer> {
           .getMessage() + "; choose another port, or 0 for a free one");
       return null;
     }
-    final ChatServer started = startNodes();
-    if (started == null) {
-      closeMetrics();
+    ChatServer started = null;
+    try {
+      started = startNodes();
+      return started;
+    } finally {
+      if (started == null) { // no server (an error line was printed, or an unexpected failure): no endpoint either
+        closeMetrics();
+      }
     }
-    return started;
   }
 
   /** Node i's builder gets the metrics registry, tagged node=i, when {@code --metrics-port} is given. */

@@ -78,6 +78,21 @@ class MetricsEndpointTest {
         + " and 65535 (0 = a free port)" + System.lineSeparator());
   }
 
+  @Test
+  void aMetricsPortInUseIsAUsageErrorWithoutAStackTrace() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getByName("127.0.0.1"))) {
+      final ByteArrayOutputStream err = new ByteArrayOutputStream();
+      final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port",
+          "0", "--metrics-port", Integer.toString(taken.getLocalPort()));
+      assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
+      assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("chat-server: --metrics-port "
+          + taken.getLocalPort() + " on 127.0.0.1 cannot be bound: ")
+          .endsWith("; choose another port, or 0 for a free one" + System.lineSeparator())
+          .doesNotContain("\tat ");
+    }
+  }
+
   private static String scrape(final String url) throws Exception {
     final HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
     http.setConnectTimeout(5_000);

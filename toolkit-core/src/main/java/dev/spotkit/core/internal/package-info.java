@@ -3,7 +3,8 @@
  *
  * <p>The classes live in subpackages by owner, layered bottom to top: {@code runtime} (cells, turns, timers,
  * messaging), {@code mesh} (RouteMesh), {@code creation}, {@code join}, {@code session} (SessionBinder,
- * BoundSession), {@code relocation} (pump driver, source and target ports, host relocation). Each subpackage's
+ * BoundSession), {@code relocation} (pump driver, source and target ports, host relocation), and beside them
+ * {@code observe} (Micrometer meters, the node event feed, timed store decorators). Each subpackage's
  * package-info names the owner of each stage; {@code dev.spotkit.core.arch.LayeringTest} keeps the arrows pointing
  * down and lists the known exceptions.
  *

@@ -89,6 +89,8 @@ public final class OwnerLease {
   private long lastSentNanos;
   private long nextAttempt;
   private Attempt inFlight;
+  /** Told when admission stops or resumes (node events); set before renewals start, or null. */
+  private volatile java.util.function.Consumer<Boolean> admissionHook;
   /** Told the result of each renewal (metrics); set before renewals start, or null. */
   private volatile java.util.function.Consumer<Boolean> renewalHook;
   /** Run once when the lease is found lost for good; set before renewals start. */
@@ -233,6 +235,19 @@ public final class OwnerLease {
   }
 
   /**
+   * Registers what to tell when this lease stops admitting new work (false: the local admission deadline passed, or
+   * the lease was lost without an {@link #onLost} hook) and when it admits again after a stop (true). Not told for
+   * the first admission after {@link #acquire()}, nor for a loss an {@link #onLost} hook reports. Runs on the thread
+   * that noticed (a renewal's store answer, or a caller of {@link #admit}), under this lease's monitor: it must not
+   * block.
+   *
+   * @param hook the observer; null removes it.
+   */
+  public void onAdmission(final java.util.function.Consumer<Boolean> hook) {
+    this.admissionHook = hook;
+  }
+
+  /**
    * Whether the lease was found lost for good (see {@link #onLost}).
    *
    * @return true once lost; never false again.
@@ -348,6 +363,7 @@ public final class OwnerLease {
       if (stopped) {
         if (everAdmitted) {
           LOG.info("owner lease {} admits new work again until monotonic {} ns", printableKey(), deadlineNanos);
+          tellAdmission(true);
         }
         stopped = false;
         everAdmitted = true;
@@ -362,8 +378,21 @@ public final class OwnerLease {
       LOG.warn("owner lease {} stops admitting new work: {} (deadline at monotonic {} ns, now {} ns)",
           printableKey(), state == State.LOST ? "the lease was lost" : "local admission deadline passed",
           deadlineNanos, now);
+      tellAdmission(false);
     }
     return admitting;
+  }
+
+  /** Tells the admission hook, if any; it must not block (it runs under this monitor). */
+  private void tellAdmission(final boolean admitting) {
+    final java.util.function.Consumer<Boolean> hook = admissionHook;
+    if (hook != null) {
+      try {
+        hook.accept(admitting);
+      } catch (RuntimeException e) {
+        LOG.warn("owner lease {}: the admission hook threw", printableKey(), e);
+      }
+    }
   }
 
   private synchronized boolean versionKnown() {

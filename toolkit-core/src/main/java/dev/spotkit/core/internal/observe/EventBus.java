@@ -145,6 +145,13 @@ public final class EventBus implements NodeEvents {
       case NodeEvent.LateSessionRouteUpdate e -> LOG.warn("event={} {} node={}", e.code(), e.keyValues(), e.node());
       case NodeEvent.RelocationFailed e -> LOG.warn("event={} {} node={}", e.code(), e.keyValues(), e.node());
       case NodeEvent.NodeStateChanged e -> LOG.info("event={} {} node={}", e.code(), e.keyValues(), e.node());
+      case NodeEvent.LeaseAdmissionChanged e -> {
+        if (e.admitting()) {
+          LOG.info("event={} {} node={}", e.code(), e.keyValues(), e.node());
+        } else {
+          LOG.warn("event={} {} node={}", e.code(), e.keyValues(), e.node());
+        }
+      }
       case NodeEvent.RelocationStarted e -> debug(e);
       case NodeEvent.RelocationCommitted e -> debug(e);
     }

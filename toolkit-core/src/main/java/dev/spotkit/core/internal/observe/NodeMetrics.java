@@ -3,6 +3,8 @@ package dev.spotkit.core.internal.observe;
 import dev.spotkit.core.NodeEvent;
 import dev.spotkit.mailbox.Dispatcher;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,8 +38,6 @@ public final class NodeMetrics {
   static final Duration[] PAUSE_BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
       Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
       Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10)};
-
-  private static final String[] OUTCOMES = {"ok", "failed", "unhandled"};
 
   private final MeterRegistry registry;
   private final Tags tags;
@@ -181,16 +181,20 @@ public final class NodeMetrics {
     }
     return types.computeIfAbsent(kind + "/" + type, k -> {
       final Tags t = Tags.of("kind", kind, "type", type);
-      final Counter[] handled = new Counter[OUTCOMES.length];
-      for (int i = 0; i < OUTCOMES.length; i++) {
-        handled[i] = counter("spotkit.messages.handled", "messages and requests run by handlers (ok: returned; failed:"
-            + " threw; unhandled: no handler)", null, t.and("outcome", OUTCOMES[i]));
-      }
+      final TypeMeters m = new TypeMeters(); // function meters hold it weakly: the types map keeps it until close
+      final String handled = "messages and requests run by handlers (ok: returned; failed: threw; unhandled: no"
+          + " handler)";
+      add(FunctionCounter.builder("spotkit.messages.handled", m, x -> x.turns.sum() - (double) x.failed.sum())
+          .description(handled).tags(tags).tags(t).tag("outcome", "ok").register(registry));
+      add(FunctionCounter.builder("spotkit.messages.handled", m, x -> x.failed.sum())
+          .description(handled).tags(tags).tags(t).tag("outcome", "failed").register(registry));
+      m.unhandledCounter(counter("spotkit.messages.handled", handled, null, t.and("outcome", "unhandled")));
       gauge("spotkit.mailbox.depth", "messages queued and not yet run in this type's mailboxes on this node",
           depth::getAsDouble, t);
-      return new TypeMeters(add(Timer.builder("spotkit.turn.duration")
-          .description("handler turn latency: one message or request, handler start to end")
-          .tags(tags).tags(t).register(registry)), handled[0], handled[1], handled[2]);
+      add(FunctionTimer.builder("spotkit.turn.duration", m, x -> x.turns.sum(), x -> x.nanos.sum(),
+          TimeUnit.NANOSECONDS).description("handler turn latency: one message or request, handler start to end"
+          + " (count and total; the mean is total / count)").tags(tags).tags(t).register(registry));
+      return m;
     });
   }
 
@@ -222,6 +226,21 @@ public final class NodeMetrics {
     ended.get(kind).get(role)[committed ? 0 : 1].increment();
     if (committed) {
       pause.get(role).record(Math.max(0, pauseNanos), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * The {@code spotkit.dead.letters} counter of one reason (see {@code MeshNode.deadLetters()}), made with the
+   * reason's first dead letter. Metrics on only.
+   *
+   * @param reason the dead letter reason, e.g. {@code target-gone}.
+   * @param count the reason's count, read at scrape time.
+   */
+  public void deadLetters(final String reason, final java.util.concurrent.atomic.LongAdder count) {
+    if (registry != null) {
+      add(FunctionCounter.builder("spotkit.dead.letters", count, java.util.concurrent.atomic.LongAdder::doubleValue)
+          .description("messages this node accepted and then could not run, by reason").tags(tags)
+          .tag("reason", reason).register(registry));
     }
   }
 

@@ -9,10 +9,12 @@
  *   <li><b>Off costs nothing.</b> Without {@code MeshNode.Builder.metrics(...)} no meter exists: cells hold a null
  *       {@link dev.spotkit.core.internal.observe.TypeMeters} (one null check per message), every other hook returns
  *       on a null field, and the stores are not wrapped.</li>
- *   <li><b>Hot path.</b> Per message, with metrics on: two {@code System.nanoTime()} reads, one {@code Timer.record}
- *       and one {@code Counter.increment} on meters the cell cached when it was built (looked up once per cell by
- *       kind and type, never per message). Mailbox depth is a gauge computed at scrape time by walking the cells of
- *       the type, so offers pay nothing for it.</li>
+ *   <li><b>Hot path.</b> Per message, with metrics on: two {@code System.nanoTime()} reads and two
+ *       {@code LongAdder} adds on the {@link dev.spotkit.core.internal.observe.TypeMeters} the cell cached when it was
+ *       built (looked up once per cell by kind and type, never per message); the turn timer and the handled counters
+ *       are Micrometer function meters that read the adders at scrape time (a {@code Timer} per message cost twice
+ *       as much: benchmarks/RESULTS.md, "Metrics on"). Mailbox depth is a gauge computed at scrape time by walking
+ *       the cells of the type, so offers pay nothing for it.</li>
  *   <li><b>One node, one set of meters.</b> Meters carry no node tag (a NodeRid is new per start and would grow the
  *       series without bound); the node removes its meters from the registry when it closes, so a registry outlives
  *       the nodes that used it. Two nodes running at once in one process need a registry each, or common tags that

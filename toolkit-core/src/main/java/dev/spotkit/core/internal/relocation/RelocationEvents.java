@@ -68,6 +68,26 @@ final class RelocationEvents {
     }
   }
 
+  /**
+   * Starts the target's watch of a new relocation identity; an earlier unit still open ends as failed (superseded,
+   * spec 000 MEM-28: the later attempt wins).
+   *
+   * @param previous the earlier watch, or null.
+   * @param fresh the new watch, not started.
+   * @param id the ActorId.
+   * @param source the source node.
+   * @param relocation the new RelocationId.
+   * @return {@code fresh}, started.
+   */
+  static Watch next(final Watch previous, final Watch fresh, final String id, final NodeRid source,
+      final RelocationId relocation) {
+    if (previous != null) {
+      previous.failed("superseded by relocation " + hex(relocation), false);
+    }
+    fresh.started(id, source, relocation);
+    return fresh;
+  }
+
   /** @return the RelocationId as 32 lowercase hex digits. */
   static String hex(final RelocationId id) {
     return String.format("%016x%016x", id.high(), id.low());
@@ -90,6 +110,21 @@ final class RelocationEvents {
     Watch(final NodeRuntime rt, final NodeEvent.RelocationRole role) {
       this.rt = rt;
       this.role = role;
+    }
+
+    /**
+     * A watch whose kind is known before it starts (the target: from the approval it holds).
+     *
+     * @param join true for a cross-node join, false for a host relocation.
+     */
+    Watch(final NodeRuntime rt, final NodeEvent.RelocationRole role, final boolean join) {
+      this(rt, role);
+      this.kind = join ? NodeEvent.RelocationKind.JOIN : NodeEvent.RelocationKind.HOST;
+    }
+
+    /** Starts a watch made with its kind (see {@link #started(String, boolean, NodeRid, RelocationId)}). */
+    synchronized void started(final String id, final NodeRid other, final RelocationId relocation) {
+      started(id, kind == NodeEvent.RelocationKind.JOIN, other, relocation);
     }
 
     /**

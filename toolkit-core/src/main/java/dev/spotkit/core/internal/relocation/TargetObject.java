@@ -148,6 +148,7 @@ final class TargetObject {
       return;
     }
     final TargetEvent.CasPlan plan;
+    RelocationEvents.Watch fresh = null;
     if (prepare == null || !prepare.identity().equals(p.identity())) {
       refused = null;
       refusedCode = dev.spotkit.relocation.FailureCode.TARGET_UNAVAILABLE;
@@ -159,14 +160,16 @@ final class TargetObject {
       }
       refused = check(from, p);
       prepare = p;
-      watch = new RelocationEvents.Watch(rt, dev.spotkit.core.NodeEvent.RelocationRole.TARGET);
-      watch.started(id, approval != null, Rids.toNodeRid(p.sourceNodeRid()), p.identity().relocationId());
+      fresh = new RelocationEvents.Watch(rt, dev.spotkit.core.NodeEvent.RelocationRole.TARGET, approval != null);
       validUntilMs = at + Relocations.RESTORE_VALIDITY.toMillis(); // the unit's deadline (its first Restore)
     }
     plan = new TargetEvent.CasPlan(ObjectKey.actor(id).logicalKey().preimage(), row == null ? "none"
         : row.version().value(), fence());
     feed(new TargetEvent.RestoreRequested(p, id, connection, at + Relocations.RESTORE_VALIDITY.toMillis(), plan,
         false), at);
+    if (fresh != null) { // after the feed: a superseded unit's removal in it ended the earlier watch
+      watch = RelocationEvents.next(watch, fresh, id, Rids.toNodeRid(p.sourceNodeRid()), p.identity().relocationId());
+    }
   }
 
   /**

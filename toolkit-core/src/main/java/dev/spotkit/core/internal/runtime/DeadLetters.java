@@ -18,6 +18,17 @@ public final class DeadLetters {
   public static final long WINDOW_MS = 10_000;
 
   private final ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
+  /** Told each reason's count when its first dead letter arrives (metrics); set once, before any record. */
+  private volatile java.util.function.BiConsumer<String, LongAdder> newReason = (r, c) -> { };
+
+  /**
+   * Registers what to tell when a reason's first dead letter arrives (the {@code spotkit.dead.letters} meter).
+   *
+   * @param hook told the reason and its count; must not block.
+   */
+  void onNewReason(final java.util.function.BiConsumer<String, LongAdder> hook) {
+    this.newReason = hook;
+  }
   /** Per reason: {next allowed log time in nanos, lines held back}. */
   private final ConcurrentHashMap<String, AtomicLong[]> rate = new ConcurrentHashMap<>();
 
@@ -28,7 +39,11 @@ public final class DeadLetters {
    * @param detail what was dropped, for the log line.
    */
   public void record(final String reason, final String detail) {
-    counts.computeIfAbsent(reason, r -> new LongAdder()).increment();
+    counts.computeIfAbsent(reason, r -> {
+      final LongAdder count = new LongAdder();
+      newReason.accept(r, count); // the first of a reason: its meter reads this count
+      return count;
+    }).increment();
     final AtomicLong[] state = rate.computeIfAbsent(reason, r -> new AtomicLong[] {
         new AtomicLong(System.nanoTime() - 1), new AtomicLong()});
     final long now = System.nanoTime();

@@ -124,11 +124,17 @@ public final class NodeRuntime {
     this.metrics = config.metrics();
     this.events = new dev.spotkit.core.internal.observe.EventBus(config.meshName().value(), metrics);
     config.listeners().forEach(events::addListener);
+    if (metrics.enabled()) {
+      deadLetters.onNewReason(metrics::deadLetters);
+    }
     if (config.store() != null) {
       // LOC-03: the settings were checked when built; acquire issues the LeaseGeneration (blocks on the store)
       this.ownerLease = new OwnerLease(config.store(), "owner-" + Ids.newUuid(), config.lease(), System::nanoTime);
       this.ownerLease.acquire();
       this.ownerLease.onLost(this::ownerLeaseLost);
+      final OwnerLease lease = this.ownerLease;
+      lease.onAdmission(admitting -> events.emit(new dev.spotkit.core.NodeEvent.LeaseAdmissionChanged(
+          java.time.Instant.now(), nodeRid, lease.record().ownerId(), admitting)));
       if (metrics.enabled()) {
         this.ownerLease.onRenewal(metrics::leaseRenewal);
       }

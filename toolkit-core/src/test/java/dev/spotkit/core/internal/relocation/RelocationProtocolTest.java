@@ -79,6 +79,8 @@ class RelocationProtocolTest extends HandWrittenPeerFixture {
   @Test
   @Spec("MEM-28")
   void aRestoreOfANewIdentitySupersedesTheUnfinishedPreparation() throws Exception {
+    final List<dev.spotkit.core.NodeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    node.events().addListener(events::add);
     final String actor = node.actors().getOrCreate("twice", "plain").await().id().value();
     final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow();
     final NodePeer peer = new NodeDirectory(store, WAIT).readMesh("mesh").get(0);
@@ -105,6 +107,14 @@ class RelocationProtocolTest extends HandWrittenPeerFixture {
       assertThat(f.identity()).isEqualTo(first); // the earlier preparation is aborted; the later attempt wins
       assertThat(f.failureCode()).isEqualTo(dev.spotkit.relocation.FailureCode.SUPERSEDED.wireCode());
     });
+    // the node's feed: the first unit ended (superseded) before the second started
+    org.awaitility.Awaitility.await().atMost(WAIT).until(() -> events.stream()
+        .filter(e -> !(e instanceof dev.spotkit.core.NodeEvent.NodeStateChanged)).count() >= 3);
+    assertThat(events.stream().filter(e -> !(e instanceof dev.spotkit.core.NodeEvent.NodeStateChanged)).limit(3)
+        .map(e -> e.code() + " " + e.keyValues().replaceAll(".* relocation=(\\w+).*", "$1")).toList())
+        .containsExactly("relocation_started 00000000000000010000000000000001",
+            "relocation_failed 00000000000000010000000000000001",
+            "relocation_started 00000000000000020000000000000002");
     assertThat(LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version()).isEqualTo(row.version());
   }
 
