@@ -650,7 +650,7 @@ public final class Relocations {
   }
 
   /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
-  FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
+  FrozenRecord freeze(final Envelope.Msg msg, final Cell actor) {
     final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", msg.payload(),
         Integer.MAX_VALUE / 2, true), msg.sessionWork()); // session work keeps its mark in the record
     long route = 0;

@@ -56,7 +56,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    *
    * @return the description.
    */
-  abstract String describe();
+  public abstract String describe();
 
   /** Runs {@code task} exclusively on this cell's current gate, serialized with its turns. */
   abstract void control(Runnable task);
