@@ -403,6 +403,111 @@ public final class AggregateSeal {
   }
 
   /**
+   * After the target's relay-ready: the ingress hold so far, taken out of every participant's closed mailbox and
+   * frozen in arrival order (spec 001 section 4.4: the relay). Timer ticks are dropped (the timers moved with the
+   * payload); markers run. From here on the move is not reversed (spec 000 section 8).
+   *
+   * @return completes on the Spot's gate with the frozen records by participant key, in inventory order.
+   */
+  public CompletableFuture<Map<String, List<dev.spotkit.relocation.wire.FrozenRecord>>> takeHold() {
+    return onGate(this::takeHoldOnGate);
+  }
+
+  /** Runs {@code step} as a control task on the Spot's gate (inside a turn of every participant's mailbox). */
+  private <T> CompletableFuture<T> onGate(final java.util.function.Supplier<T> step) {
+    final CompletableFuture<T> done = new CompletableFuture<>();
+    spot.control(() -> {
+      try {
+        done.complete(step.get());
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+      }
+    });
+    return done;
+  }
+
+  private Map<String, List<dev.spotkit.relocation.wire.FrozenRecord>> takeHoldOnGate() {
+    final Relocations r = rt.relocations();
+    final Map<String, List<dev.spotkit.relocation.wire.FrozenRecord>> out = new java.util.LinkedHashMap<>();
+    for (Cell c : participants) {
+      final List<Envelope> drained;
+      synchronized (c.ingressLock) {
+        drained = new ArrayList<>(c.mailbox.drainUnrun());
+      }
+      final List<dev.spotkit.relocation.wire.FrozenRecord> records = new ArrayList<>();
+      for (Envelope e : drained) {
+        switch (e) {
+          case Envelope.Msg msg -> records.add(r.freeze(msg, c));
+          case Envelope.Marker marker -> marker.task().run();
+          case Envelope.Tick tick -> { }
+          case Envelope.Frame frame -> frame.link().frameHandled(); // no session-bound member reaches here
+        }
+      }
+      out.put(participantKey(c), records);
+    }
+    sealed = false; // past relay-ready: no restore
+    return out;
+  }
+
+  /**
+   * After the target's CAS committed (the target owns the Spot and every member): each participant's cell here
+   * becomes GONE and hands what its hold still kept, then every later offer, to the target over {@code connection}
+   * in order (Message Follow, spec 000 section 9); its row is never removed by this node (the target owns it).
+   *
+   * @param connection the ordered connection to the target node.
+   * @return completes once every participant follows (on the Spot's gate).
+   */
+  public CompletableFuture<Void> handOver(final dev.spotkit.core.mesh.PeerConnection connection) {
+    return onGate(() -> {
+      handOverOnGate(connection);
+      return null;
+    });
+  }
+
+  private void handOverOnGate(final dev.spotkit.core.mesh.PeerConnection connection) {
+    final Relocations r = rt.relocations();
+    for (Cell c : participants) {
+      final java.util.function.Consumer<Envelope> follow = e -> follow(connection, c, e);
+      synchronized (c.ingressLock) {
+        final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
+        c.followAggregate = follow;
+        c.state = CellState.GONE;
+        c.storeRecord = null; // the target owns the row now: this node's close must not delete it
+        r.aggregateFollows.put(participantKey(c), c);
+        left.forEach(follow);
+      }
+      if (c instanceof SpotCell s) {
+        rt.spots.remove(s.id, s);
+      } else {
+        rt.actors.remove(c.id, (ActorCell) c);
+      }
+    }
+    spot.members.clear();
+  }
+
+  private void follow(final dev.spotkit.core.mesh.PeerConnection connection, final Cell c, final Envelope e) {
+    switch (e) {
+      case Envelope.Msg msg -> {
+        try {
+          rt.mesh().sendOn(connection, c.key, c instanceof SpotCell
+              ? dev.spotkit.core.wire.ApplicationMessage.TargetKind.SPOT
+              : dev.spotkit.core.wire.ApplicationMessage.TargetKind.ACTOR, c.id, c.generation, 1, msg);
+        } catch (SpotkitException failure) {
+          if (msg.reply() != null) {
+            msg.reply().fail(failure);
+          } else {
+            rt.deadLetters().record("aggregate-follow", "one-way message for " + c.describe() + " dropped: "
+                + failure.getMessage());
+          }
+        }
+      }
+      case Envelope.Marker marker -> marker.task().run();
+      case Envelope.Tick tick -> { }
+      case Envelope.Frame frame -> frame.link().frameHandled();
+    }
+  }
+
+  /**
    * Reverses the seal before relay-ready (spec 000 section 8; spec 002 section 9.4): on the Spot's gate, every
    * participant's captured queue goes back ahead of what its hold kept, timers are registered again, the mailboxes
    * open and joins are admitted again. Markers captured run now. Idempotent.

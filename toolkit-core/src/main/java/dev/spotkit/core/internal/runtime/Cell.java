@@ -39,6 +39,12 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   public final Object ingressLock = new Object();
   /** Set while this cell is relocating away (source side): offers go to the relocation's ingress hold. */
   public RelocationSource relocating;
+  /**
+   * Set once this cell's incarnation moved away as part of a SpotWide aggregate (spec 000 section 7, section 9
+   * Message Follow): every later offer is handed to it, in order, instead of the mailbox. Written and read under
+   * {@link #ingressLock}.
+   */
+  public java.util.function.Consumer<Envelope> followAggregate;
   /** The terminal record of a remote creation (set before the creation starts), else NONE. */
   public CreationTerminal terminal = CreationTerminal.NONE;
 
@@ -93,6 +99,11 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
         source.ingress(envelope);
         return dev.spotkit.mailbox.OfferResult.ACCEPTED;
       }
+      final java.util.function.Consumer<Envelope> follow = followAggregate;
+      if (follow != null) {
+        follow.accept(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
       return mailbox.offer(envelope);
     }
   }
@@ -109,6 +120,11 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       final RelocationSource source = relocating;
       if (source != null) {
         source.ingress(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
+      final java.util.function.Consumer<Envelope> follow = followAggregate;
+      if (follow != null) {
+        follow.accept(envelope);
         return dev.spotkit.mailbox.OfferResult.ACCEPTED;
       }
       return mailbox.admit(envelope);

@@ -1,0 +1,333 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.store.InMemoryLocationStore;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link MeshNode#relocateSpot}: a SpotWide User Spot and all its members move as one aggregate (spec 000 section 7)
+ * over loopback TCP between real nodes, while senders keep writing to the room and to members directly.
+ */
+class SpotAggregateMoveTest {
+  static final String SECRET = "test-cluster-secret-0123456789";
+  static final String ROOM = "room-1";
+
+  record Join(String roomId) {
+  }
+
+  record Note(String sender, long seq) {
+  }
+
+  record Count() {
+  }
+
+  /** Every handled Note per receiver ("spot" or the ActorId): sender and seq, in handling order. */
+  static final Map<String, List<Note>> SEEN = new ConcurrentHashMap<>();
+  static final AtomicInteger JOINS = new AtomicInteger();
+  /** Notes handled by any participant: senders keep at most {@link #WINDOW} of theirs unhandled. */
+  static final AtomicLong HANDLED = new AtomicLong();
+  static final AtomicLong SENT = new AtomicLong();
+  static final long WINDOW = 3_000;
+  /** Sends that threw (must never happen: a one-way send to a moving room is accepted). */
+  static final List<String> FAILURES = new CopyOnWriteArrayList<>();
+  static final AtomicInteger MEMBERSHIP_CALLBACKS = new AtomicInteger();
+
+  static final class Member implements Actor {
+    private final ActorContext ctx;
+    long notes;
+
+    Member(final ActorContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.message(Join.class, j -> ctx.joinSpot(j.roomId()).defer())
+          .message(Note.class, n -> {
+            notes++;
+            SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n);
+            HANDLED.incrementAndGet();
+          })
+          .request(Count.class, c -> notes);
+    }
+
+    @Override
+    public void onJoinCompleted(final JoinResult result) {
+      JOINS.incrementAndGet();
+    }
+  }
+
+  static final class Room implements UserSpot<Member> {
+    private final UserSpotContext ctx;
+    long notes;
+
+    Room(final UserSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public UserSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public JoinDecision onActorJoin(final ActorId actor, final Object request) {
+      MEMBERSHIP_CALLBACKS.incrementAndGet();
+      return UserSpot.super.onActorJoin(actor, request);
+    }
+
+    @Override
+    public void onJoinedActor(final ActorRef actor) {
+      MEMBERSHIP_CALLBACKS.incrementAndGet();
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+      on.message(Note.class, n -> {
+        notes++;
+        SEEN.computeIfAbsent("spot", k -> new CopyOnWriteArrayList<>()).add(n);
+        HANDLED.incrementAndGet();
+      }).request(Count.class, c -> notes);
+    }
+  }
+
+  static final class RoomState implements SpotRelocationAdapter<Room> {
+    @Override
+    public byte[] capture(final Room spot) {
+      return ByteBuffer.allocate(8).putLong(spot.notes).array();
+    }
+
+    @Override
+    public void restore(final Room spot, final byte[] state) {
+      spot.notes = ByteBuffer.wrap(state).getLong();
+    }
+  }
+
+  static final class MemberState implements ActorRelocationAdapter<Member> {
+    @Override
+    public byte[] capture(final Member actor) {
+      return ByteBuffer.allocate(8).putLong(actor.notes).array();
+    }
+
+    @Override
+    public void restore(final Member actor, final byte[] state) {
+      actor.notes = ByteBuffer.wrap(state).getLong();
+    }
+  }
+
+  private final InMemoryLocationStore store = new InMemoryLocationStore();
+  private final List<MeshNode> nodes = new ArrayList<>();
+
+  private MeshNode node(final boolean members, final boolean disableMembers) {
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+        .objectServer(s -> {
+          s.entrySpot(TestNodes.PlainEntry::new)
+              .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()));
+          if (members) {
+            s.actor("member", Member::new, a -> {
+              if (disableMembers) {
+                a.disableRelocation();
+              } else {
+                a.preserveStateWith(new MemberState());
+              }
+            });
+          }
+        })
+        .start();
+    nodes.add(node);
+    return node;
+  }
+
+  @BeforeEach
+  void reset() {
+    SEEN.clear();
+    FAILURES.clear();
+    HANDLED.set(0);
+    SENT.set(0);
+    JOINS.set(0);
+    MEMBERSHIP_CALLBACKS.set(0);
+  }
+
+  @AfterEach
+  void close() {
+    nodes.forEach(MeshNode::close);
+    assertThat(FAILURES).isEmpty();
+  }
+
+  /** The room and its members, all on {@code node} (the only node running while they are made). */
+  private void room(final MeshNode node, final int members) {
+    node.spots().getOrCreate(ROOM, "room").await();
+    for (int i = 0; i < members; i++) {
+      node.actors().getOrCreate("m" + i, "member").await();
+      node.toActor("m" + i).send(new Join(ROOM));
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> JOINS.get() == members);
+  }
+
+  private String owner(final ObjectKey key) {
+    return LocationRecords.read(store, key).orElseThrow().authority().allocation().routingIdHex();
+  }
+
+  /** One sender: Note(name, seq) to the room and the members in turn, until stopped (at most {@code max}). */
+  private Thread sender(final MeshNode from, final String name, final int members, final AtomicBoolean stop,
+      final AtomicLong sent, final long max) {
+    return Thread.ofPlatform().daemon().name("sender-" + name).start(() -> {
+      for (long seq = 0; seq < max && !stop.get(); seq++) {
+        // backpressure, not synchronisation: at most WINDOW notes of all senders unhandled (bounded wait)
+        for (int spins = 0; SENT.get() - HANDLED.get() > WINDOW && !stop.get() && spins < 600_000; spins++) {
+          java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+        }
+        final int to = (int) (seq % (members + 1));
+        try {
+          if (to == members) {
+            from.toSpot(ROOM).send(new Note(name, seq));
+          } else {
+            from.toActor("m" + to).send(new Note(name, seq));
+          }
+        } catch (RuntimeException e) {
+          FAILURES.add(name + " seq " + seq + ": " + e);
+          return;
+        }
+        sent.incrementAndGet();
+        SENT.incrementAndGet();
+      }
+    });
+  }
+
+  @Test
+  @Spec("MEM-36")
+  @Spec("SPOT-07")
+  @Spec("REL-01")
+  @Spec("LOC-20")
+  void aRoomOfAThousandMembersMovesAToBToCWhileSendersWriteToItAndItsMembers() throws Exception {
+    final int members = 1_000;
+    final MeshNode a = node(true, false);
+    room(a, members); // every participant on a
+    final MeshNode b = node(true, false);
+    final MeshNode c = node(true, false);
+    final int callbacksBefore = MEMBERSHIP_CALLBACKS.get();
+    final AtomicBoolean stop = new AtomicBoolean();
+    final List<AtomicLong> sent = List.of(new AtomicLong(), new AtomicLong(), new AtomicLong());
+    final List<Thread> senders = List.of(sender(a, "s0", members, stop, sent.get(0), 5_000_000),
+        sender(a, "s1", members, stop, sent.get(1), 5_000_000), sender(a, "s2", members, stop, sent.get(2), 5_000_000));
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get(0).get() > 2_000); // traffic before the move
+
+    final SpotRelocationResult first = a.relocateSpot(new SpotId(ROOM), b.nodeRid()).get(60, TimeUnit.SECONDS);
+    assertThat(first.members()).isEqualTo(members);
+    assertThat(first.spot().nodeRid()).isEqualTo(b.nodeRid());
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(b.nodeRid().hex());
+    final long afterFirst = sent.get(0).get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get(0).get() > afterFirst + 2_000);
+
+    final SpotRelocationResult second = b.relocateSpot(new SpotId(ROOM), c.nodeRid()).get(60, TimeUnit.SECONDS);
+    assertThat(second.members()).isEqualTo(members);
+    final long afterSecond = sent.get(0).get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get(0).get() > afterSecond + 2_000);
+    stop.set(true);
+    for (Thread t : senders) {
+      t.join(TimeUnit.SECONDS.toMillis(30));
+    }
+    final long total = sent.stream().mapToLong(AtomicLong::get).sum();
+    await().atMost(Duration.ofSeconds(60)).until(() -> SEEN.values().stream().mapToLong(List::size).sum() >= total);
+
+    // nothing lost, duplicated or reordered per sender per participant
+    assertThat(SEEN.values().stream().mapToLong(List::size).sum()).isEqualTo(total);
+    for (Map.Entry<String, List<Note>> e : SEEN.entrySet()) {
+      final Map<String, Long> last = new java.util.HashMap<>();
+      for (Note n : e.getValue()) {
+        final Long before = last.put(n.sender(), n.seq());
+        assertThat(before == null || before < n.seq()).as("%s after %s at %s", n, before, e.getKey()).isTrue();
+      }
+    }
+    // never two owners: the Location Store names c for the Spot and every member
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(c.nodeRid().hex());
+    for (int i = 0; i < members; i++) {
+      assertThat(owner(ObjectKey.actor("m" + i))).isEqualTo(c.nodeRid().hex());
+    }
+    // state preserved: each participant's count is every note it ever handled, across both moves
+    assertThat(a.toSpot(ROOM).request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await())
+        .isEqualTo(SEEN.get("spot").size());
+    for (int i = 0; i < members; i += 97) {
+      assertThat(a.toActor("m" + i).request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await())
+          .isEqualTo(SEEN.getOrDefault("m" + i, List.of()).size());
+    }
+    assertThat(MEMBERSHIP_CALLBACKS.get()).isEqualTo(callbacksBefore); // no membership callbacks for members
+    System.out.printf("aggregate of %d members: pause A->B %d ms, B->C %d ms, %d notes%n", members,
+        first.paused().toMillis(), second.paused().toMillis(), total);
+  }
+
+  @Test
+  @Spec("MEM-36")
+  void aTargetThatCannotRestoreARoomLeavesItServingOnTheSourceWithNothingLost() throws Exception {
+    final int members = 50;
+    final MeshNode a = node(true, false);
+    room(a, members);
+    final MeshNode b = node(false, false); // no factory for the members' type: Restore fails before relay-ready
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong sent = new AtomicLong();
+    final Thread s = sender(a, "s", members, stop, sent, 5_000_000);
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > 1_000);
+
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId(ROOM), b.nodeRid()).join())
+        .isInstanceOf(CompletionException.class).cause().isInstanceOf(SpotkitException.NotConfigured.class)
+        .hasMessageContaining("has no actor factory for stable type 'member'");
+
+    final long afterFailure = sent.get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > afterFailure + 1_000); // serving again
+    stop.set(true);
+    s.join(TimeUnit.SECONDS.toMillis(30));
+    await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.values().stream().mapToLong(List::size).sum()
+        >= sent.get());
+    assertThat(SEEN.values().stream().mapToLong(List::size).sum()).isEqualTo(sent.get());
+    for (List<Note> notes : SEEN.values()) {
+      for (int i = 1; i < notes.size(); i++) {
+        assertThat(notes.get(i).seq()).isGreaterThan(notes.get(i - 1).seq());
+      }
+    }
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex());
+    assertThat(owner(ObjectKey.actor("m7"))).isEqualTo(a.nodeRid().hex());
+    assertThat(a.toActor("m7").request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await())
+        .isEqualTo(SEEN.get("m7").size());
+    // joins are admitted again
+    a.actors().getOrCreate("late", "member").await();
+    a.toActor("late").send(new Join(ROOM));
+    await().atMost(Duration.ofSeconds(10)).until(() -> JOINS.get() == members + 1);
+  }
+
+  @Test
+  void aDisableRelocationMemberOrAnUnknownSpotIsATypedErrorAndTheRoomStays() throws Exception {
+    final MeshNode a = node(true, true);
+    room(a, 3);
+    final MeshNode b = node(true, true);
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId(ROOM), b.nodeRid()).join()).cause()
+        .isInstanceOf(SpotkitException.Rejected.class).hasMessageContaining("DisableRelocation");
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId("nope"), b.nodeRid()).join()).cause()
+        .isInstanceOf(SpotkitException.NotFound.class);
+    assertThatThrownBy(() -> b.relocateSpot(new SpotId(ROOM), a.nodeRid()).join()).cause()
+        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("not by this node");
+    a.toActor("m1").send(new Note("x", 1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> SEEN.containsKey("m1"));
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex());
+  }
+}
