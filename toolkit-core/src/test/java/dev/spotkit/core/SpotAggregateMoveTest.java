@@ -189,7 +189,10 @@ class SpotAggregateMoveTest {
     return LocationRecords.read(store, key).orElseThrow().authority().allocation().routingIdHex();
   }
 
-  /** One sender: Note(name, seq) to the room and the members in turn, until stopped (at most {@code max}). */
+  /**
+   * One sender: Note(name, seq), half to the room and m0, half to the members in turn, until stopped (at most
+   * {@code max}).
+   */
   private Thread sender(final MeshNode from, final String name, final int members, final AtomicBoolean stop,
       final AtomicLong sent, final long max) {
     return Thread.ofPlatform().daemon().name("sender-" + name).start(() -> {
@@ -198,7 +201,8 @@ class SpotAggregateMoveTest {
         for (int spins = 0; SENT.get() - HANDLED.get() > WINDOW && !stop.get() && spins < 600_000; spins++) {
           java.util.concurrent.locks.LockSupport.parkNanos(50_000);
         }
-        final int to = (int) (seq % (members + 1));
+        // half of the notes go to two hot participants (the room and m0), so a hold holds long runs per sender
+        final int to = seq % 4 == 0 ? members : seq % 4 == 2 ? 0 : (int) (seq / 2 % (members + 1));
         try {
           if (to == members) {
             from.toSpot(ROOM).send(new Note(name, seq));
@@ -231,6 +235,20 @@ class SpotAggregateMoveTest {
     final List<AtomicLong> sent = List.of(new AtomicLong(), new AtomicLong(), new AtomicLong());
     final List<Thread> senders = List.of(sender(a, "s0", members, stop, sent.get(0), 5_000_000),
         sender(a, "s1", members, stop, sent.get(1), 5_000_000), sender(a, "s2", members, stop, sent.get(2), 5_000_000));
+    final AtomicLong answered = new AtomicLong();
+    final Thread requester = Thread.ofPlatform().daemon().name("requester").start(() -> {
+      for (int k = 0; k < 1_000_000 && !stop.get(); k++) { // requests keep their reply route across both moves
+        try {
+          a.toActor("m" + (k * 7 % members)).request(new Count(), Long.class).timeout(Duration.ofSeconds(20))
+              .await();
+          a.toSpot(ROOM).request(new Count(), Long.class).timeout(Duration.ofSeconds(20)).await();
+          answered.incrementAndGet();
+        } catch (RuntimeException e) {
+          FAILURES.add("request " + k + ": " + e);
+          return;
+        }
+      }
+    });
     await().atMost(Duration.ofSeconds(10)).until(() -> sent.get(0).get() > 2_000); // traffic before the move
 
     final SpotRelocationResult first = a.relocateSpot(new SpotId(ROOM), b.nodeRid()).get(60, TimeUnit.SECONDS);
@@ -248,6 +266,9 @@ class SpotAggregateMoveTest {
     for (Thread t : senders) {
       t.join(TimeUnit.SECONDS.toMillis(30));
     }
+    requester.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(FAILURES).isEmpty();
+    assertThat(answered.get()).isPositive();
     final long total = sent.stream().mapToLong(AtomicLong::get).sum();
     await().atMost(Duration.ofSeconds(60)).until(() -> SEEN.values().stream().mapToLong(List::size).sum() >= total);
 
@@ -273,8 +294,8 @@ class SpotAggregateMoveTest {
           .isEqualTo(SEEN.getOrDefault("m" + i, List.of()).size());
     }
     assertThat(MEMBERSHIP_CALLBACKS.get()).isEqualTo(callbacksBefore); // no membership callbacks for members
-    System.out.printf("aggregate of %d members: pause A->B %d ms, B->C %d ms, %d notes%n", members,
-        first.paused().toMillis(), second.paused().toMillis(), total);
+    System.out.printf("aggregate of %d members: pause A->B %d ms, B->C %d ms, %d notes, %d request pairs%n",
+        members, first.paused().toMillis(), second.paused().toMillis(), total, answered.get());
   }
 
   @Test
@@ -313,6 +334,35 @@ class SpotAggregateMoveTest {
     a.actors().getOrCreate("late", "member").await();
     a.toActor("late").send(new Join(ROOM));
     await().atMost(Duration.ofSeconds(10)).until(() -> JOINS.get() == members + 1);
+  }
+
+  @Test
+  @Spec("LOC-16")
+  void aTargetWithoutRoomForEveryMemberRefusesTheWholeRoomBeforeRelayReady() throws Exception {
+    final int members = 30;
+    final MeshNode a = node(true, false);
+    room(a, members);
+    final MeshNode b = node(true, false);
+    new dev.spotkit.core.location.PlacementBatches(store, Duration.ofSeconds(5), 8).publishLimits("mesh",
+        b.nodeRid().hex(), new dev.spotkit.core.location.NodeCapacityRecord(
+            new dev.spotkit.core.location.NodeCapacityRecord.Slots(0, 0, members - 1),
+            dev.spotkit.core.location.NodeCapacityRecord.Slots.NONE, List.of()));
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong sent = new AtomicLong();
+    final Thread s = sender(a, "s", members, stop, sent, 5_000_000);
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > 1_000);
+
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId(ROOM), b.nodeRid()).join()).cause()
+        .isInstanceOf(SpotkitException.CapacityExceeded.class).hasMessageContaining("the room stays on its source");
+
+    final long afterRefusal = sent.get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > afterRefusal + 1_000); // serving again
+    stop.set(true);
+    s.join(TimeUnit.SECONDS.toMillis(30));
+    await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.get() >= sent.get());
+    assertThat(HANDLED.get()).isEqualTo(sent.get()); // nothing lost or duplicated
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex());
+    assertThat(owner(ObjectKey.actor("m0"))).isEqualTo(a.nodeRid().hex());
   }
 
   @Test

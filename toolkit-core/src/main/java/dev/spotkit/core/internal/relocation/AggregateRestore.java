@@ -99,6 +99,7 @@ public final class AggregateRestore {
     final List<InventoryEntry> inventory = InventoryTree.read(rt.store().store(), spotId,
         sealed.tree().rootSha256Hex(), sealed.tree().count(), sealed.tree().digestSha256Hex(),
         AggregateSeal.STORE_TIMEOUT);
+    checkRoom(rt, spotId, inventory.size());
     final AggregateRestore r = new AggregateRestore(rt, sealed, aggregateId);
     try {
       r.build(payload, inventory);
@@ -107,6 +108,33 @@ public final class AggregateRestore {
       throw e;
     }
     return r;
+  }
+
+  /**
+   * Before relay-ready, so a refusal keeps the whole room on the source: this node's capacity record must have room
+   * for the whole bundle (1 Spot, its type slot, one Actor slot per member). Not a reservation: the CAS checks again
+   * and refuses all or nothing (spec 002 section 8.1).
+   */
+  private static void checkRoom(final NodeRuntime rt, final String spotId, final int participants) {
+    final PlacementBatches.Target self = rt.store().self();
+    final var read = dev.spotkit.core.location.StoreCalls.await(rt.store().store().read(
+        dev.spotkit.core.location.LocationKeys.nodeCapacity(self.meshName(), self.routingIdHex()).preimage()),
+        AggregateSeal.STORE_TIMEOUT, "read of this node's capacity record");
+    if (!(read instanceof dev.spotkit.store.ReadResult.Found found)) {
+      return; // no record: the CAS reports it
+    }
+    final String stableType = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+        PlacementBatches.DEFAULT_ATTEMPTS).read(spotId).map(a -> a.record().stableType()).orElse(null);
+    if (stableType == null) {
+      return;
+    }
+    final var full = dev.spotkit.core.location.NodeCapacityRecord.decode(found.value()).whyFull(
+        new dev.spotkit.core.location.AuthorityRecord.Capacity(participants - 1, 1,
+            new dev.spotkit.core.location.AuthorityRecord.SpotTypeSlot(PlacementKind.USER_SPOT, stableType, 1)));
+    if (full.isPresent()) {
+      throw new SpotkitException.CapacityExceeded("node " + rt.nodeRid() + " has no room for spot '" + spotId
+          + "' with its " + (participants - 1) + " members: " + full.get() + "; the room stays on its source");
+    }
   }
 
   private static String key(final InventoryEntry e) {
