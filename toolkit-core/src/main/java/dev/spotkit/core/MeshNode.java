@@ -238,12 +238,12 @@ public final class MeshNode implements AutoCloseable {
    * are held and relayed in arrival order; then the target's one Location Store CAS makes it the owner of the Spot
    * and of every member together, and it opens each mailbox with the saved work first. No membership callback runs
    * for members. Messages reaching this node afterwards follow the room to the target on the same ordered connection
-   * (Message Follow). Before the target reports it restored the room (relay-ready) a failure keeps the whole room
+   * for 30 s (Message Follow); after that the old address routes by the Location Store. Before the target reports it restored the room (relay-ready) a failure keeps the whole room
    * here, serving, with nothing lost; after it, the room is not restored here (spec 000 section 8).
    *
    * <p>Not yet: members bound to a client session (refused with Unavailable), PerActor User Spots and Instance
-   * Spots (InvalidOperation), {@code relocationReady().defer()}, the target's capacity advertisement beyond its
-   * node capacity record, and the end of Message Follow after 30 s (it lasts as long as this node runs).
+   * Spots (InvalidOperation), {@code relocationReady().defer()}, and the target's capacity advertisement beyond its
+   * node capacity record (checked before relay-ready, not reserved).
    *
    * @param spotId the SpotWide User Spot, owned by this node.
    * @param target the NodeRid of another node of this mesh with the Spot's and members' types registered.

@@ -215,7 +215,9 @@ public final class AggregateAuthority {
     final String key = LocationKeys.aggregate(spotId).preimage();
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
       final Optional<Stored> current = read(spotId);
-      if (current.isPresent()) {
+      final boolean stale = current.isPresent()
+          && current.get().record().spotObjectGeneration() != spot.objectGeneration().value();
+      if (current.isPresent() && !stale) {
         final AggregateRecord a = current.get().record();
         if (!a.ownerId().equals(spot.ownerId()) || !a.routingIdHex().equals(spot.allocation().routingIdHex())) {
           throw new SpotkitException.InvalidOperation("the aggregate of Spot '" + spotId + "' names owner "
@@ -225,10 +227,14 @@ public final class AggregateAuthority {
         return current.get();
       }
       final AuthorityRecord.Allocation s = spot.allocation();
-      final AggregateRecord first = new AggregateRecord(spotId, s.stableType(), aggregateId, 1, tree.count(),
+      final AggregateRecord first = new AggregateRecord(spotId, s.stableType(), spot.objectGeneration().value(),
+          aggregateId, 1, tree.count(),
           tree.rootSha256Hex(), tree.digestSha256Hex(), spot.ownerId(), spot.ownerLeaseGeneration(),
           spot.authorityOwnerGeneration(), s.meshName(), s.routingIdHex(), s.descriptorLifecycleGeneration());
-      final WriteResult r = StoreCalls.await(store.write(WriteBatch.of(List.of(new Condition.ExpectAbsent(key)),
+      // a record of an earlier incarnation of this SpotId (its node stopped before removing it) is replaced
+      final Condition expected = stale ? new Condition.ExpectVersion(key, current.get().version())
+          : new Condition.ExpectAbsent(key);
+      final WriteResult r = StoreCalls.await(store.write(WriteBatch.of(List.of(expected),
           List.of(Mutation.Put.of(key, first.encode())))), timeout, "write of the aggregate of Spot '" + spotId + "'");
       if (r instanceof WriteResult.Applied applied) {
         return new Stored(first, applied.version(key));
@@ -362,7 +368,8 @@ public final class AggregateAuthority {
       final Generations.Issued aog = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
           get(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
       conditions.add(aog.condition());
-      final AggregateRecord after = new AggregateRecord(spotId, before.stableType(), aggregateId,
+      final AggregateRecord after = new AggregateRecord(spotId, before.stableType(), before.spotObjectGeneration(),
+          aggregateId,
           before.aggregateGeneration() + 1, tree.count(), tree.rootSha256Hex(), tree.digestSha256Hex(),
           target.ownerId(), target.leaseGeneration(), aog.authorityOwnerGeneration(), target.meshName(),
           target.routingIdHex(), target.lifecycleGeneration());

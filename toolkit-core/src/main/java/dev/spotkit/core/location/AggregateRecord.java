@@ -11,13 +11,16 @@ import java.util.Objects;
  * has this record's owner as its owner, so one CAS of this record moves the Spot and every such member
  * ({@link AggregateAuthority#commit}).
  *
- * <p>Canonical JSON field order: recordVersion, spotId, stableType, aggregateId (32 lowercase hex, non-zero),
+ * <p>Canonical JSON field order: recordVersion, spotId, stableType, spotObjectGeneration, aggregateId (32 lowercase hex, non-zero),
  * aggregateGeneration, participantCount, inventoryRoot, inventoryDigest, ownerId, ownerLeaseGeneration,
  * authorityOwnerGeneration, descriptor {meshName, routingIdHex}, descriptorLifecycleGeneration. 64-bit values are
  * decimal strings.
  *
  * @param spotId the SpotId.
  * @param stableType the Spot's stable type (its capacity slot type).
+ * @param spotObjectGeneration the ObjectGeneration of the Spot incarnation this aggregate belongs to: a record left by
+ *     an earlier incarnation of the same SpotId (not removed because its node stopped abruptly) is replaced, never
+ *     followed.
  * @param aggregateId the 128-bit id of the move that produced this state, as 32 lowercase hex, never all zero.
  * @param aggregateGeneration 1 when the aggregate was first recorded, plus one per committed move.
  * @param participantCount the entries of the inventory: the Spot and its member Actors.
@@ -30,7 +33,8 @@ import java.util.Objects;
  * @param routingIdHex the owner node's RoutingId, lowercase hex.
  * @param descriptorLifecycleGeneration the owner node's lifecycle generation.
  */
-public record AggregateRecord(String spotId, String stableType, String aggregateId, long aggregateGeneration,
+public record AggregateRecord(String spotId, String stableType, long spotObjectGeneration, String aggregateId,
+    long aggregateGeneration,
     int participantCount, String inventoryRoot, String inventoryDigest, String ownerId,
     LeaseGeneration ownerLeaseGeneration, AuthorityOwnerGeneration authorityOwnerGeneration, String meshName,
     String routingIdHex, long descriptorLifecycleGeneration) {
@@ -57,9 +61,10 @@ public record AggregateRecord(String spotId, String stableType, String aggregate
       throw new IllegalArgumentException("AggregateId '" + aggregateId + "' must be 32 lowercase hex digits, not"
           + " all zero (a non-zero 128-bit value, spec 000 section 7)");
     }
-    if (aggregateGeneration < 1 || participantCount < 1) {
+    if (aggregateGeneration < 1 || participantCount < 1 || spotObjectGeneration < 1) {
       throw new IllegalArgumentException("aggregate of Spot '" + spotId + "' has generation " + aggregateGeneration
-          + " and " + participantCount + " participants; both must be at least 1");
+          + ", " + participantCount + " participants and spot generation " + spotObjectGeneration + "; each must be at"
+          + " least 1");
     }
   }
 
@@ -84,6 +89,7 @@ public record AggregateRecord(String spotId, String stableType, String aggregate
       g.writeNumberField("recordVersion", RecordJson.RECORD_VERSION);
       g.writeStringField("spotId", spotId);
       g.writeStringField("stableType", stableType);
+      RecordJson.u64(g, "spotObjectGeneration", spotObjectGeneration);
       g.writeStringField("aggregateId", aggregateId);
       RecordJson.u64(g, "aggregateGeneration", aggregateGeneration);
       g.writeNumberField("participantCount", participantCount);
@@ -113,7 +119,8 @@ public record AggregateRecord(String spotId, String stableType, String aggregate
     return RecordJson.read(NAME, bytes.toByteArray(), n -> {
       final RecordJson.Node d = n.object("descriptor");
       try {
-        return new AggregateRecord(n.string("spotId"), n.string("stableType"), n.string("aggregateId"),
+        return new AggregateRecord(n.string("spotId"), n.string("stableType"), n.u64("spotObjectGeneration", 1),
+            n.string("aggregateId"),
             n.u64("aggregateGeneration", 1), n.integer("participantCount", 1, Integer.MAX_VALUE),
             n.string("inventoryRoot"), n.string("inventoryDigest"), n.string("ownerId"),
             new LeaseGeneration(n.u64("ownerLeaseGeneration", 1)),

@@ -277,6 +277,27 @@ public abstract class AggregateAuthorityContract {
   }
 
   @Test
+  public void aSpotRecreatedUnderTheSameIdStartsAFreshAggregate() {
+    final List<InventoryEntry> old = room(a, 3);
+    assertThat(aggregates.commit(aggregates.seal(ROOM, aggregateId(10), old, a.ownerId()), aggregateId(10),
+        PlacementBatches.Target.of(b))).isInstanceOf(AggregateAuthority.Outcome.Committed.class);
+    // the incarnation ends on b without removing its aggregate (as after an abrupt stop), then the id is reused on a
+    for (InventoryEntry e : old) {
+      final ObjectKey key = e.objectKind() == PlacementKind.USER_SPOT ? ObjectKey.spot(e.id()) : ObjectKey.actor(e.id());
+      assertThat(batches.delete(key, new ObjectGeneration(e.objectGeneration()), List.of()))
+          .isInstanceOf(PlacementBatches.Outcome.Done.class);
+    }
+    final List<InventoryEntry> again = room(a, 2);
+    final AggregateAuthority.Sealed sealed = aggregates.seal(ROOM, aggregateId(11), again, a.ownerId());
+    assertThat(sealed.aggregate().ownerId()).isEqualTo(a.ownerId());
+    assertThat(sealed.aggregate().aggregateGeneration()).isEqualTo(1);
+    assertThat(sealed.aggregate().spotObjectGeneration()).isEqualTo(again.get(0).objectGeneration());
+    assertThat(aggregates.commit(sealed, aggregateId(11), PlacementBatches.Target.of(c)))
+        .isInstanceOf(AggregateAuthority.Outcome.Committed.class);
+    assertThat(ownerNode(ObjectKey.actor(member(1)))).isEqualTo("0c03");
+  }
+
+  @Test
   public void aChangedMissingOrMiscountedInventoryIsDataLost() {
     final List<InventoryEntry> entries = new ArrayList<>();
     entries.add(new InventoryEntry(PlacementKind.USER_SPOT, ROOM, 1, 1, MeshNodeDescriptorRecord.Policy.SNAPSHOT));
@@ -323,12 +344,13 @@ public abstract class AggregateAuthorityContract {
 
   @Test
   public void theAggregateRecordRoundTrips() {
-    final AggregateRecord r = new AggregateRecord(ROOM, "room", aggregateId(9), 4, 1_001, "ab".repeat(32),
+    final AggregateRecord r = new AggregateRecord(ROOM, "room", 12, aggregateId(9), 4, 1_001, "ab".repeat(32),
         "cd".repeat(32), "owner-0b02", new LeaseGeneration(3), new AuthorityOwnerGeneration(17), MESH, "0b02", 3);
     assertThat(AggregateRecord.decode(r.encode())).isEqualTo(r);
     assertThat(r.encode().asUtf8()).startsWith("{\"recordVersion\":1,\"spotId\":\"room-1\",\"stableType\":\"room\","
-        + "\"aggregateId\":\"00000000000000000000000000000009\",\"aggregateGeneration\":\"4\"");
-    assertThatThrownBy(() -> new AggregateRecord(ROOM, "room", aggregateId(0), 1, 1, "r", "d", "o",
+        + "\"spotObjectGeneration\":\"12\",\"aggregateId\":\"00000000000000000000000000000009\","
+        + "\"aggregateGeneration\":\"4\"");
+    assertThatThrownBy(() -> new AggregateRecord(ROOM, "room", 1, aggregateId(0), 1, 1, "r", "d", "o",
         new LeaseGeneration(1), new AuthorityOwnerGeneration(1), MESH, "0b02", 1))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not all zero");
   }

@@ -72,8 +72,10 @@ import java.util.concurrent.TimeUnit;
  * captured queue ahead of what the hold kept ({@code openWithBacklog}), timers registered again, joins admitted
  * again. A seal that fails part-way restores itself and fails with the typed cause, so the room keeps serving.
  *
- * <p>Not yet here (see CHANGELOG "Unreleased"): shipping the payload, the target's restore and CAS, relay, cutover,
- * Message Follow; members bound to a client session (the seal refuses them with Unavailable).
+ * <p>After the target's relay-ready, {@link #takeHold} hands the hold over for the relay; after its commit,
+ * {@link #handOver} turns every cell here GONE and makes it follow later messages to the target for the Message
+ * Follow duration (30 s). The wire between the two halves is {@link AggregateMoves}. Not yet: members bound to a
+ * client session (the seal refuses them with Unavailable).
  *
  * <p>Thread-safety: {@link #seal} and {@link #check} from any thread; the rest of the instance on the Spot's gate or
  * after the future completed.
@@ -473,8 +475,12 @@ public final class AggregateSeal {
         c.followAggregate = follow;
         c.state = CellState.GONE;
         c.storeRecord = null; // the target owns the row now: this node's close must not delete it
-        r.aggregateFollows.put(participantKey(c), c);
+        final String key = participantKey(c);
+        r.aggregateFollows.put(key, c);
         left.forEach(follow);
+        // Message Follow lasts MessageFollowDuration (spec 000 section 9): then the old address routes by the store
+        rt.relocationScheduler().schedule(() -> r.aggregateFollows.remove(key, c),
+            dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
       }
       if (c instanceof SpotCell s) {
         rt.spots.remove(s.id, s);
