@@ -241,8 +241,11 @@ public final class MeshNode implements AutoCloseable {
    * for 30 s (Message Follow); after that the old address routes by the Location Store. Before the target reports it restored the room (relay-ready) a failure keeps the whole room
    * here, serving, with nothing lost; after it, the room is not restored here (spec 000 section 8).
    *
-   * <p>Not yet: members bound to a client session (refused with Unavailable), PerActor User Spots and Instance
-   * Spots (InvalidOperation), {@code relocationReady().defer()}, and the target's capacity advertisement beyond its
+   * <p>A member bound to a client session keeps its socket on its node: its binding is sealed at the Session owner
+   * before the capture (its frames wait there) and switched to the target by command 44 after the CAS and the queue
+   * opening, or released by a command 44 abort when the move fails before relay-ready (spec 000 section 4.2 step 8).
+   *
+   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), {@code relocationReady().defer()}, and the target's capacity advertisement beyond its
    * node capacity record (checked before relay-ready, not reserved).
    *
    * @param spotId the SpotWide User Spot, owned by this node.

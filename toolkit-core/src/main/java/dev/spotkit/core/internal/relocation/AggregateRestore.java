@@ -15,6 +15,7 @@ import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.internal.runtime.Turn;
+import dev.spotkit.core.internal.session.BoundSession;
 import dev.spotkit.core.location.AggregateAuthority;
 import dev.spotkit.core.location.InventoryEntry;
 import dev.spotkit.core.location.InventoryTree;
@@ -28,6 +29,10 @@ import dev.spotkit.relocation.wire.FrozenRecord;
 import dev.spotkit.relocation.wire.ParticipantInventory;
 import dev.spotkit.relocation.wire.RelocationEnvelope;
 import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
+import dev.spotkit.relocation.wire.Role;
+import dev.spotkit.relocation.wire.SessionRelocationCodec;
+import dev.spotkit.relocation.wire.SessionRelocationFrame;
+import dev.spotkit.relocation.wire.SessionRouteAction;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +70,10 @@ public final class AggregateRestore {
   private final Map<String, Cell> staged = new LinkedHashMap<>();
   private final Map<String, List<Envelope>> backlog = new HashMap<>();
   private final Map<String, LocationRecords.Stored> rows = new HashMap<>();
+  /** The command 42 each session-bound member's move installed, by ActorId (for the command 44 commit). */
+  private final Map<String, SessionRelocationFrame.Seal> seals = new HashMap<>();
+  /** Each session-bound member's binding, by ActorId. */
+  private final Map<String, Relocations.Binding> bindings = new HashMap<>();
   private SpotCell spot;
 
   private AggregateRestore(final NodeRuntime rt, final AggregateAuthority.Sealed sealed, final String aggregateId) {
@@ -204,7 +213,7 @@ public final class AggregateRestore {
   }
 
   @SuppressWarnings("unchecked")
-  private Cell stageMember(final InventoryEntry entry, final byte[] state) {
+  private Cell stageMember(final InventoryEntry entry, final byte[] framing) {
     final LocationRecords.Stored row = LocationRecords.read(rt.store().store(), ObjectKey.actor(entry.id()),
         AggregateSeal.STORE_TIMEOUT).orElseThrow(() -> new SpotkitException.InvalidOperation("member actor '"
         + entry.id() + "' of the inventory has no location record"));
@@ -216,6 +225,7 @@ public final class AggregateRestore {
     rows.put(entry.id(), row);
     final ActorCell cell = new ActorCell(rt, entry.id(), type);
     cell.generation = entry.objectGeneration();
+    final byte[] appState = readMemberState(cell, framing);
     cell.context = rt.facades().actorContext(cell);
     adapt(cell, () -> {
       final Actor actor = ((ActorFactory<Actor>) type.factory()).create(cell.context);
@@ -225,12 +235,57 @@ public final class AggregateRestore {
       }
       actor.configure(rt.facades().actorHandlers(cell.handlers));
       cell.handlers.freeze();
-      if (type.policy() == NodeConfig.Policy.PRESERVE && state != null) {
-        ((ActorRelocationAdapter<Actor>) type.adapter()).restore(actor, state);
+      if (type.policy() == NodeConfig.Policy.PRESERVE && appState != null) {
+        ((ActorRelocationAdapter<Actor>) type.adapter()).restore(actor, appState);
       }
       cell.actor = actor;
     });
     return cell;
+  }
+
+  /**
+   * A member's state entry as {@code AggregateSeal} writes it: the command 42 of its session (kept for the command 44
+   * commit after the open), then {@link Relocations#frameState}: its session binding (a {@link BoundSession} on the
+   * staging cell: pushes go to the Session owner, frames come from there) and the adapter's bytes.
+   *
+   * @return the adapter's bytes, or null when none travelled.
+   * @throws SpotkitException.DataLost when the entry is truncated.
+   */
+  private byte[] readMemberState(final ActorCell cell, final byte[] framing) {
+    if (framing == null) {
+      return null;
+    }
+    final ByteBuffer b = ByteBuffer.wrap(framing);
+    try {
+      if (b.get() != 1) {
+        throw new SpotkitException.DataLost("state entry of member '" + cell.id + "' has an unknown version");
+      }
+      final byte[] sealBytes = new byte[b.getInt()];
+      b.get(sealBytes);
+      if (sealBytes.length > 0) {
+        seals.put(cell.id, (SessionRelocationFrame.Seal) SessionRelocationCodec.decode(sealBytes));
+      }
+      if (b.get() != 2) {
+        throw new SpotkitException.DataLost("state framing of member '" + cell.id + "' has an unknown version");
+      }
+      b.getLong();
+      b.getLong();
+      b.getLong();
+      final int flags = b.get();
+      if ((flags & Relocations.FRAMING_HAS_BINDING) != 0) {
+        final Relocations.Binding binding = Relocations.readBinding(b, flags, cell.id);
+        bindings.put(cell.id, binding);
+        cell.binding = new BoundSession(rt, binding, cell);
+      }
+      if ((flags & Relocations.FRAMING_HAS_STATE) == 0) {
+        return null;
+      }
+      final byte[] state = new byte[b.remaining()];
+      b.get(state);
+      return state;
+    } catch (java.nio.BufferUnderflowException e) {
+      throw new SpotkitException.DataLost("state entry of member '" + cell.id + "' is truncated", e);
+    }
   }
 
   private static void adapt(final Cell cell, final Runnable code) {
@@ -346,12 +401,30 @@ public final class AggregateRestore {
       a.control(() -> {
         a.mailbox.moveTo(spot.gate); // a SpotWide member runs on the Spot's gate
         a.onSpotGate = true;
+        final SessionRelocationFrame.Seal seal = seals.get(a.id);
+        final Relocations.Binding bound = bindings.get(a.id);
         a.control(() -> {
           a.mailbox.openWithBacklog(queue);
           rt.relocations().aggregateStaging.remove(key, a);
+          commitSessionRoute(a, seal, bound);
         });
       });
     }
+  }
+
+  /**
+   * Spec 000 section 7 step 6 and section 4.2 step 8: after the CAS and the queue opening, the one-way command 44
+   * commit to the Session owner of a member whose binding this move sealed: route and location snapshot to this
+   * node, held frames submitted, seal released; no reply is awaited. On the member's gate.
+   */
+  private void commitSessionRoute(final ActorCell c, final SessionRelocationFrame.Seal seal,
+      final Relocations.Binding bound) {
+    if (seal == null || bound == null || bound.owner() == null) {
+      return;
+    }
+    rt.relocations().sendSessionRoute(bound.node(), new SessionRelocationFrame.Route(seal.relocationId(),
+        seal.coordinatorFence(), Role.TARGET, bound.wire(c.id, c.generation), new SessionRouteAction.Commit(
+        seal.currentRoute().authorityOwnerGeneration(), Relocations.routeOf(c))));
   }
 
   /**

@@ -53,8 +53,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Seal: a control task on the Spot's gate runs between two turns of the room (a SpotWide Spot and its members
  * share that gate, so no participant is in a handler then). It refuses joins and leaves ({@link SpotCell#aggregateSealed},
  * join admission answers {@link SpotkitException.Unavailable}) and closes the mailbox of the Spot and of every member:
- * messages and timer ticks arriving from then on are accepted and kept in arrival order (the ingress hold, read with
- * {@link #drainHold}), and no handler runs.
+ * messages and timer ticks arriving from then on are accepted and kept in arrival order (the ingress hold, taken
+ * with {@link #takeHold}), and no handler runs.
  *
  * <p>Capture: each participant's not-yet-run queue and timer registrations are taken out under its ingress lock;
  * then, outside every lock, the Spot's {@link SpotRelocationAdapter} and each member's {@link ActorRelocationAdapter}
@@ -64,8 +64,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Envelope: object {@code UserSpot(SpotId, ObjectGeneration, AuthorityOwnerGeneration)}; participants are the
  * authority keys {@code spot:{SpotId}} and {@code actor:{ActorId}} ordered by {@link ParticipantInventory}
- * (participantId = index + 1); an application state per participant (the adapter's bytes as-is, absent for
- * RecreateOnRelocation); saved work and pending ticks per participant in queue order; timer registrations per
+ * (participantId = index + 1); an application state per participant (the Spot's: the adapter's bytes as-is, absent
+ * for RecreateOnRelocation; a member's: see {@code memberState}); saved work and pending ticks per participant in queue order; timer registrations per
  * participant by name. {@link #chunks} splits it with the existing CRC-32C chunk plan (spec 001 section 4.2).
  *
  * <p>Reversal: before the target's relay-ready is accepted, {@link #restore} puts everything back in order: each
@@ -74,8 +74,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>After the target's relay-ready, {@link #takeHold} hands the hold over for the relay; after its commit,
  * {@link #handOver} turns every cell here GONE and makes it follow later messages to the target for the Message
- * Follow duration (30 s). The wire between the two halves is {@link AggregateMoves}. Not yet: members bound to a
- * client session (the seal refuses them with Unavailable).
+ * Follow duration (30 s). The wire between the two halves is {@link AggregateMoves}. Session-bound members: their
+ * bindings are sealed at their Session owners (command 42/43) after the mailboxes close and before the drain; each
+ * member's state entry carries its command 42 and binding so the target can send the command 44 commit; a
+ * restore sends the 44 abort.
  *
  * <p>Thread-safety: {@link #seal} and {@link #check} from any thread; the rest of the instance on the Spot's gate or
  * after the future completed.
@@ -90,6 +92,9 @@ public final class AggregateSeal {
   private final Map<Cell, List<Envelope>> captured = new IdentityHashMap<>();
   private final Map<Cell, List<CellTimers.Entry>> capturedTimers = new IdentityHashMap<>();
   private final Map<Cell, byte[]> states = new IdentityHashMap<>();
+  /** The command 42 installed for each session-bound member (on the Spot's gate). */
+  private final Map<ActorCell, dev.spotkit.relocation.wire.SessionRelocationFrame.Seal> sessionSeals =
+      new IdentityHashMap<>();
   private final RelocationId relocationId;
   private final String aggregateId;
   private AggregateAuthority.Sealed stored;
@@ -196,7 +201,8 @@ public final class AggregateSeal {
    * @param spotId the Spot.
    * @param target the target node.
    * @return completes with the sealed room, or fails with the check's typed error, with
-   *     {@link SpotkitException.Unavailable} when a member is bound to a client session or is in a join, with the
+   *     {@link SpotkitException.Unavailable} when a member is in a join or a Session owner did not confirm a seal,
+   *     with the
    *     adapter's failure when a capture threw, or with the store's error; on every failure the room was restored
    *     and keeps serving.
    */
@@ -211,9 +217,21 @@ public final class AggregateSeal {
     final CompletableFuture<AggregateSeal> done = new CompletableFuture<>();
     // the intent on the Spot's control lane: it runs at the next turn boundary, ahead of queued application messages
     spot.control(() -> {
+      final AggregateSeal seal;
       try {
-        final AggregateSeal seal = new AggregateSeal(rt, spot, spot.members());
+        seal = new AggregateSeal(rt, spot, spot.members());
         seal.sealAtBoundary();
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+        return;
+      }
+      seal.sealSessions(() -> {
+        try {
+          seal.drainAtBoundary();
+        } catch (RuntimeException e) {
+          seal.restore().whenComplete((v, g) -> done.completeExceptionally(e));
+          return;
+        }
         rt.async(() -> {
           seal.captureAndStore();
           return seal;
@@ -224,9 +242,7 @@ public final class AggregateSeal {
             seal.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
           }
         });
-      } catch (RuntimeException e) {
-        done.completeExceptionally(e);
-      }
+      }, failure -> seal.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
     });
     return done;
   }
@@ -243,17 +259,71 @@ public final class AggregateSeal {
         throw new SpotkitException.Unavailable(a.describe() + " is joining, leaving or moving; the room of "
             + spot.describe() + " was not sealed; retry");
       }
-      if (c instanceof ActorCell a && (a.binding != null || a.session != null)) {
-        throw new SpotkitException.Unavailable(a.describe() + " is bound to a client session; moving a room with"
-            + " session-bound members is not supported yet; the room was not sealed");
-      }
     }
     spot.aggregateSealed = true;
     sealed = true;
     for (Cell c : participants) {
       c.mailbox.close(); // reversible: arrivals are kept in order, no handler runs (the ingress hold)
+    }
+  }
+
+  /**
+   * On the Spot's gate, the mailboxes closed: each session-bound member's binding is sealed at its Session owner
+   * (command 42, confirmed by 43 behind every frame it sent before; spec 000 section 4.2 step 8), then
+   * {@code sealed} runs on the gate; when a seal fails, {@code failed} runs once every answer is in (the seals made
+   * are aborted by {@link #restore}).
+   */
+  private void sealSessions(final Runnable next, final java.util.function.Consumer<SpotkitException> failed) {
+    final List<ActorCell> bound = new ArrayList<>();
+    for (Cell c : participants) {
+      if (c instanceof ActorCell a && Relocations.bindingOf(a) != null) {
+        bound.add(a);
+      }
+    }
+    if (bound.isEmpty()) {
+      next.run();
+      return;
+    }
+    final int[] left = {bound.size()};
+    final SpotkitException[] failure = new SpotkitException[1];
+    final Runnable answered = () -> {
+      if (--left[0] == 0) {
+        if (failure[0] == null) {
+          next.run();
+        } else {
+          failed.accept(failure[0]);
+        }
+      }
+    };
+    final Relocations r = rt.relocations();
+    for (ActorCell a : bound) {
+      final dev.spotkit.relocation.wire.RelocationIdentity identity = new dev.spotkit.relocation.wire
+          .RelocationIdentity(new RelocationId(nonZero(), ThreadLocalRandom.current().nextLong()), 1,
+          new dev.spotkit.relocation.wire.CoordinatorFence(rt.store().ownerLease().record().ownerId(),
+          r.leaseGeneration(), dev.spotkit.core.wire.Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
+          a.storeVersion.value()));
+      r.sessions.sealThen(a, identity, seal -> {
+        if (seal != null) {
+          sessionSeals.put(a, seal);
+        }
+        answered.run();
+      }, e -> {
+        failure[0] = e;
+        answered.run();
+      });
+    }
+  }
+
+  /** On the Spot's gate, every session sealed: the queues and timers of every participant. */
+  private void drainAtBoundary() {
+    for (Cell c : participants) {
       synchronized (c.ingressLock) {
         final List<Envelope> drained = new ArrayList<>(c.mailbox.drainUnrun());
+        for (int i = 0; i < drained.size(); i++) { // frames of a bound session leave as one-way session work
+          if (drained.get(i) instanceof Envelope.Frame frame) {
+            drained.set(i, frame.link().leaving(frame));
+          }
+        }
         captured.put(c, drained);
         capturedTimers.put(c, c.timers.entries());
         c.timers.cancelAll();
@@ -264,7 +334,8 @@ public final class AggregateSeal {
   /** Virtual thread: adapters (user code), the Location Store inventory, the envelope. */
   private void captureAndStore() {
     for (Cell c : participants) {
-      states.put(c, captureState(c));
+      final byte[] state = captureState(c);
+      states.put(c, c instanceof ActorCell a ? memberState(a, state) : state);
     }
     final List<InventoryEntry> entries = new ArrayList<>();
     for (Cell c : participants) {
@@ -274,6 +345,21 @@ public final class AggregateSeal {
     stored = new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
     envelope = buildEnvelope();
+  }
+
+  /**
+   * A member's application state entry (Spotkit-defined; the envelope's state bytes are opaque to spec 001): u8
+   * version 1, u32 length and the encoded command 42 this move installed for its session (0 for none), then
+   * {@link Relocations#frameState} with its session binding (sealed or not) and the adapter's bytes.
+   */
+  private byte[] memberState(final ActorCell a, final byte[] state) {
+    final Relocations.Binding bound = Relocations.bindingOf(a);
+    final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal seal = sessionSeals.get(a);
+    final byte[] framed = Relocations.frameState(null, 0, state, bound == null ? null : bound.sealed(seal != null));
+    final byte[] sealBytes = seal == null ? new byte[0]
+        : dev.spotkit.relocation.wire.SessionRelocationCodec.encode(seal);
+    return java.nio.ByteBuffer.allocate(5 + sealBytes.length + framed.length).put((byte) 1)
+        .putInt(sealBytes.length).put(sealBytes).put(framed).array();
   }
 
   private static NodeConfig.Policy policyOf(final Cell c) {
@@ -331,8 +417,8 @@ public final class AggregateSeal {
             }
           }
           case Envelope.Marker marker -> { } // runs on restore or is dropped with the source instance
-          case Envelope.Frame frame -> throw new IllegalStateException("session frame in the queue of "
-              + c.describe() + "; session-bound members are refused at the seal");
+          case Envelope.Frame frame -> throw new IllegalStateException("session frame left in the captured queue"
+              + " of " + c.describe() + " (frames leave as session work at the drain)");
         }
       }
       timers.stream().sorted(Comparator.comparing(t -> t.name.getBytes(StandardCharsets.UTF_8),
@@ -442,7 +528,7 @@ public final class AggregateSeal {
           case Envelope.Msg msg -> records.add(r.freeze(msg, c));
           case Envelope.Marker marker -> marker.task().run();
           case Envelope.Tick tick -> { }
-          case Envelope.Frame frame -> frame.link().frameHandled(); // no session-bound member reaches here
+          case Envelope.Frame frame -> records.add(r.freeze(frame.link().leaving(frame), c));
         }
       }
       out.put(participantKey(c), records);
@@ -509,7 +595,7 @@ public final class AggregateSeal {
       }
       case Envelope.Marker marker -> marker.task().run();
       case Envelope.Tick tick -> { }
-      case Envelope.Frame frame -> frame.link().frameHandled();
+      case Envelope.Frame frame -> follow(connection, c, frame.link().leaving(frame));
     }
   }
 
@@ -539,6 +625,15 @@ public final class AggregateSeal {
               if (c.state == CellState.READY) {
                 c.timers.every(t.name, Duration.ofNanos(t.periodNanos), t.tick);
               }
+            }
+            final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal seal = c instanceof ActorCell a
+                ? sessionSeals.remove(a) : null;
+            if (seal != null) { // LOC-25: the 44 abort releases this move's seal; held frames come back behind
+              rt.relocations().sendSessionRoute(dev.spotkit.core.wire.Rids.toNodeRid(seal.binding().sessionOwner()
+                  .nodeRid()), new dev.spotkit.relocation.wire.SessionRelocationFrame.Route(seal.relocationId(),
+                  seal.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, seal.binding(),
+                  new dev.spotkit.relocation.wire.SessionRouteAction.Abort(seal.currentRoute()
+                  .authorityOwnerGeneration())));
             }
             synchronized (c.ingressLock) {
               c.mailbox.openWithBacklog(back); // the captured queue ahead of the hold, in one step
