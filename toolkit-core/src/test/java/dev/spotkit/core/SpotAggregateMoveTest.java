@@ -40,6 +40,15 @@ class SpotAggregateMoveTest {
   record Count() {
   }
 
+  record StartBeat() {
+  }
+
+  record Beats() {
+  }
+
+  record Where() {
+  }
+
   /** Every handled Note per receiver ("spot" or the ActorId): sender and seq, in handling order. */
   static final Map<String, List<Note>> SEEN = new ConcurrentHashMap<>();
   static final AtomicInteger JOINS = new AtomicInteger();
@@ -54,6 +63,7 @@ class SpotAggregateMoveTest {
   static final class Member implements Actor {
     private final ActorContext ctx;
     long notes;
+    long beats;
 
     Member(final ActorContext ctx) {
       this.ctx = ctx;
@@ -67,7 +77,11 @@ class SpotAggregateMoveTest {
             SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n);
             HANDLED.incrementAndGet();
           })
-          .request(Count.class, c -> notes);
+          .request(Count.class, c -> notes)
+          .message(StartBeat.class, b -> ctx.timers().every("beat", Duration.ofMillis(10), () -> beats++))
+          .request(Beats.class, b -> beats)
+          .request(Where.class, w -> ctx.self().nodeRid().hex())
+          .timer("beat", () -> beats++);
     }
 
     @Override
@@ -125,12 +139,14 @@ class SpotAggregateMoveTest {
   static final class MemberState implements ActorRelocationAdapter<Member> {
     @Override
     public byte[] capture(final Member actor) {
-      return ByteBuffer.allocate(8).putLong(actor.notes).array();
+      return ByteBuffer.allocate(16).putLong(actor.notes).putLong(actor.beats).array();
     }
 
     @Override
     public void restore(final Member actor, final byte[] state) {
-      actor.notes = ByteBuffer.wrap(state).getLong();
+      final ByteBuffer b = ByteBuffer.wrap(state);
+      actor.notes = b.getLong();
+      actor.beats = b.getLong();
     }
   }
 
@@ -334,6 +350,39 @@ class SpotAggregateMoveTest {
     a.actors().getOrCreate("late", "member").await();
     a.toActor("late").send(new Join(ROOM));
     await().atMost(Duration.ofSeconds(10)).until(() -> JOINS.get() == members + 1);
+  }
+
+  @Test
+  @Spec("SPOT-07")
+  void aRoomMovesAwayAndBackAndItsMembersTimersKeepTickingWithTheirState() throws Exception {
+    final int members = 10;
+    final MeshNode a = node(true, false);
+    room(a, members);
+    final MeshNode b = node(true, false);
+    for (int i = 0; i < members; i++) {
+      a.toActor("m" + i).send(new StartBeat());
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> beats(a, "m" + (members - 1)) > 3);
+    for (final MeshNode[] hop : new MeshNode[][] {{a, b}, {b, a}}) {
+      final long before = beats(a, "m0");
+      assertThat(hop[0].relocateSpot(new SpotId(ROOM), hop[1].nodeRid()).get(30, TimeUnit.SECONDS).members())
+          .isEqualTo(members);
+      for (int i = 0; i < members; i++) {
+        assertThat(a.toActor("m" + i).request(new Where(), String.class).timeout(Duration.ofSeconds(10)).await())
+            .isEqualTo(hop[1].nodeRid().hex());
+      }
+      final long moved = beats(a, "m0");
+      assertThat(moved).isGreaterThanOrEqualTo(before); // the count travelled with the state
+      await().atMost(Duration.ofSeconds(10)).until(() -> beats(a, "m0") > moved + 3); // the timer moved too
+    }
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex());
+    assertThat(owner(ObjectKey.actor("m3"))).isEqualTo(a.nodeRid().hex());
+    a.toActor("m3").send(new Note("x", 1)); // the room serves on a again, directly
+    await().atMost(Duration.ofSeconds(10)).until(() -> SEEN.containsKey("m3"));
+  }
+
+  private static long beats(final MeshNode via, final String member) {
+    return via.toActor(member).request(new Beats(), Long.class).timeout(Duration.ofSeconds(10)).await();
   }
 
   @Test
