@@ -177,8 +177,30 @@ public final class AggregateRestore {
           + " User Spot");
     }
     restoreTimers(env, participants);
-    for (EnvelopeEntries.SavedWork w : env.savedWork()) {
-      backlog.get(participants.authorityKey(w.participantId())).add(rt.relocations().thaw(w.record()));
+    // Saved work and pending ticks of each participant, merged by order (the dispatch-closed saved-work span, spec
+    // 001 section 4.3): a timer whose tick was pending starts marked queued, so its tick must be in the backlog.
+    final List<EnvelopeEntries.SavedWork> work = env.savedWork();
+    final List<EnvelopeEntries.PendingTimerTick> ticks = env.pendingTimerTicks();
+    int w = 0;
+    int k = 0;
+    while (w < work.size() || k < ticks.size()) {
+      final boolean takeWork = k >= ticks.size() || w < work.size()
+          && (work.get(w).participantId() < ticks.get(k).participantId()
+          || work.get(w).participantId() == ticks.get(k).participantId()
+          && Long.compareUnsigned(work.get(w).order(), ticks.get(k).order()) < 0);
+      if (takeWork) {
+        final EnvelopeEntries.SavedWork item = work.get(w++);
+        backlog.get(participants.authorityKey(item.participantId())).add(rt.relocations().thaw(item.record()));
+      } else {
+        final EnvelopeEntries.PendingTimerTick tick = ticks.get(k++);
+        final String key = participants.authorityKey(tick.participantId());
+        final dev.spotkit.core.internal.runtime.CellTimers.Entry timer = staged.get(key).timers.entry(
+            tick.timerName());
+        if (timer != null) {
+          timer.queued.set(true);
+          backlog.get(key).add(new Envelope.Tick(timer));
+        }
+      }
     }
   }
 
