@@ -154,7 +154,12 @@ class SpotAggregateMoveTest {
   private final List<MeshNode> nodes = new ArrayList<>();
 
   private MeshNode node(final boolean members, final boolean disableMembers) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
+    return node(members, disableMembers, store);
+  }
+
+  private MeshNode node(final boolean members, final boolean disableMembers,
+      final dev.spotkit.store.LocationStore locations) {
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locations)
         .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
         .objectServer(s -> {
@@ -383,6 +388,55 @@ class SpotAggregateMoveTest {
 
   private static long beats(final MeshNode via, final String member) {
     return via.toActor(member).request(new Beats(), Long.class).timeout(Duration.ofSeconds(10)).await();
+  }
+
+  @Test
+  @Spec("MEM-37")
+  void aMoveWhoseCasFailsPastRelayReadyRollsNoParticipantBack() throws Exception {
+    final int members = 12;
+    final AtomicBoolean refuse = new AtomicBoolean();
+    final dev.spotkit.store.LocationStore view = new dev.spotkit.store.LocationStore() {
+      @Override
+      public java.util.concurrent.CompletionStage<dev.spotkit.store.ReadResult> read(final String key) {
+        return store.read(key);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<dev.spotkit.store.WriteResult> write(
+          final dev.spotkit.store.WriteBatch batch) {
+        final boolean aggregateCommit = batch.mutations().stream().anyMatch(m -> m.key().startsWith("aggregate\0"))
+            && batch.mutations().stream().anyMatch(m -> m.key().startsWith("authority\0spot\0"));
+        if (refuse.get() && aggregateCommit) { // the target's one CAS never applies
+          return java.util.concurrent.CompletableFuture.completedFuture(new dev.spotkit.store.WriteResult.Conflict());
+        }
+        return store.write(batch);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<dev.spotkit.store.ScanResult> scan(
+          final dev.spotkit.store.ScanRequest request) {
+        return store.scan(request);
+      }
+    };
+    final MeshNode a = node(true, false, view);
+    room(a, members);
+    final MeshNode b = node(true, false, view);
+    refuse.set(true);
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId(ROOM), b.nodeRid()).join()).cause()
+        .isInstanceOf(SpotkitException.Unavailable.class).hasMessageContaining("passed relay-ready but did not"
+            + " commit");
+    // the store still names a for every participant (never two owners) ...
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex());
+    for (int i = 0; i < members; i++) {
+      assertThat(owner(ObjectKey.actor("m" + i))).isEqualTo(a.nodeRid().hex());
+    }
+    // ... and no participant serves anywhere: the source did not roll some of them back (spec 000 section 8)
+    for (final String id : List.of("m0", "m5", "m11")) {
+      assertThatThrownBy(() -> b.toActor(id).request(new Count(), Long.class).timeout(Duration.ofMillis(300))
+          .await()).isInstanceOfAny(SpotkitException.DeadlineExceeded.class, SpotkitException.Unavailable.class);
+    }
+    assertThatThrownBy(() -> a.toSpot(ROOM).request(new Count(), Long.class).timeout(Duration.ofMillis(300))
+        .await()).isInstanceOfAny(SpotkitException.DeadlineExceeded.class, SpotkitException.Unavailable.class);
   }
 
   @Test
