@@ -155,6 +155,8 @@ public final class AggregateMoves {
           a.record().routingIdHex().equals(target.hex()) && a.record().aggregateId().equals(seal.aggregateId()))
           .orElse(false);
       if (!committed) {
+        await(seal.abandon("its move to node " + target + " passed relay-ready and did not commit"), "abandon of"
+            + " spot '" + spotId + "'");
         throw new SpotkitException.Unavailable("move of spot '" + spotId + "' to node " + target + " passed"
             + " relay-ready but did not commit (" + cause.getMessage() + "); the room is unavailable (spec 000"
             + " section 8: no source restore after relay-ready)", cause);

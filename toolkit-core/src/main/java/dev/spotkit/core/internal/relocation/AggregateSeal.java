@@ -577,6 +577,45 @@ public final class AggregateSeal {
     spot.members.clear();
   }
 
+  /**
+   * After relay-ready, when the target's CAS did not commit (spec 000 section 8: no source restore): every
+   * participant here refuses its held and later work, a request with {@link SpotkitException.Unavailable} at once
+   * and a one-way message as a dead letter, instead of keeping it until its deadline. The Location Store still
+   * names this node; its rows go with the node's close.
+   *
+   * @param why the reason, for the errors.
+   * @return completes once every participant refuses (on the Spot's gate).
+   */
+  public CompletableFuture<Void> abandon(final String why) {
+    return onGate(() -> {
+      for (Cell c : participants) {
+        final java.util.function.Consumer<Envelope> refuse = e -> refuse(c, e, why);
+        synchronized (c.ingressLock) {
+          final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
+          c.followAggregate = refuse;
+          left.forEach(refuse);
+        }
+      }
+      return null;
+    });
+  }
+
+  private void refuse(final Cell c, final Envelope e, final String why) {
+    switch (e) {
+      case Envelope.Msg msg -> {
+        if (msg.reply() != null) {
+          msg.reply().fail(new SpotkitException.Unavailable(c.describe() + " is unavailable: " + why));
+        } else {
+          rt.deadLetters().record("aggregate-unavailable", "one-way message for " + c.describe() + " dropped: "
+              + why);
+        }
+      }
+      case Envelope.Marker marker -> marker.task().run();
+      case Envelope.Tick tick -> { }
+      case Envelope.Frame frame -> frame.link().frameHandled();
+    }
+  }
+
   private void follow(final dev.spotkit.core.mesh.PeerConnection connection, final Cell c, final Envelope e) {
     switch (e) {
       case Envelope.Msg msg -> {
