@@ -92,8 +92,11 @@ public final class AggregateAuthority {
      * @param record the aggregate after the change.
      * @param version its version.
      * @param now StoreNow of the write.
+     * @param previousInventoryRoot the root the aggregate named before (its chunks can go once unshared, see
+     *     {@link InventoryTree#deleteReplaced}).
      */
-    record Committed(AggregateRecord record, StoreVersion version, StoreNow now) implements Outcome {
+    record Committed(AggregateRecord record, StoreVersion version, StoreNow now, String previousInventoryRoot)
+        implements Outcome {
     }
 
     /**
@@ -359,6 +362,11 @@ public final class AggregateAuthority {
           mutations.add(Mutation.Put.of(sourceCap, NodeCapacityRecord.decode(sourceFound.value()).retire(bundle)
               .encode()));
         } catch (IllegalStateException e) {
+          // reads are not one snapshot: a concurrent commit may have retired the bundle after the aggregate was read
+          final ReadResult again = get(aggKey);
+          if (!(again instanceof ReadResult.Found f) || !f.version().equals(sealed.aggregateVersion())) {
+            return new Outcome.Changed("the aggregate of Spot '" + spotId + "' moved while this CAS was prepared");
+          }
           throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed", e);
         }
         conditions.add(new Condition.ExpectVersion(sourceCap, sourceFound.version()));
@@ -384,7 +392,7 @@ public final class AggregateAuthority {
       mutations.add(Mutation.Put.of(targetCap, targetUsage.reserve(bundle).commit(bundle).encode()));
       mutations.add(aog.advance());
       final Optional<Outcome.Committed> done = write(WriteBatch.of(conditions, mutations), aggKey, afterBytes, after,
-          what);
+          before.inventoryRoot(), what);
       if (done.isPresent()) {
         return done.get();
       }
@@ -394,7 +402,7 @@ public final class AggregateAuthority {
   }
 
   private Optional<Outcome.Committed> write(final WriteBatch batch, final String aggKey, final StoreBytes expected,
-      final AggregateRecord after, final String what) {
+      final AggregateRecord after, final String previousRoot, final String what) {
     final WriteResult result;
     try {
       result = StoreCalls.await(store.write(batch), timeout, "write of " + what);
@@ -404,12 +412,12 @@ public final class AggregateAuthority {
       }
       final ReadResult again = get(aggKey); // spec 002 section 10: never guess, re-read
       if (again instanceof ReadResult.Found found && found.value().equals(expected)) {
-        return Optional.of(new Outcome.Committed(after, found.version(), found.now()));
+        return Optional.of(new Outcome.Committed(after, found.version(), found.now(), previousRoot));
       }
       return Optional.empty();
     }
     if (result instanceof WriteResult.Applied applied) {
-      return Optional.of(new Outcome.Committed(after, applied.version(aggKey), applied.now()));
+      return Optional.of(new Outcome.Committed(after, applied.version(aggKey), applied.now(), previousRoot));
     }
     return Optional.empty();
   }

@@ -256,6 +256,71 @@ public record InventoryTree(String spotId, List<Chunk> chunks, String rootSha256
     }
   }
 
+  /**
+   * The hashes of every chunk reachable from {@code root} (the root, its index chunks and leaves), without checking
+   * counts or digest. Blocks; virtual threads only.
+   *
+   * @param store the Location Store.
+   * @param spotId the aggregate's SpotId.
+   * @param root the root chunk's SHA-256.
+   * @param timeout the longest wait of each store call.
+   * @return the hashes found; a missing chunk ends its branch.
+   * @throws SpotkitException.Unavailable when the store fails or does not answer in time.
+   */
+  public static java.util.Set<String> reachable(final LocationStore store, final String spotId, final String root,
+      final Duration timeout) {
+    final java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    final java.util.ArrayDeque<String[]> todo = new java.util.ArrayDeque<>();
+    todo.add(new String[] {root, "0"});
+    while (!todo.isEmpty()) {
+      final String[] next = todo.poll();
+      final int depth = Integer.parseInt(next[1]);
+      if (depth > MAX_DEPTH || !out.add(next[0])) {
+        continue;
+      }
+      final ReadResult r = StoreCalls.await(store.read(LocationKeys.aggregateInventory(spotId, next[0]).preimage()),
+          timeout, "read of inventory chunk " + next[0] + " of Spot '" + spotId + "'");
+      if (!(r instanceof ReadResult.Found found)) {
+        continue;
+      }
+      RecordJson.read(NAME, found.value().toByteArray(), n -> {
+        if (n.string("kind").equals("index")) {
+          for (RecordJson.Node c : n.array("children")) {
+            todo.add(new String[] {c.string("chunk"), Integer.toString(depth + 1)});
+          }
+        }
+        return null;
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Best effort, never throws: deletes the chunks of the tree under {@code oldRoot} that the tree under
+   * {@code newRoot} does not share (a replaced inventory takes no space once a move committed a new one).
+   *
+   * @param store the Location Store.
+   * @param spotId the aggregate's SpotId.
+   * @param oldRoot the replaced inventory's root.
+   * @param newRoot the inventory the aggregate names now.
+   * @param timeout the longest wait of each store call.
+   * @return how many chunks were deleted (0 on any failure).
+   */
+  public static int deleteReplaced(final LocationStore store, final String spotId, final String oldRoot,
+      final String newRoot, final Duration timeout) {
+    if (oldRoot.equals(newRoot)) {
+      return 0;
+    }
+    try {
+      final java.util.Set<String> old = reachable(store, spotId, oldRoot, timeout);
+      old.removeAll(reachable(store, spotId, newRoot, timeout));
+      delete(store, spotId, old, timeout);
+      return old.size();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
   /** The hashes of every chunk of this tree. */
   public List<String> hashes() {
     return chunks.stream().map(Chunk::sha256Hex).toList();

@@ -298,6 +298,34 @@ public abstract class AggregateAuthorityContract {
   }
 
   @Test
+  public void aReplacedInventoryIsDeletedAndTheCurrentOneKept() {
+    final List<InventoryEntry> inventory = room(a, 1_100);
+    final AggregateAuthority.Sealed first = aggregates.seal(ROOM, aggregateId(12), inventory, a.ownerId());
+    final AggregateAuthority.Outcome.Committed toB = (AggregateAuthority.Outcome.Committed) aggregates.commit(first,
+        aggregateId(12), PlacementBatches.Target.of(b));
+    assertThat(InventoryTree.deleteReplaced(store, ROOM, toB.previousInventoryRoot(), toB.record().inventoryRoot(),
+        TIMEOUT)).isZero(); // the first move's aggregate was recorded with this very inventory
+    final List<InventoryEntry> moved = new ArrayList<>();
+    for (InventoryEntry e : inventory) { // every participant's owner fence is the aggregate's now
+      moved.add(new InventoryEntry(e.objectKind(), e.id(), e.objectGeneration(),
+          toB.record().authorityOwnerGeneration().value(), e.policy()));
+    }
+    final AggregateAuthority.Sealed second = aggregates.seal(ROOM, aggregateId(13), moved, b.ownerId());
+    assertThat(second.tree().rootSha256Hex()).isNotEqualTo(first.tree().rootSha256Hex());
+    final AggregateAuthority.Outcome.Committed toC = (AggregateAuthority.Outcome.Committed) aggregates.commit(second,
+        aggregateId(13), PlacementBatches.Target.of(c));
+    assertThat(toC.previousInventoryRoot()).isEqualTo(first.tree().rootSha256Hex());
+    assertThat(InventoryTree.deleteReplaced(store, ROOM, toC.previousInventoryRoot(), toC.record().inventoryRoot(),
+        TIMEOUT)).isEqualTo(3);
+    for (String hash : first.tree().hashes()) { // every chunk of the replaced inventory is gone
+      assertThat(store.read(LocationKeys.aggregateInventory(ROOM, hash).preimage()).toCompletableFuture().join())
+          .isInstanceOf(ReadResult.Missing.class);
+    }
+    assertThat(InventoryTree.read(store, ROOM, second.tree().rootSha256Hex(), second.tree().count(),
+        second.tree().digestSha256Hex(), TIMEOUT)).hasSize(1_101); // the current inventory is whole
+  }
+
+  @Test
   public void aChangedMissingOrMiscountedInventoryIsDataLost() {
     final List<InventoryEntry> entries = new ArrayList<>();
     entries.add(new InventoryEntry(PlacementKind.USER_SPOT, ROOM, 1, 1, MeshNodeDescriptorRecord.Policy.SNAPSHOT));

@@ -378,11 +378,14 @@ public final class AggregateRestore {
       discard();
       throw e;
     }
-    if (!(outcome instanceof AggregateAuthority.Outcome.Committed)) {
+    if (!(outcome instanceof AggregateAuthority.Outcome.Committed committed)) {
       discard();
       return outcome;
     }
     open();
+    // the replaced inventory's chunks take no space once this one is the aggregate's (best effort, after the open)
+    rt.async(() -> InventoryTree.deleteReplaced(rt.store().store(), spot.id, committed.previousInventoryRoot(),
+        committed.record().inventoryRoot(), AggregateSeal.STORE_TIMEOUT));
     return outcome;
   }
 

@@ -681,6 +681,11 @@ public final class AggregateSeal {
           captured.clear();
           capturedTimers.clear();
           spot.aggregateSealed = false;
+          final AggregateAuthority.Sealed written = stored;
+          if (written != null) { // this attempt's inventory, unless the aggregate names it, takes no space
+            rt.async(() -> dev.spotkit.core.location.InventoryTree.deleteReplaced(rt.store().store(), spot.id,
+                written.tree().rootSha256Hex(), written.aggregate().inventoryRoot(), STORE_TIMEOUT));
+          }
         }
         done.complete(null);
       } catch (RuntimeException e) {
