@@ -240,6 +240,53 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
+   * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, to node
+   * {@code target} as one aggregate (spec 000 section 7; spec 002 sections 8.1-8.2). At the room's next turn
+   * boundary (an intent on the Spot's control lane, ahead of queued messages) joins and leaves are refused with
+   * {@link SpotkitException.Unavailable} and no participant runs a handler; each participant's not-yet-run queue and
+   * timers are captured, and its state by its own policy (the Spot's {@link SpotRelocationAdapter} and each member's
+   * {@link ActorRelocationAdapter}, called separately; RecreateOnRelocation carries none); the participant inventory
+   * is stored as immutable chunks in the Location Store; the room travels as one CRC-32C-checked payload and is
+   * restored on the target with admission closed; messages that reach this node meanwhile, for the Spot or a member,
+   * are held and relayed in arrival order; then the target's one Location Store CAS makes it the owner of the Spot
+   * and of every member together, and it opens each mailbox with the saved work first. No membership callback runs
+   * for members. Messages reaching this node afterwards follow the room to the target on the same ordered connection
+   * for 30 s (Message Follow); after that the old address routes by the Location Store. Before the target reports it restored the room (relay-ready) a failure keeps the whole room
+   * here, serving, with nothing lost; after it, the room is not restored here (spec 000 section 8).
+   *
+   * <p>A member bound to a client session keeps its socket on its node: its binding is sealed at the Session owner
+   * before the capture (its frames wait there) and switched to the target by command 44 after the CAS and the queue
+   * opening, or released by a command 44 abort when the move fails before relay-ready (spec 000 section 4.2 step 8).
+   *
+   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), {@code relocationReady().defer()}, and the target's capacity advertisement beyond its
+   * node capacity record (checked before relay-ready, not reserved).
+   *
+   * @param spotId the SpotWide User Spot, owned by this node.
+   * @param target the NodeRid of another node of this mesh with the Spot's and members' types registered.
+   * @return completes with the moved Spot's ref on the target, the member count and the pause (seal to commit, on
+   *     this node's clock); fails with {@link SpotkitException.NotFound} when no such Spot exists in the mesh,
+   *     {@link SpotkitException.InvalidOperation} when it is not a SpotWide User Spot, another node owns it, or
+   *     {@code target} is this node, {@link SpotkitException.Rejected} when the Spot or a member is registered with
+   *     DisableRelocation, {@link SpotkitException.Unavailable} when the target published no descriptor, cannot be
+   *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the room is
+   *     then unavailable), {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
+   *     aggregate, {@link SpotkitException.NotConfigured} without a mesh or when the target lacks a type,
+   *     {@link SpotkitException.ShuttingDown} while this node closes.
+   */
+  public java.util.concurrent.CompletableFuture<SpotRelocationResult> relocateSpot(final SpotId spotId,
+      final NodeRid target) {
+    if (spotId == null || target == null) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new SpotkitException.InvalidOperation(
+          "relocateSpot needs a SpotId and a target NodeRid, not " + spotId + " and " + target));
+    }
+    if (rt.relocations() == null) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new SpotkitException.NotConfigured("relocateSpot"
+          + " needs a mesh: configure MeshNode.builder().mesh(...)"));
+    }
+    return rt.userFuture(rt.relocations().aggregates().relocate(spotId.value(), target));
+  }
+
+  /**
    * The node's end (spec 002 section 5). Completes normally once {@link #close()} finished. Completes
    * exceptionally with {@link SpotkitException.Unavailable} when the node stopped itself because its owner
    * lease was lost for good (the Location Store no longer holds it: restarted empty, or unreachable longer than

@@ -143,6 +143,35 @@ public final class LocationKeys {
   }
 
   /**
+   * {@code aggregate\0{SpotId}}: the aggregate authority of a SpotWide User Spot ({@link AggregateRecord}, spec 000
+   * section 7, spec 002 section 8.1 "SpotWide User Spot whole-move record").
+   *
+   * <p>Spotkit-defined, not a spec preimage (the spec names the record, not its key): other-language runtimes
+   * sharing a store must use the same key.
+   *
+   * @param spotId the SpotId, without a 0x00 byte.
+   * @return the key.
+   * @throws IllegalArgumentException when the id contains 0x00.
+   */
+  public static LogicalKey aggregate(final String spotId) {
+    return LogicalKey.of("aggregate", spotId);
+  }
+
+  /**
+   * {@code aggregate-inventory\0{SpotId}\0{sha256 hex of the chunk}}: one immutable inventory chunk of a SpotWide
+   * User Spot aggregate ({@link InventoryTree}, spec 000 section 7). Content-addressed: the same key always holds
+   * the same bytes. Spotkit-defined, like {@link #aggregate(String)}.
+   *
+   * @param spotId the SpotId, without a 0x00 byte.
+   * @param chunkSha256Hex the chunk's SHA-256, 64 lowercase hex characters.
+   * @return the key.
+   * @throws IllegalArgumentException when the id contains 0x00.
+   */
+  public static LogicalKey aggregateInventory(final String spotId, final String chunkSha256Hex) {
+    return LogicalKey.of("aggregate-inventory", spotId, chunkSha256Hex);
+  }
+
+  /**
    * {@code creation-terminal\0{hex(source Node RID)}\0{source host generation}\0{OperationId as 32 hex}}: the
    * terminal record of one creation operation (MEM-04..06).
    *

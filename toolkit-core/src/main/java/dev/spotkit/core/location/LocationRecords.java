@@ -40,7 +40,9 @@ public final class LocationRecords {
   }
 
   /**
-   * Reads one object's row; a missing row creates nothing (LOC-06). Blocks at most 10 s; virtual threads only.
+   * Reads one object's row; a missing row creates nothing (LOC-06). A member row that points at its SpotWide User
+   * Spot's aggregate ({@link AggregatePointer}) is returned with the aggregate's owner ({@link
+   * AggregateAuthority#effective}) and its own version. Blocks at most 10 s per read; virtual threads only.
    *
    * @param store the store.
    * @param key the object.
@@ -69,7 +71,9 @@ public final class LocationRecords {
     return switch (result) {
       case ReadResult.Missing missing -> Optional.empty();
       case ReadResult.Found found -> {
-        final AuthorityRecord authority = AuthorityRecord.decode(found.value());
+        // spec 000 section 7: a member row that points at its SpotWide User Spot's aggregate has the aggregate's owner
+        final AuthorityRecord authority = AggregateAuthority.effective(store, AuthorityRecord.decode(found.value()),
+            timeout);
         yield Optional.of(new Stored(fromAuthority(key, authority), authority, found.version()));
       }
     };
@@ -83,7 +87,7 @@ public final class LocationRecords {
    * @return the view.
    */
   public static LocationRecord fromAuthority(final ObjectKey key, final AuthorityRecord authority) {
-    final String membership = authority.payload().size() == 0 ? null : authority.payload().asUtf8();
+    final String membership = AggregatePointer.membershipOf(authority.payload());
     return new LocationRecord(key, authority.objectGeneration().value(), authority.allocation().stableType(),
         authority.ownerId(), membership, authority.allocation().state() == AuthorityRecord.State.ACTIVE
         ? RecordState.READY : RecordState.CREATING, authority.authorityOwnerGeneration().value());

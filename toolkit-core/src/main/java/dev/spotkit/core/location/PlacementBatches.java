@@ -515,7 +515,8 @@ public final class PlacementBatches {
       if (!(read instanceof ReadResult.Found found)) {
         return new Outcome.Missing(read.now());
       }
-      final AuthorityRecord record = AuthorityRecord.decode(found.value());
+      final List<Condition> follows = new ArrayList<>();
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows);
       if (!found.version().equals(expectedVersion)) {
         return new Outcome.Changed(record, found.version());
       }
@@ -564,9 +565,10 @@ public final class PlacementBatches {
           aog.authorityOwnerGeneration(), target.ownerId(), target.leaseGeneration(),
           new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(),
               target.meshName(), target.routingIdHex(), target.lifecycleGeneration(), a.capacity()), null);
-      final List<Condition> conditions = List.of(new Condition.ExpectVersion(authKey, found.version()),
-          lease.condition().get(), sourceCondition, new Condition.ExpectVersion(targetCap, targetFound.version()),
-          aog.condition());
+      final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
+          found.version()), lease.condition().get(), sourceCondition, new Condition.ExpectVersion(targetCap,
+          targetFound.version()), aog.condition()));
+      conditions.addAll(follows);
       final List<Mutation> mutations = new ArrayList<>(List.of(Mutation.Put.of(authKey, after.encode())));
       mutations.addAll(sourceMutation);
       mutations.add(Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()));
@@ -577,6 +579,26 @@ public final class PlacementBatches {
       }
     }
     throw exhausted(what);
+  }
+
+  /**
+   * A member row that points at its SpotWide User Spot's aggregate ({@link AggregatePointer}) is judged with the
+   * aggregate's owner and allocation node (spec 000 section 7), and the batch is conditioned on the aggregate's
+   * version, so it cannot apply across an aggregate move; other rows are returned as they are.
+   */
+  private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions) {
+    final Optional<String> spot = AggregatePointer.spotOf(row.payload());
+    if (spot.isEmpty()) {
+      return row;
+    }
+    final String aggKey = LocationKeys.aggregate(spot.get()).preimage();
+    final ReadResult r = read(aggKey);
+    if (!(r instanceof ReadResult.Found f)) {
+      conditions.add(new Condition.ExpectAbsent(aggKey));
+      return row;
+    }
+    conditions.add(new Condition.ExpectVersion(aggKey, f.version()));
+    return AggregateAuthority.follow(row, AggregateRecord.decode(f.value()));
   }
 
   /**
@@ -603,13 +625,13 @@ public final class PlacementBatches {
       if (!(read instanceof ReadResult.Found found)) {
         return new Outcome.Missing(read.now());
       }
-      final AuthorityRecord record = AuthorityRecord.decode(found.value());
+      final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
+          found.version())));
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), conditions);
       final Plan plan = decide.plan(record, found.version());
       if (plan == null) {
         return new Outcome.Changed(record, found.version());
       }
-      final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
-          found.version())));
       if (plan.checkLease()) {
         final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), callTimeout());
         if (!lease.valid()) {

@@ -395,7 +395,7 @@ public final class Creations {
     return cell;
   }
 
-  Spot buildSpot(final SpotCell cell) throws Exception {
+  public Spot buildSpot(final SpotCell cell) throws Exception {
     final SpotContext context = rt.facades().spotContext(cell);
     cell.context = context;
     @SuppressWarnings("unchecked")

@@ -89,6 +89,9 @@ public final class JoinApprovals {
     final NodeRuntime rt = r.runtime();
     Reply reply;
     try {
+      if (spot.aggregateSealed) { // spec 000 section 7 step 1: join/leave sealed during an aggregate move
+        throw new SpotkitException.Unavailable(spot.describe() + " is sealed for a move to another node; retry");
+      }
       final Throwable[] failed = new Throwable[1];
       final JoinDecision decision = spot.runCallback("onActorJoin of " + spot.describe(), false,
           () -> ((UserSpot<?>) spot.spot).onActorJoin(new dev.spotkit.core.ActorId(m.actor().id()), request), failed);

@@ -173,6 +173,11 @@ public final class Joins {
           + target.describe() + " is closing")));
       return;
     }
+    if (target.aggregateSealed) { // spec 000 section 7 step 1: join/leave sealed during an aggregate move
+      finish(actor, new JoinResult.Failed(op, new SpotkitException.Unavailable("join target " + target.describe()
+          + " is sealed for a move to another node; retry")));
+      return;
+    }
     if (rt.isClosing() || join.deadline().isExpired()) {
       finish(actor, new JoinResult.Failed(op, rt.isClosing() ? new SpotkitException.ShuttingDown("the node"
           + " started closing before the join of " + actor.describe() + " committed") : expired(actor, join)));

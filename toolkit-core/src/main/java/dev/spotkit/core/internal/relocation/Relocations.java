@@ -172,8 +172,21 @@ public final class Relocations {
   private final java.util.concurrent.atomic.AtomicBoolean tickInFlight =
       new java.util.concurrent.atomic.AtomicBoolean();
 
+  /** The operator's SpotWide aggregate moves, source and target (commands 54-57). */
+  private final AggregateMoves aggregates;
+
+  /**
+   * The SpotWide aggregate moves of this node.
+   *
+   * @return the driver.
+   */
+  public AggregateMoves aggregates() {
+    return aggregates;
+  }
+
   public Relocations(final NodeRuntime rt) {
     this.rt = rt;
+    this.aggregates = new AggregateMoves(this);
     this.sessions = new SessionSeals(this);
     this.follow = new MessageFollowTable(rt.nodeRid().hex(), MessageFollowTable.DEFAULT_DURATION_MS,
         MessageFollowTable.DEFAULT_MAX_HOPS, 5_000);
@@ -492,6 +505,41 @@ public final class Relocations {
   }
 
   /**
+   * Participants of SpotWide aggregates that moved away from this node, by {@code spot:{id}} or {@code actor:{id}}:
+   * their cells, GONE, hand every later offer to the target (Message Follow, spec 000 section 9).
+   */
+  public final ConcurrentHashMap<String, Cell> aggregateFollows = new ConcurrentHashMap<>();
+
+  /**
+   * Participants of SpotWide aggregates being restored here whose CAS is about to run or ran, by {@code spot:{id}}
+   * or {@code actor:{id}}: work routed here by the new owner goes into their closed mailboxes, behind the backlog
+   * the open prepends (spec 001 section 4.3: later work after saved work and the relay).
+   */
+  public final ConcurrentHashMap<String, Cell> aggregateStaging = new ConcurrentHashMap<>();
+
+  /**
+   * Work for a participant of a SpotWide aggregate that moved away from here: handed to its GONE cell, which
+   * follows it to the target on the move's ordered connection. Any thread; never blocks.
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @param envelope the work.
+   * @return true when taken.
+   */
+  public boolean aggregateIngress(final String key, final Envelope.Msg envelope) {
+    final Cell staged = aggregateStaging.get(key);
+    if (staged != null) {
+      staged.offerEnvelope(envelope);
+      return true;
+    }
+    final Cell cell = aggregateFollows.get(key);
+    if (cell == null) {
+      return false;
+    }
+    cell.offerEnvelope(envelope);
+    return true;
+  }
+
+  /**
    * Work for an actor that is not Ready here but relocating away or moved (Message Follow): handled by its source
    * unit. Any thread.
    *
@@ -652,7 +700,7 @@ public final class Relocations {
   }
 
   /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
-  FrozenRecord freeze(final Envelope.Msg msg, final ActorCell actor) {
+  FrozenRecord freeze(final Envelope.Msg msg, final Cell actor) {
     final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", msg.payload(),
         Integer.MAX_VALUE / 2, true), msg.sessionWork()); // session work keeps its mark in the record
     long route = 0;
@@ -1042,5 +1090,50 @@ public final class Relocations {
         t.feed(new TargetEvent.ClockAdvanced(firedAtMs), firedAtMs);
       }
     }
+  }
+
+  /**
+   * Local work from a frozen record captured or relayed by a source (spec 001 section 4.2): the payload decoded, and
+   * for a request a reply sink whose answer goes back as a command 20 to the record's reply route on its source
+   * node. Any thread.
+   */
+  Envelope.Msg thaw(final FrozenRecord record) {
+    final Object payload = rt.copier().decode(SessionBinder.unmark(((RecordBody.SpotRequest) record.body())
+        .payload()));
+    final int work = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
+    if (record.replyRouteId() == 0) {
+      return new Envelope.Msg(payload, null, work);
+    }
+    final long deadline = Relocations.deadlineOf(record);
+    final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
+        : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
+        + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
+    final long route = record.replyRouteId();
+    final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;
+    sink.future.whenComplete((value, failure) -> {
+      Reply reply;
+      if (failure == null) {
+        try {
+          reply = new Reply(route, TerminalResult.OK, dev.spotkit.core.wire.FailureCode.NONE, ReplyTail.Empty.INSTANCE,
+              rt.copier().encodeForPeer("reply", value, Integer.MAX_VALUE / 2, false));
+        } catch (SpotkitException e) {
+          reply = ReplyErrors.toReply(route, e);
+        }
+      } else {
+        reply = ReplyErrors.toReply(route, Cell.typed(RouteMesh.unwrap(failure), sink.description));
+      }
+      final byte[] frame = ReplyCodec.encode(reply);
+      if (node == null || node.equals(rt.nodeRid())) {
+        onReplyRoute(frame);
+        return;
+      }
+      final java.util.Optional<PeerConnection> open = rt.mesh().open(node);
+      if (open.isPresent() && open.get().send(frame)) {
+        return;
+      }
+      rt.async(() -> rt.mesh().connection(node, rt.mesh().endpointOf(rt.meshName().value(), node, "reply route"),
+          Deadline.after(Duration.ofSeconds(5))).send(frame));
+    });
+    return new Envelope.Msg(payload, sink, work);
   }
 }

@@ -56,6 +56,32 @@ final class SessionSeals {
   void sealThen(final ActorCell actor, final PendingJoin join, final java.util.concurrent.CompletableFuture<
       dev.spotkit.core.ActorRef> moved, final RelocationIdentity identity,
       final java.util.function.Consumer<SessionRelocationFrame.Seal> then) {
+    final java.util.function.Consumer<SpotkitException> failed = failure -> {
+      if (join != null) {
+        rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), failure));
+      } else {
+        if (actor.state == CellState.READY) {
+          actor.mailbox.open();
+        }
+        moved.completeExceptionally(failure);
+      }
+    };
+    sealThen(actor, identity, then, failed);
+  }
+
+  /**
+   * As {@link #sealThen(ActorCell, PendingJoin, java.util.concurrent.CompletableFuture, RelocationIdentity,
+   * java.util.function.Consumer)}, with the failure handed to {@code failed} on the actor's gate (a SpotWide aggregate
+   * restores its whole room then, spec 000 section 8).
+   *
+   * @param actor the actor, its mailbox closed.
+   * @param identity the move's relocation identity for this actor.
+   * @param then continues with the installed command 42, or null when no seal was needed.
+   * @param failed ends the move with the error; the actor's mailbox is left as it is.
+   */
+  void sealThen(final ActorCell actor, final RelocationIdentity identity,
+      final java.util.function.Consumer<SessionRelocationFrame.Seal> then,
+      final java.util.function.Consumer<SpotkitException> failed) {
     final Relocations.Binding binding = Relocations.bindingOf(actor);
     final SessionBinder binder = rt.sessionBinder();
     // No seal when the disconnect already reached the actor, or its session here is gone for good (no frame can
@@ -69,16 +95,6 @@ final class SessionSeals {
     }
     final SessionRelocationFrame.Seal seal = new SessionRelocationFrame.Seal(identity.relocationId(),
         identity.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, wire, Relocations.routeOf(actor));
-    final java.util.function.Consumer<SpotkitException> failed = failure -> {
-      if (join != null) {
-        rt.joins().finish(actor, new JoinResult.Failed(join.operationId(), failure));
-      } else {
-        if (actor.state == CellState.READY) {
-          actor.mailbox.open();
-        }
-        moved.completeExceptionally(failure);
-      }
-    };
     seal(actor, binding.node(), seal, () -> {
       if (actor.state != CellState.READY || rt.isClosing()) { // gone or closing while the seal was confirmed
         sendRoute(binding.node(), new SessionRelocationFrame.Route(seal.relocationId(),

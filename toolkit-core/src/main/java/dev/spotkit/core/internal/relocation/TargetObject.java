@@ -791,42 +791,6 @@ final class TargetObject {
 
   /** Local work from a frozen record: a request answers through its reply route (the source node). */
   private Envelope.Msg thaw(final FrozenRecord record) {
-    final Object payload = rt.copier().decode(SessionBinder.unmark(((RecordBody.SpotRequest) record.body())
-        .payload()));
-    final int work = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
-    if (record.replyRouteId() == 0) {
-      return new Envelope.Msg(payload, null, work);
-    }
-    final long deadline = Relocations.deadlineOf(record);
-    final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
-        : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
-        + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
-    final long route = record.replyRouteId();
-    final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;
-    sink.future.whenComplete((value, failure) -> {
-      Reply reply;
-      if (failure == null) {
-        try {
-          reply = new Reply(route, TerminalResult.OK, FailureCode.NONE, ReplyTail.Empty.INSTANCE,
-              rt.copier().encodeForPeer("reply", value, Integer.MAX_VALUE / 2, false));
-        } catch (SpotkitException e) {
-          reply = ReplyErrors.toReply(route, e);
-        }
-      } else {
-        reply = ReplyErrors.toReply(route, Cell.typed(RouteMesh.unwrap(failure), sink.description));
-      }
-      final byte[] frame = ReplyCodec.encode(reply);
-      if (node == null || node.equals(rt.nodeRid())) {
-        r.onReplyRoute(frame);
-        return;
-      }
-      final java.util.Optional<PeerConnection> open = rt.mesh().open(node);
-      if (open.isPresent() && open.get().send(frame)) {
-        return;
-      }
-      rt.async(() -> rt.mesh().connection(node, rt.mesh().endpointOf(rt.meshName().value(), node, "reply route"),
-          Deadline.after(Duration.ofSeconds(5))).send(frame));
-    });
-    return new Envelope.Msg(payload, sink, work);
+    return r.thaw(record);
   }
 }

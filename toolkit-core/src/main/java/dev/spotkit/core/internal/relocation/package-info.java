@@ -9,7 +9,11 @@
  *   <li>the target port (staging cell, spans, CAS, open): {@link dev.spotkit.core.internal.relocation.TargetObject};
  *   </li>
  *   <li>host relocation of the Entry Spot's actors ({@code MeshNode.relocate}):
- *       {@link dev.spotkit.core.internal.relocation.HostRelocations}.</li>
+ *       {@link dev.spotkit.core.internal.relocation.HostRelocations};</li>
+ *   <li>the operator's move of a SpotWide User Spot with its members ({@code MeshNode.relocateSpot}, spec 000 section
+ *       7): {@link dev.spotkit.core.internal.relocation.AggregateMoves} (driver and commands 54-57),
+ *       {@link dev.spotkit.core.internal.relocation.AggregateSeal} (source: checks, seal, capture, hold, hand-over),
+ *       {@link dev.spotkit.core.internal.relocation.AggregateRestore} (target: verify, restore, CAS, open).</li>
  * </ul>
  */
 package dev.spotkit.core.internal.relocation;

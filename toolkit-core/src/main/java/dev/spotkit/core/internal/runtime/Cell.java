@@ -41,6 +41,13 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   public RelocationSource relocating;
   /** The meters of this cell's type, shared by its cells; null when metrics are off (one null check a message). */
   public final dev.spotkit.core.internal.observe.TypeMeters meters;
+
+  /**
+   * Set once this cell's incarnation moved away as part of a SpotWide aggregate (spec 000 section 7, section 9
+   * Message Follow): every later offer is handed to it, in order, instead of the mailbox. Written and read under
+   * {@link #ingressLock}.
+   */
+  public java.util.function.Consumer<Envelope> followAggregate;
   /** The terminal record of a remote creation (set before the creation starts), else NONE. */
   public CreationTerminal terminal = CreationTerminal.NONE;
 
@@ -87,7 +94,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    *
    * @return the description.
    */
-  abstract String describe();
+  public abstract String describe();
 
   /** Runs {@code task} exclusively on this cell's current gate, serialized with its turns. */
   abstract void control(Runnable task);
@@ -124,6 +131,11 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
         source.ingress(envelope);
         return dev.spotkit.mailbox.OfferResult.ACCEPTED;
       }
+      final java.util.function.Consumer<Envelope> follow = followAggregate;
+      if (follow != null) {
+        follow.accept(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
       return mailbox.offer(envelope);
     }
   }
@@ -140,6 +152,11 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       final RelocationSource source = relocating;
       if (source != null) {
         source.ingress(envelope);
+        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
+      }
+      final java.util.function.Consumer<Envelope> follow = followAggregate;
+      if (follow != null) {
+        follow.accept(envelope);
         return dev.spotkit.mailbox.OfferResult.ACCEPTED;
       }
       return mailbox.admit(envelope);

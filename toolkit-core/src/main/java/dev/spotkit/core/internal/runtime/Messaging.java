@@ -76,6 +76,10 @@ public final class Messaging {
       return; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
+    if ((local == null || local.state != CellState.READY) && moves != null && followKey(address) != null
+        && moves.aggregateIngress(followKey(address), envelope)) {
+      return; // moved away with its SpotWide aggregate: Message Follow
+    }
     if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
         && moves.sourceIngress(actorId(address), envelope)) {
       // relocated away: Message Follow through its source unit; also for the GONE cell read just before the
@@ -147,6 +151,12 @@ public final class Messaging {
         cell = here; // relocating away: its source unit holds, relays or follows the message
       }
     }
+    if (cell == null && moves != null && followKey(address) != null) {
+      final Cell here = local(address);
+      if ((here == null || here.state != CellState.READY) && moves.aggregateIngress(followKey(address), envelope)) {
+        return; // moved away with its SpotWide aggregate: Message Follow
+      }
+    }
     if (cell == null) {
       cell = resolve(address);
     }
@@ -154,6 +164,17 @@ public final class Messaging {
       checkGeneration(cell, generation);
     }
     offer(cell, envelope);
+  }
+
+  /** {@code spot:{id}} or {@code actor:{id}} of an address by id or ref; null for Instance intent. */
+  private static String followKey(final Address address) {
+    return switch (address) {
+      case Address.ActorById a -> "actor:" + a.id();
+      case Address.ActorByRef a -> "actor:" + a.ref().id().value();
+      case Address.SpotById s -> "spot:" + s.id();
+      case Address.SpotByRef s -> "spot:" + s.ref().id().value();
+      default -> null;
+    };
   }
 
   private static String actorId(final Address address) {

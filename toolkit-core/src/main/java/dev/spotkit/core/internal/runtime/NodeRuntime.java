@@ -568,6 +568,11 @@ public final class NodeRuntime {
             dev.spotkit.core.wire.Commands.RELOCATION_DATA, dev.spotkit.core.wire.Commands.RELOCATION_CUTOVER,
             dev.spotkit.core.wire.Commands.RELOCATION_PREPARE, dev.spotkit.core.wire.Commands.RELOCATION_STATE,
             dev.spotkit.core.wire.Commands.RELOCATION_FAILED -> relocations.onFrame(from, command, frame);
+        case dev.spotkit.core.internal.relocation.AggregateMoves.PREPARE,
+            dev.spotkit.core.internal.relocation.AggregateMoves.CHUNK,
+            dev.spotkit.core.internal.relocation.AggregateMoves.RELAY,
+            dev.spotkit.core.internal.relocation.AggregateMoves.ABORT ->
+            relocations.aggregates().onFrame(from, command, frame);
         case dev.spotkit.core.wire.Commands.SESSION_RELOCATION_SEAL,
             dev.spotkit.core.wire.Commands.SESSION_RELOCATION_SEALED,
             dev.spotkit.core.wire.Commands.SESSION_RELOCATION_ROUTE -> relocations.onSessionFrame(from, frame);

@@ -34,6 +34,11 @@ public final class SpotCell extends Cell {
   /** Members in join order; changed by the join chain, destroy and close. */
   public final CopyOnWriteArrayList<ActorCell> members = new CopyOnWriteArrayList<>();
   /**
+   * Set while a SpotWide aggregate move has sealed this room (spec 000 section 7 step 1): join admission answers
+   * Unavailable until the move restores the room or ends. Written on the Spot's gate; read by join admission on it.
+   */
+  public volatile boolean aggregateSealed;
+  /**
    * Cross-node joins this User Spot admitted (OnActorJoin accepted) that have not committed, failed or expired yet,
    * by ActorId. Its close is refused while any remains (spec 000: close "checks active Actor membership and
    * relocation state before admission"). Added on the Spot's gate, removed from any thread.

@@ -1,0 +1,378 @@
+package dev.spotkit.core.internal.relocation;
+
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.SpotId;
+import dev.spotkit.core.SpotRef;
+import dev.spotkit.core.SpotRelocationResult;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.runtime.Cell;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.ReplyErrors;
+import dev.spotkit.core.location.AggregateAuthority;
+import dev.spotkit.core.location.InventoryTree;
+import dev.spotkit.core.mesh.PeerConnection;
+import dev.spotkit.core.wire.Commands;
+import dev.spotkit.core.wire.FailureCode;
+import dev.spotkit.core.wire.OperationKind;
+import dev.spotkit.core.wire.Reply;
+import dev.spotkit.core.wire.ReplyCodec;
+import dev.spotkit.core.wire.TerminalResult;
+import dev.spotkit.relocation.wire.ChunkPlan;
+import dev.spotkit.relocation.wire.EnvelopeEntries;
+import dev.spotkit.relocation.wire.FrameHead;
+import dev.spotkit.relocation.wire.FrozenRecord;
+import dev.spotkit.relocation.wire.ParticipantInventory;
+import dev.spotkit.relocation.wire.RelocationEnvelope;
+import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
+import dev.spotkit.relocation.wire.WireIn;
+import dev.spotkit.relocation.wire.WireOut;
+import dev.spotkit.store.StoreVersion;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The operator's move of one SpotWide User Spot with all its members ({@code MeshNode.relocateSpot}; spec 000
+ * section 7), source driver and target handlers, over the node's ordered mesh connection. Not API.
+ *
+ * <p>Order, source then target:
+ * <ol>
+ *   <li>source: {@link AggregateSeal} (checks, seal at the room's turn boundary, capture, inventory);</li>
+ *   <li>source: command {@value #PREPARE} (manifest and seal fence), then the payload as commands {@value #CHUNK}
+ *       split by the CRC-32C chunk plan; target: assembly, verification, {@link AggregateRestore#prepare} with
+ *       admission closed, then a command 20 reply: relay-ready, or the typed failure (the source restores the whole
+ *       room and keeps serving, and sends {@value #ABORT});</li>
+ *   <li>source: the ingress hold, frozen in arrival order per participant, and the cutover, as command
+ *       {@value #RELAY}; target: the hold appended behind each participant's saved work, the one CAS
+ *       ({@link AggregateRestore#commit}), registration and open, then the command 20 answer;</li>
+ *   <li>source, on Committed: {@link AggregateSeal#handOver}: its cells turn GONE and follow every later message to
+ *       the target on the same connection (Message Follow).</li>
+ * </ol>
+ * Spotkit-defined commands 54-57 (spec 001 names no aggregate frames). A failure past relay-ready does not restore
+ * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable.
+ */
+public final class AggregateMoves {
+  /** Manifest: correlation, SpotId, AggregateId, fence, total length, chunk count, CRC-32C. */
+  public static final int PREPARE = 54;
+  /** One payload chunk: AggregateId, ordinal, bytes. */
+  public static final int CHUNK = 55;
+  /** The relayed hold and the cutover: correlation, AggregateId, an envelope of saved work only. */
+  public static final int RELAY = 56;
+  /** Explicit abort before relay-ready: AggregateId. */
+  public static final int ABORT = 57;
+  /** How long the source waits for relay-ready, and for the commit's answer. */
+  static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+  private final Relocations r;
+  private final NodeRuntime rt;
+  private final Map<String, Incoming> incoming = new ConcurrentHashMap<>();
+
+  AggregateMoves(final Relocations r) {
+    this.r = r;
+    this.rt = r.runtime();
+  }
+
+  /** One aggregate arriving here: its manifest, assembly buffer, and then its staged room. */
+  private static final class Incoming {
+    final long correlation;
+    final PeerConnection from;
+    final AggregateAuthority.Sealed sealed;
+    final String aggregateId;
+    final byte[] buffer;
+    final long chunkCount;
+    final long crc32c;
+    long received;
+    AggregateRestore staged;
+
+    Incoming(final long correlation, final PeerConnection from, final AggregateAuthority.Sealed sealed,
+        final String aggregateId, final long totalLength, final long chunkCount, final long crc32c) {
+      this.correlation = correlation;
+      this.from = from;
+      this.sealed = sealed;
+      this.aggregateId = aggregateId;
+      this.buffer = new byte[Math.toIntExact(totalLength)];
+      this.chunkCount = chunkCount;
+      this.crc32c = crc32c;
+    }
+  }
+
+  // ================================================================ source
+
+  /**
+   * Moves one SpotWide User Spot with every current member to {@code target} (see {@code MeshNode.relocateSpot}).
+   * Returns at once.
+   *
+   * @param spotId the Spot.
+   * @param target the target node.
+   * @return the result, or the typed failure.
+   */
+  public CompletableFuture<SpotRelocationResult> relocate(final String spotId, final NodeRid target) {
+    return rt.async(() -> move(spotId, target));
+  }
+
+  /** Waits for {@code step} at most {@link #STEP_TIMEOUT}; its failure is thrown as it is (typed). */
+  private static <T> T await(final CompletableFuture<T> step, final String what) {
+    try {
+      return step.get(STEP_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw Cell.typed(RouteMesh.unwrap(e.getCause()), what);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new SpotkitException.Unavailable(what + " did not finish in " + STEP_TIMEOUT.toSeconds() + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SpotkitException.Unavailable(what + " was interrupted", e);
+    }
+  }
+
+  private SpotRelocationResult move(final String spotId, final NodeRid target) {
+    final AggregateSeal seal = await(AggregateSeal.seal(rt, spotId, target), "seal of spot '" + spotId + "'");
+    final long sealedAt = System.nanoTime();
+    final PeerConnection connection;
+    try {
+      connection = rt.mesh().connection(target, rt.mesh().endpointOf(rt.meshName().value(), target,
+          "aggregate move target"), Deadline.after(Duration.ofSeconds(5)));
+      await(ship(seal, connection), "restore of spot '" + spotId + "' on node " + target);
+    } catch (SpotkitException e) {
+      rt.mesh().open(target).ifPresent(c -> c.send(abortFrame(seal.aggregateId())));
+      await(seal.restore(), "restore of spot '" + spotId + "' here");
+      throw e; // the room stays here and serves (spec 000 section 8)
+    }
+    // relay-ready: from here on the source is not restored (spec 000 section 8)
+    final Map<String, List<FrozenRecord>> hold = await(seal.takeHold(), "relay of spot '" + spotId + "'");
+    final byte[] relay = relayStream(seal, hold);
+    try {
+      await(rt.mesh().call(connection, c -> relayFrame(c, seal.aggregateId(), relay), OperationKind.NODE_REQUEST,
+          Deadline.after(STEP_TIMEOUT), "commit of the move of spot '" + spotId + "'"), "commit of the move of"
+          + " spot '" + spotId + "'");
+    } catch (SpotkitException cause) {
+      final boolean committed = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+          dev.spotkit.core.location.PlacementBatches.DEFAULT_ATTEMPTS).read(spotId).map(a ->
+          a.record().routingIdHex().equals(target.hex()) && a.record().aggregateId().equals(seal.aggregateId()))
+          .orElse(false);
+      if (!committed) {
+        await(seal.abandon("its move to node " + target + " passed relay-ready and did not commit"), "abandon of"
+            + " spot '" + spotId + "'");
+        throw new SpotkitException.Unavailable("move of spot '" + spotId + "' to node " + target + " passed"
+            + " relay-ready but did not commit (" + cause.getMessage() + "); the room is unavailable (spec 000"
+            + " section 8: no source restore after relay-ready)", cause);
+      }
+    }
+    await(seal.handOver(connection), "hand-over of spot '" + spotId + "'");
+    final long pausedNanos = System.nanoTime() - sealedAt;
+    return new SpotRelocationResult(new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.participants().get(
+        0).generation), rt.meshName(), target), seal.participants().size() - 1, Duration.ofNanos(pausedNanos));
+  }
+
+  /** Command 54 as a request (its reply is relay-ready), then the chunks on the same ordered connection. */
+  private CompletableFuture<Reply> ship(final AggregateSeal seal, final PeerConnection connection) {
+    final ChunkPlan plan = seal.chunks(ChunkPlan.UNNEGOTIATED_CHUNK_BYTES);
+    final AggregateAuthority.Sealed s = seal.stored();
+    final CompletableFuture<Reply> ready = rt.mesh().call(connection, correlation -> {
+      final WireOut out = new WireOut(512);
+      new FrameHead(PREPARE, 0).writeTo(out);
+      out.u64(correlation);
+      out.text8(s.tree().spotId());
+      out.text8(seal.aggregateId());
+      out.storeVersion(s.aggregateVersion().value());
+      out.storeVersion(s.spotVersion().value());
+      out.text8(s.tree().rootSha256Hex());
+      out.u32(s.tree().count());
+      out.text8(s.tree().digestSha256Hex());
+      out.u64(plan.totalLength());
+      out.u64(plan.chunkCount());
+      out.u64(plan.checksumCrc32c());
+      return out.toByteArray();
+    }, OperationKind.NODE_REQUEST, Deadline.after(STEP_TIMEOUT), "relay-ready of the move of spot '"
+        + s.tree().spotId() + "'");
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      final byte[] chunk = plan.chunk(i);
+      final WireOut out = new WireOut(chunk.length + 64);
+      new FrameHead(CHUNK, 0).writeTo(out);
+      out.text8(seal.aggregateId());
+      out.u64(i);
+      out.u32(chunk.length);
+      out.bytes(chunk);
+      if (!connection.send(out.toByteArray())) {
+        return CompletableFuture.failedFuture(new SpotkitException.Unavailable("the connection to node "
+            + connection.peerRid() + " closed while the room's payload was sent"));
+      }
+    }
+    return ready;
+  }
+
+  private static byte[] abortFrame(final String aggregateId) {
+    final WireOut out = new WireOut(64);
+    new FrameHead(ABORT, 0).writeTo(out);
+    out.text8(aggregateId);
+    return out.toByteArray();
+  }
+
+  /** The relay's envelope: the hold as saved work per participant, in arrival order. */
+  private static byte[] relayStream(final AggregateSeal seal, final Map<String, List<FrozenRecord>> hold) {
+    final ParticipantInventory inventory = ParticipantInventory.of(hold.keySet());
+    final List<EnvelopeEntries.SavedWork> work = new ArrayList<>();
+    for (Map.Entry<String, List<FrozenRecord>> e : hold.entrySet()) {
+      long order = 0;
+      for (FrozenRecord record : e.getValue()) {
+        work.add(new EnvelopeEntries.SavedWork(inventory.participantId(e.getKey()), order++, record));
+      }
+    }
+    work.sort(java.util.Comparator.comparingLong(EnvelopeEntries.SavedWork::participantId)
+        .thenComparingLong(EnvelopeEntries.SavedWork::order));
+    final RelocationEnvelope envelope = seal.envelope();
+    return RelocationEnvelopeCodec.encode(new RelocationEnvelope(envelope.relocation(), envelope.object(), 1,
+        List.of(), work, List.of(), List.of()));
+  }
+
+  /** Command 56: correlation, AggregateId, the relay's envelope. */
+  private static byte[] relayFrame(final long correlation, final String aggregateId, final byte[] stream) {
+    final WireOut out = new WireOut(stream.length + 96);
+    new FrameHead(RELAY, 0).writeTo(out);
+    out.u64(correlation);
+    out.text8(aggregateId);
+    out.u32(stream.length);
+    out.bytes(stream);
+    return out.toByteArray();
+  }
+
+  // ================================================================ target
+
+  /**
+   * A frame of commands 54-57 from a peer. Event loop: never blocks; restore and CAS run on virtual threads.
+   *
+   * @param from the connection.
+   * @param command 54..57.
+   * @param frame the frame.
+   */
+  public void onFrame(final PeerConnection from, final int command, final byte[] frame) {
+    switch (command) {
+      case PREPARE -> onPrepare(from, frame);
+      case CHUNK -> onChunk(frame);
+      case RELAY -> onRelay(from, frame);
+      case ABORT -> {
+        final WireIn in = WireIn.frame(frame, "aggregateAbort");
+        FrameHead.expect(in, ABORT);
+        final Incoming gone = incoming.remove(in.text8("aggregateId"));
+        if (gone != null && gone.staged != null) {
+          gone.staged.discard();
+        }
+      }
+      default -> throw new IllegalArgumentException("command " + command + " is not an aggregate command");
+    }
+  }
+
+  private void onPrepare(final PeerConnection from, final byte[] frame) {
+    final WireIn in = WireIn.frame(frame, "aggregatePrepare");
+    FrameHead.expect(in, PREPARE);
+    final long correlation = in.nonZeroU64("correlation");
+    final String spotId = in.text8("spotId");
+    final String aggregateId = in.text8("aggregateId");
+    final StoreVersion aggregateVersion = new StoreVersion(in.storeVersion("aggregateVersion"));
+    final StoreVersion spotVersion = new StoreVersion(in.storeVersion("spotVersion"));
+    final String root = in.text8("inventoryRoot");
+    final int count = Math.toIntExact(in.nonZeroU32("participantCount"));
+    final String digest = in.text8("inventoryDigest");
+    final long total = in.u64("totalLength");
+    final long chunks = in.u64("chunkCount");
+    final long crc = in.u64("crc32c");
+    in.expectEnd();
+    if (rt.isClosing()) {
+      reply(from, correlation, rt.shuttingDown("restore of spot '" + spotId + "'"));
+      return;
+    }
+    if (total > dev.spotkit.store.StoreLimits.MAX_RELOCATION_PAYLOAD_BYTES * 64L) {
+      reply(from, correlation, new SpotkitException.CapacityExceeded("room payload of " + total + " bytes is over"
+          + " this node's limit"));
+      return;
+    }
+    final InventoryTree tree = new InventoryTree(spotId, List.of(), root, count, digest);
+    final Incoming in2 = new Incoming(correlation, from, new AggregateAuthority.Sealed(aggregateVersion, spotVersion,
+        null, tree), aggregateId, total, chunks, crc);
+    incoming.put(aggregateId, in2);
+    if (chunks == 0) {
+      assembled(in2);
+    }
+  }
+
+  private void onChunk(final byte[] frame) {
+    final WireIn in = WireIn.frame(frame, "aggregateChunk");
+    FrameHead.expect(in, CHUNK);
+    final String aggregateId = in.text8("aggregateId");
+    final long ordinal = in.u64("ordinal");
+    final long length = in.u32("length");
+    final byte[] bytes = in.bytes("chunk", length);
+    in.expectEnd();
+    final Incoming target = incoming.get(aggregateId);
+    if (target == null) {
+      return; // aborted meanwhile
+    }
+    final int at = Math.toIntExact(ordinal * ChunkPlan.UNNEGOTIATED_CHUNK_BYTES);
+    System.arraycopy(bytes, 0, target.buffer, at, bytes.length);
+    if (++target.received == target.chunkCount) {
+      assembled(target);
+    }
+  }
+
+  /** Every chunk is in: verify and restore on a virtual thread, then relay-ready or the typed failure. */
+  private void assembled(final Incoming target) {
+    rt.async(() -> {
+      final AggregateRestore staged = AggregateRestore.prepare(rt, target.buffer, target.buffer.length,
+          target.crc32c, target.sealed, target.aggregateId);
+      target.staged = staged;
+      return staged;
+    }).whenComplete((staged, failure) -> {
+      if (failure != null) {
+        incoming.remove(target.aggregateId, target);
+        reply(target.from, target.correlation, Cell.typed(RouteMesh.unwrap(failure), "restore of spot '"
+            + target.sealed.tree().spotId() + "' on node " + rt.nodeRid()));
+      } else {
+        target.from.send(ReplyCodec.encode(Reply.of(target.correlation, TerminalResult.OK, FailureCode.NONE)));
+      }
+    });
+  }
+
+  private void onRelay(final PeerConnection from, final byte[] frame) {
+    final WireIn in = WireIn.frame(frame, "aggregateRelay");
+    FrameHead.expect(in, RELAY);
+    final long correlation = in.nonZeroU64("correlation");
+    final String aggregateId = in.text8("aggregateId");
+    final long length = in.u32("length");
+    final byte[] stream = in.bytes("envelope", length);
+    in.expectEnd();
+    final Incoming target = incoming.remove(aggregateId);
+    if (target == null || target.staged == null) {
+      reply(from, correlation, new SpotkitException.Unavailable("no staged room for aggregate " + aggregateId
+          + " on node " + rt.nodeRid()));
+      return;
+    }
+    rt.async(() -> {
+      final RelocationEnvelope relay = RelocationEnvelopeCodec.decodeOwned(stream, target.sealed.tree().count(),
+          Integer.MAX_VALUE);
+      final List<String> keys = target.staged.participantKeys();
+      final ParticipantInventory inventory = ParticipantInventory.of(keys);
+      for (EnvelopeEntries.SavedWork w : relay.savedWork()) {
+        target.staged.relay(inventory.authorityKey(w.participantId()), List.of(w.record()));
+      }
+      return target.staged.commit();
+    }).whenComplete((outcome, failure) -> {
+      if (failure != null) {
+        reply(from, correlation, Cell.typed(RouteMesh.unwrap(failure), "commit of spot '"
+            + target.sealed.tree().spotId() + "' on node " + rt.nodeRid()));
+      } else if (outcome instanceof AggregateAuthority.Outcome.Committed) {
+        from.send(ReplyCodec.encode(Reply.of(correlation, TerminalResult.OK, FailureCode.NONE)));
+      } else {
+        reply(from, correlation, new SpotkitException.Unavailable("the aggregate CAS of spot '"
+            + target.sealed.tree().spotId() + "' did not apply: " + outcome));
+      }
+    });
+  }
+
+  private static void reply(final PeerConnection to, final long correlation, final SpotkitException error) {
+    to.send(ReplyCodec.encode(ReplyErrors.toReply(correlation, error)));
+  }
+}

@@ -1,0 +1,198 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.spotkit.core.session.LineCodec;
+import dev.spotkit.store.InMemoryLocationStore;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A room moved by {@link MeshNode#relocateSpot} with a member bound to a client session (spec 000 section 7 step 6,
+ * section 4.2 step 8): the socket stays on its node, the binding is sealed before the capture and switched to the
+ * target by command 44 after the CAS and the queue opening; the client's lines keep their order across the move.
+ */
+class SpotAggregateSessionTest {
+  static final String ROOM = "room-s";
+
+  /** A handled line: its text and the node that ran the handler. */
+  record Handled(String line, NodeRid node) {
+  }
+
+  final List<Handled> handled = new CopyOnWriteArrayList<>();
+  final AtomicInteger joins = new AtomicInteger();
+  final InMemoryLocationStore store = new InMemoryLocationStore();
+  final List<MeshNode> nodes = new ArrayList<>();
+
+  final class Player implements Actor {
+    private final ActorContext ctx;
+
+    Player(final ActorContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      on.message(String.class, line -> {
+        if (line.startsWith("join ")) {
+          ctx.joinSpot(line.substring("join ".length())).timeout(Duration.ofSeconds(10)).defer();
+          return;
+        }
+        handled.add(new Handled(line, ctx.self().nodeRid()));
+        ctx.session().orElseThrow().push("echo " + line);
+      });
+    }
+
+    @Override
+    public void onJoinCompleted(final JoinResult result) {
+      joins.incrementAndGet();
+      ctx.session().ifPresent(s -> s.push("joined"));
+    }
+  }
+
+  final class Room implements UserSpot<Player> {
+    private final UserSpotContext ctx;
+
+    Room(final UserSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public UserSpotContext context() {
+      return ctx;
+    }
+  }
+
+  private MeshNode node(final boolean sessions) {
+    return node(sessions, true);
+  }
+
+  private MeshNode node(final boolean sessions, final boolean players) {
+    final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
+        .objectServer(s -> {
+          s.entrySpot(TestNodes.PlainEntry::new)
+              .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation());
+          if (players) {
+            s.actor("player", Player::new, a -> a.recreateOnRelocation());
+          }
+        });
+    if (sessions) {
+      builder.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+    }
+    final MeshNode node = builder.start();
+    nodes.add(node);
+    return node;
+  }
+
+  @AfterEach
+  void close() {
+    nodes.forEach(MeshNode::close);
+  }
+
+  private static void write(final OutputStream out, final String line) throws Exception {
+    out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  /** Reads pushed lines until {@code last} arrived (bounded by the socket timeout and a line count). */
+  private static List<String> readUntil(final BufferedReader in, final String last) throws Exception {
+    final List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      final String line;
+      try {
+        line = in.readLine();
+      } catch (java.net.SocketTimeoutException e) {
+        break; // the assertions on what arrived say what is missing
+      }
+      if (line == null) {
+        break;
+      }
+      lines.add(line);
+      if (line.equals(last)) {
+        break;
+      }
+    }
+    return lines;
+  }
+
+  @Test
+  void aMoveThatFailsBeforeRelayReadyReleasesTheSessionSealAndTheRoomKeepsServingHere() throws Exception {
+    final MeshNode a = node(true);
+    a.spots().getOrCreate(ROOM, "room").await();
+    final MeshNode b = node(false, false); // no player type there: Restore fails before relay-ready
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(20_000);
+      final OutputStream out = socket.getOutputStream();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      write(out, "join " + ROOM);
+      assertThat(readUntil(in, "joined")).containsExactly("joined");
+      final CompletableFuture<SpotRelocationResult> moved = a.relocateSpot(new SpotId(ROOM), b.nodeRid());
+      for (int i = 0; i < 100; i++) {
+        write(out, Integer.toString(i)); // during the attempt: held at the Session owner, then back here
+      }
+      assertThat(moved).failsWithin(20, TimeUnit.SECONDS).withThrowableThat().havingCause()
+          .isInstanceOf(SpotkitException.NotConfigured.class);
+      write(out, "100");
+      assertThat(readUntil(in, "echo 100")).containsExactlyElementsOf(IntStream.rangeClosed(0, 100)
+          .mapToObj(i -> "echo " + i).toList());
+    }
+    assertThat(handled).extracting(Handled::node).containsOnly(a.nodeRid());
+  }
+
+  @Test
+  @Spec("MEM-36")
+  @Spec("MEM-39")
+  void aSessionBoundMemberMovesWithItsRoomWhileItsClientKeepsSending() throws Exception {
+    final MeshNode a = node(true);
+    a.spots().getOrCreate(ROOM, "room").await();
+    for (int i = 0; i < 20; i++) { // members without a session move with it too
+      a.actors().getOrCreate("p" + i, "player").await();
+      a.toActor("p" + i).send("join " + ROOM);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> joins.get() == 20);
+    final MeshNode b = node(false);
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(20_000);
+      final OutputStream out = socket.getOutputStream();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      write(out, "join " + ROOM);
+      assertThat(readUntil(in, "joined")).containsExactly("joined");
+      write(out, "0");
+      assertThat(readUntil(in, "echo 0")).containsExactly("echo 0");
+      final CompletableFuture<SpotRelocationResult> moved = a.relocateSpot(new SpotId(ROOM), b.nodeRid());
+      for (int i = 1; i < 200; i++) {
+        write(out, Integer.toString(i)); // during and after the move
+      }
+      final SpotRelocationResult result = moved.get(20, TimeUnit.SECONDS);
+      assertThat(result.members()).isEqualTo(21);
+      write(out, "200");
+      assertThat(readUntil(in, "echo 200")).containsExactlyElementsOf(IntStream.rangeClosed(1, 200)
+          .mapToObj(i -> "echo " + i).toList());
+    }
+    assertThat(handled).extracting(Handled::line)
+        .containsExactlyElementsOf(IntStream.rangeClosed(0, 200).mapToObj(Integer::toString).toList());
+    assertThat(handled.get(0).node()).isEqualTo(a.nodeRid());
+    assertThat(handled.get(200).node()).isEqualTo(b.nodeRid());
+  }
+}
