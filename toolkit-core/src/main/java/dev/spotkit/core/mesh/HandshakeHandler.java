@@ -27,6 +27,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
   private final PeerTable.Dial dial;
   private final Handshake.Hello own;
   private State state;
+  /** Our dial was rejected as a duplicate and now waits for the peer (or connects again): set once, event loop. */
+  private boolean dialHandedOff;
   private Handshake.Hello dialerHello;
   private Handshake.Hello acceptorHello;
   private ScheduledFuture<?> timeout;
@@ -137,6 +139,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
   private void onRejected(final ChannelHandlerContext ctx, final CloseReason reason) {
     state = State.DONE;
     if (reason == CloseReason.DUPLICATE_CONNECTION && transport.table().outgoingDuplicate(dial)) {
+      dialHandedOff = true; // this channel's close is not the dial's end: it may connect again
       transport.awaitPeerDial(dial);
     }
     MeshChannels.closeWith(ctx.channel(), reason == CloseReason.DUPLICATE_CONNECTION ? reason
@@ -160,7 +163,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
       // the dialer closed right after checking our proof: what a peer with another cluster secret does
       transport.authenticationFailed();
     }
-    if (dial != null) {
+    if (dial != null && !dialHandedOff) {
       final MeshChannels.CloseInfo info = MeshChannels.closeInfo(ctx.channel());
       transport.table().dialChannelClosed(dial, info.reason(), info.detail()); // no-op once the dial completed
     }

@@ -240,18 +240,23 @@ public final class MeshTransport implements AutoCloseable {
       return future.copy();
     }
     final PeerTable.Dial dial = (PeerTable.Dial) existing;
+    dial.endpoint = endpoint;
+    startDial(dial);
+    return dial.future.copy();
+  }
+
+  private void startDial(final PeerTable.Dial dial) {
     new Bootstrap().group(group).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
             config.handshakeTimeout().toMillis()))
         .handler(initializer(dial))
-        .connect(endpoint)
+        .connect(dial.endpoint)
         .addListener((ChannelFutureListener) f -> {
           if (!f.isSuccess()) {
-            table.dialFailed(dial, CloseReason.IO_ERROR, "connect to " + endpoint + " failed: " + f.cause());
+            table.dialFailed(dial, CloseReason.IO_ERROR, "connect to " + dial.endpoint + " failed: " + f.cause());
           }
         });
-    return dial.future.copy();
   }
 
   /**
@@ -391,16 +396,29 @@ public final class MeshTransport implements AutoCloseable {
     }
   }
 
-  /** Our dial was rejected as a duplicate: fail it if the peer's own connection does not arrive in time. */
+  /**
+   * Our dial was rejected as a duplicate: the peer's own connection should arrive. When it has not within a fifth
+   * of the handshake timeout, connect again (at most {@link #MAX_REDIALS} times): the peer may have refused us for
+   * a connection it still thought open that this side had already closed, and then it never dials. After the last
+   * redial the dial fails.
+   */
   void awaitPeerDial(final PeerTable.Dial dial) {
+    final long waitNanos = config.handshakeTimeout().toNanos() / (MAX_REDIALS + 1);
     try {
-      group.next().schedule(() -> table.dialFailed(dial, CloseReason.HANDSHAKE_TIMEOUT, "peer " + dial.peer
-          + " rejected our dial as a duplicate and its own connection did not arrive within "
-          + config.handshakeTimeout()), config.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      group.next().schedule(() -> {
+        if (table.redialAfterPeerSilence(dial, MAX_REDIALS, "peer " + dial.peer + " rejected our dial as a"
+            + " duplicate " + (dial.redials + 1) + " times and its own connection did not arrive within "
+            + config.handshakeTimeout())) {
+          startDial(dial);
+        }
+      }, waitNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       table.dialFailed(dial, CloseReason.TRANSPORT_CLOSED, "transport closed");
     }
   }
+
+  /** Fresh connects of one dial whose duplicate rejections were not followed by the peer's own connection. */
+  static final int MAX_REDIALS = 4;
 
   private boolean register(final Channel ch) {
     channels.add(ch);

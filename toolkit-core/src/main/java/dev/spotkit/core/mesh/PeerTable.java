@@ -55,6 +55,10 @@ final class PeerTable {
     final CompletableFuture<PeerConnection> future = new CompletableFuture<>();
     /** The peer rejected our dial as a duplicate; we wait for its own connection. Guarded by the table. */
     boolean awaitingPeerDial;
+    /** Where this dial connects; set by the dialer before it starts. */
+    java.net.SocketAddress endpoint;
+    /** Fresh connects this dial made after a duplicate rejection whose peer never dialed. Guarded by the table. */
+    int redials;
 
     Dial(final NodeRid peer) {
       this.peer = peer;
@@ -146,6 +150,35 @@ final class PeerTable {
       return false;
     }
     dial.awaitingPeerDial = true;
+    return true;
+  }
+
+  /**
+   * Dialer side: the wait for the peer's own connection after a duplicate rejection ended without it. True when the
+   * dial should connect again: the peer may have rejected it for a connection it still thought open while this side
+   * had already closed it (the peer then never dials), and by now it has seen that close. False when the dial is
+   * settled (a connection arrived meanwhile, or it already ended) or used up its redials (then it failed).
+   *
+   * @param maxRedials the fresh connects allowed per dial.
+   */
+  synchronized boolean redialAfterPeerSilence(final Dial dial, final int maxRedials, final String detail) {
+    if (dial.future.isDone() || !dial.awaitingPeerDial) {
+      return false;
+    }
+    final Slot slot = slots.get(dial.peer);
+    if (slot != null && slot.established != null && slot.established.isOpen()) {
+      dial.future.complete(slot.established);
+      if (slot.dial == dial) {
+        slot.dial = null;
+      }
+      return false;
+    }
+    if (dial.redials >= maxRedials || slot == null || slot.dial != dial) {
+      dialFailed(dial, CloseReason.HANDSHAKE_TIMEOUT, detail);
+      return false;
+    }
+    dial.redials++;
+    dial.awaitingPeerDial = false;
     return true;
   }
 
