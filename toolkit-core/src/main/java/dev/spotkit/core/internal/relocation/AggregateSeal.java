@@ -383,6 +383,14 @@ public final class AggregateSeal {
     }
     stored = new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
+    for (Cell c : participants) { // the rows pointed at the aggregate have new versions: the cells' writes follow
+      final dev.spotkit.store.StoreVersion v = c instanceof ActorCell ? stored.memberVersions().get(c.id) : null;
+      if (v != null) {
+        synchronized (c.ingressLock) {
+          c.storeVersion = v;
+        }
+      }
+    }
     envelope = buildEnvelope();
   }
 
