@@ -383,11 +383,15 @@ public final class AggregateSeal {
     }
     stored = new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
-    for (Cell c : participants) { // the rows pointed at the aggregate have new versions: the cells' writes follow
+    // The rows pointed at the aggregate have new versions, and their effective AuthorityOwnerGeneration is the
+    // aggregate's: the cells take both, so their later writes and fences (a join's, a session seal's) still match.
+    final long aggregateAog = stored.aggregate().authorityOwnerGeneration().value();
+    for (Cell c : participants) {
       final dev.spotkit.store.StoreVersion v = c instanceof ActorCell ? stored.memberVersions().get(c.id) : null;
       if (v != null) {
         synchronized (c.ingressLock) {
           c.storeVersion = v;
+          c.storeRecord = c.storeRecord.withAuthorityOwnerGeneration(aggregateAog);
         }
       }
     }
@@ -606,10 +610,10 @@ public final class AggregateSeal {
       synchronized (c.ingressLock) {
         final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
         c.followAggregate = follow;
+        final String key = participantKey(c);
+        r.aggregateFollows.put(key, c); // before GONE: a reader that sees GONE finds the follow (volatile state)
         c.state = CellState.GONE;
         c.storeRecord = null; // the target owns the row now: this node's close must not delete it
-        final String key = participantKey(c);
-        r.aggregateFollows.put(key, c);
         left.forEach(follow);
         // Message Follow lasts MessageFollowDuration (spec 000 section 9): then the old address routes by the store
         rt.relocationScheduler().schedule(() -> r.aggregateFollows.remove(key, c),
