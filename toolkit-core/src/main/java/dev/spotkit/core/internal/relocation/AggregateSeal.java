@@ -645,6 +645,8 @@ public final class AggregateSeal {
           final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
           c.followAggregate = refuse;
           left.forEach(refuse);
+          // every later offer is refused before the mailbox; opening it lets the node's close run its markers
+          c.mailbox.open();
         }
       }
       return null;
