@@ -242,7 +242,9 @@ public final class MeshNode implements AutoCloseable {
   /**
    * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, to node
    * {@code target} as one aggregate (spec 000 section 7; spec 002 sections 8.1-8.2). At the room's next turn
-   * boundary (an intent on the Spot's control lane, ahead of queued messages) joins and leaves are refused with
+   * boundary (an intent on the Spot's control lane, ahead of queued messages; while a member is in a join, leave or
+   * move of its own the room keeps running and the intent comes back every 20 ms, for up to 10 s) joins and leaves
+   * are refused with
    * {@link SpotkitException.Unavailable} and no participant runs a handler; each participant's not-yet-run queue and
    * timers are captured, and its state by its own policy (the Spot's {@link SpotRelocationAdapter} and each member's
    * {@link ActorRelocationAdapter}, called separately; RecreateOnRelocation carries none); the participant inventory

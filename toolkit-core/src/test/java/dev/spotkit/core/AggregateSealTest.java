@@ -133,19 +133,29 @@ class AggregateSealTest {
   private final List<MeshNode> nodes = new ArrayList<>();
 
   private MeshNode node(final boolean disableMembers) {
+    return node(disableMembers, false);
+  }
+
+  /** A node; {@code hall}: it also has the "hall" type, so a hall is placed on it. */
+  private MeshNode node(final boolean disableMembers, final boolean hall) {
     final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
         .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("member", Member::new, a -> {
-              if (disableMembers) {
-                a.disableRelocation();
-              } else {
-                a.preserveStateWith(new MemberState());
-              }
-            })
-            .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()))
-            .userSpot("per", Room::new, o -> o.perActor().recreateOnRelocation()))
+        .objectServer(s -> {
+          s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("member", Member::new, a -> {
+                if (disableMembers) {
+                  a.disableRelocation();
+                } else {
+                  a.preserveStateWith(new MemberState());
+                }
+              })
+              .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()))
+              .userSpot("per", Room::new, o -> o.perActor().recreateOnRelocation());
+          if (hall) {
+            s.userSpot("hall", Room::new, o -> o.spotWide().recreateOnRelocation());
+          }
+        })
         .start();
     nodes.add(node);
     return node;
@@ -185,7 +195,8 @@ class AggregateSealTest {
   void aSealTakesEveryParticipantAtOneTurnBoundaryAndARestoreLosesNothing() throws Exception {
     final MeshNode a = node(false);
     room(a, MEMBERS); // before b starts: every participant is placed on a
-    final MeshNode b = node(false);
+    a.spots().getOrCreate("room-2", "room").await();
+    final MeshNode b = node(false, true);
     final int capturesBefore = ACTOR_CAPTURES.get() + SPOT_CAPTURES.get();
     a.toSpot("room-1").send(new Hold()); // the room's gate is busy: what follows queues behind it
     assertThat(HELD.await(10, TimeUnit.SECONDS)).isTrue();
@@ -246,6 +257,18 @@ class AggregateSealTest {
     final int before = JOINS.get();
     a.toActor("late").send(new Join("room-1"));
     await().atMost(Duration.ofSeconds(10)).until(() -> JOINS.get() == before + 1);
+    // a member whose row the seal pointed at the aggregate still writes it: it leaves for another room here
+    a.toActor("m3").send(new Join("room-2"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> JOINS.get() == before + 2);
+    assertThat(LocationRecords.read(store, ObjectKey.actor("m3")).orElseThrow().record().membership())
+        .isEqualTo("room-2");
+    // and one leaves for a hall on another node: its join's fence is the pointed row's (owner of the aggregate)
+    b.spots().getOrCreate("hall-1", "hall").await(); // only b has the type
+    a.toActor("m4").send(new Join("hall-1"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> JOINS.get() == before + 3);
+    final var m4 = LocationRecords.read(store, ObjectKey.actor("m4")).orElseThrow();
+    assertThat(m4.record().membership()).isEqualTo("hall-1");
+    assertThat(m4.authority().allocation().routingIdHex()).isEqualTo(b.nodeRid().hex());
   }
 
   @Test

@@ -391,6 +391,25 @@ class SpotAggregateMoveTest {
   }
 
   @Test
+  void aMemberThatMovedWithItsRoomJoinsARoomOnAnotherNodeAndItsRowNamesItsOwnOwnerAgain() throws Exception {
+    final MeshNode a = node(true, false);
+    room(a, 5);
+    a.spots().getOrCreate("room-x", "room").await(); // on a too: a is the only node yet
+    final MeshNode b = node(true, false);
+    assertThat(a.relocateSpot(new SpotId(ROOM), b.nodeRid()).get(30, TimeUnit.SECONDS).members()).isEqualTo(5);
+    final int before = JOINS.get();
+    b.toActor("m2").send(new Join("room-x")); // a cross-node join out of the moved room, back to a
+    await().atMost(Duration.ofSeconds(20)).until(() -> JOINS.get() == before + 1);
+    final LocationRecords.Stored row = LocationRecords.read(store, ObjectKey.actor("m2")).orElseThrow();
+    assertThat(row.authority().allocation().routingIdHex()).isEqualTo(a.nodeRid().hex());
+    assertThat(row.record().membership()).isEqualTo("room-x");
+    assertThat(dev.spotkit.core.location.AggregatePointer.spotOf(row.authority().payload())).isEmpty();
+    assertThat(owner(ObjectKey.actor("m1"))).isEqualTo(b.nodeRid().hex()); // the others stay with the room
+    a.toActor("m2").send(new Note("x", 1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> SEEN.containsKey("m2"));
+  }
+
+  @Test
   @Spec("MEM-37")
   void aMoveWhoseCasFailsPastRelayReadyRollsNoParticipantBack() throws Exception {
     final int members = 12;

@@ -14,6 +14,7 @@ import dev.spotkit.store.WriteResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -79,9 +80,32 @@ public final class AggregateAuthority {
    * @param spotVersion the Spot row's version at the seal.
    * @param aggregate the aggregate record after the seal (source owner).
    * @param tree the inventory written.
+   * @param memberVersions the new StoreVersion of each member row the seal pointed at the aggregate, by ActorId (a
+   *     row that pointed already is absent): the source's cells take them, so their later writes still match.
    */
   public record Sealed(StoreVersion aggregateVersion, StoreVersion spotVersion, AggregateRecord aggregate,
-      InventoryTree tree) {
+      InventoryTree tree, Map<String, StoreVersion> memberVersions) {
+    /**
+     * Copies the map.
+     *
+     * @throws NullPointerException when the map is null.
+     */
+    public Sealed {
+      memberVersions = Map.copyOf(memberVersions);
+    }
+
+    /**
+     * What a seal fixed, without member versions (the target's view, from the source's manifest).
+     *
+     * @param aggregateVersion the aggregate record's version after the seal.
+     * @param spotVersion the Spot row's version at the seal.
+     * @param aggregate the aggregate record after the seal, or null when not known.
+     * @param tree the inventory.
+     */
+    public Sealed(final StoreVersion aggregateVersion, final StoreVersion spotVersion, final AggregateRecord aggregate,
+        final InventoryTree tree) {
+      this(aggregateVersion, spotVersion, aggregate, tree, Map.of());
+    }
   }
 
   /** The answer of {@link #commit}. */
@@ -206,10 +230,11 @@ public final class AggregateAuthority {
     final Stored aggregate = ensure(spotId, aggregateId, spot, tree);
     final List<String> members = participants.stream().filter(e -> e.objectKind() == PlacementKind.ACTOR)
         .map(InventoryEntry::id).toList();
+    final Map<String, StoreVersion> versions = new java.util.HashMap<>();
     for (int from = 0; from < members.size(); from += POINT_BATCH) {
-      point(spotId, aggregate, members.subList(from, Math.min(members.size(), from + POINT_BATCH)));
+      point(spotId, aggregate, members.subList(from, Math.min(members.size(), from + POINT_BATCH)), versions);
     }
-    return new Sealed(aggregate.version(), spotFound.version(), aggregate.record(), tree);
+    return new Sealed(aggregate.version(), spotFound.version(), aggregate.record(), tree, versions);
   }
 
   /** The aggregate as it is, or recorded now with the Spot row's owner; its owner must be the Spot row's. */
@@ -248,7 +273,8 @@ public final class AggregateAuthority {
   }
 
   /** Points one batch of member rows at the aggregate, conditioned on each row and the aggregate's version. */
-  private void point(final String spotId, final Stored aggregate, final List<String> members) {
+  private void point(final String spotId, final Stored aggregate, final List<String> members,
+      final Map<String, StoreVersion> versions) {
     final String aggKey = LocationKeys.aggregate(spotId).preimage();
     final StoreBytes pointer = AggregatePointer.payload(spotId);
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
@@ -285,7 +311,10 @@ public final class AggregateAuthority {
       }
       final WriteResult r = StoreCalls.await(store.write(WriteBatch.of(conditions, mutations)), timeout,
           "pointing " + mutations.size() + " member rows at the aggregate of Spot '" + spotId + "'");
-      if (r instanceof WriteResult.Applied) {
+      if (r instanceof WriteResult.Applied applied) {
+        for (Mutation m : mutations) {
+          versions.put(m.key().substring(m.key().lastIndexOf('\0') + 1), applied.version(m.key()));
+        }
         return;
       }
     }

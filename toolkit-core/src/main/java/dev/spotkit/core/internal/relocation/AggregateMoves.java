@@ -66,6 +66,8 @@ public final class AggregateMoves {
   public static final int RELAY = 56;
   /** Explicit abort before relay-ready: AggregateId. */
   public static final int ABORT = 57;
+  /** Largest room payload a target assembles: 256 MiB (about 256,000 members with 1 KiB of state each). */
+  static final long MAX_PAYLOAD_BYTES = 256L << 20;
   /** How long the source waits for relay-ready, and for the commit's answer. */
   static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
   private final Relocations r;
@@ -285,15 +287,23 @@ public final class AggregateMoves {
       reply(from, correlation, rt.shuttingDown("restore of spot '" + spotId + "'"));
       return;
     }
-    if (total > dev.spotkit.store.StoreLimits.MAX_RELOCATION_PAYLOAD_BYTES * 64L) {
-      reply(from, correlation, new SpotkitException.CapacityExceeded("room payload of " + total + " bytes is over"
-          + " this node's limit"));
+    if (total > MAX_PAYLOAD_BYTES || chunks != (total + ChunkPlan.UNNEGOTIATED_CHUNK_BYTES - 1)
+        / ChunkPlan.UNNEGOTIATED_CHUNK_BYTES) {
+      reply(from, correlation, new SpotkitException.CapacityExceeded("room payload of " + total + " bytes in "
+          + chunks + " chunks: over this node's limit of " + MAX_PAYLOAD_BYTES + " bytes, or not "
+          + ChunkPlan.UNNEGOTIATED_CHUNK_BYTES + "-byte chunks"));
       return;
     }
     final InventoryTree tree = new InventoryTree(spotId, List.of(), root, count, digest);
     final Incoming in2 = new Incoming(correlation, from, new AggregateAuthority.Sealed(aggregateVersion, spotVersion,
         null, tree), aggregateId, total, chunks, crc);
     incoming.put(aggregateId, in2);
+    // a source that never sends its chunks or its relay (it stopped) leaves nothing behind here
+    rt.relocationScheduler().schedule(() -> {
+      if (incoming.remove(aggregateId, in2) && in2.staged != null) {
+        in2.staged.discard();
+      }
+    }, 2 * STEP_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     if (chunks == 0) {
       assembled(in2);
     }
@@ -311,8 +321,15 @@ public final class AggregateMoves {
     if (target == null) {
       return; // aborted meanwhile
     }
-    final int at = Math.toIntExact(ordinal * ChunkPlan.UNNEGOTIATED_CHUNK_BYTES);
-    System.arraycopy(bytes, 0, target.buffer, at, bytes.length);
+    final long at = ordinal * ChunkPlan.UNNEGOTIATED_CHUNK_BYTES;
+    if (ordinal >= target.chunkCount || at + bytes.length > target.buffer.length) {
+      incoming.remove(aggregateId, target); // a chunk outside the manifest: the Restore fails, the source keeps all
+      reply(target.from, target.correlation, new SpotkitException.DataLost("chunk " + ordinal + " of " + bytes.length
+          + " bytes lies outside the manifest of aggregate " + aggregateId + " (" + target.chunkCount + " chunks, "
+          + target.buffer.length + " bytes)"));
+      return;
+    }
+    System.arraycopy(bytes, 0, target.buffer, (int) at, bytes.length);
     if (++target.received == target.chunkCount) {
       assembled(target);
     }

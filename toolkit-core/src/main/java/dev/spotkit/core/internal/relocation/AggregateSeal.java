@@ -85,6 +85,10 @@ import java.util.concurrent.TimeUnit;
 public final class AggregateSeal {
   /** The longest wait of one Location Store call of the seal. */
   static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
+  /** How long the intent keeps being rescheduled while a member is in a join, leave or move of its own. */
+  static final Duration PERMIT_WAIT = Duration.ofSeconds(10);
+  /** The delay between two intents. */
+  static final long PERMIT_RETRY_MS = 20;
   private final NodeRuntime rt;
   private final SpotCell spot;
   private final List<Cell> participants;
@@ -215,36 +219,71 @@ public final class AggregateSeal {
       return CompletableFuture.failedFuture(e);
     }
     final CompletableFuture<AggregateSeal> done = new CompletableFuture<>();
-    // the intent on the Spot's control lane: it runs at the next turn boundary, ahead of queued application messages
+    intent(rt, spot, done, System.nanoTime() + PERMIT_WAIT.toNanos());
+    return done;
+  }
+
+  /** A member that cannot be sealed now (in a join, a leave or a move of its own), or null. */
+  private static String busyMember(final SpotCell spot) {
+    for (ActorCell a : spot.members()) {
+      if (a.state != CellState.READY || a.barrierActive || a.relocating != null || a.membership != spot) {
+        return a.describe();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The intent on the Spot's control lane (spec 000 section 7): it runs at the next turn boundary, ahead of queued
+   * application messages. When a member is in a join, leave or move of its own, no seal is made: the room keeps
+   * running and the next intent is scheduled {@link #PERMIT_RETRY_MS} later, until {@link #PERMIT_WAIT} passed.
+   */
+  private static void intent(final NodeRuntime rt, final SpotCell spot, final CompletableFuture<AggregateSeal> done,
+      final long giveUpAtNanos) {
     spot.control(() -> {
-      final AggregateSeal seal;
-      try {
-        seal = new AggregateSeal(rt, spot, spot.members());
-        seal.sealAtBoundary();
-      } catch (RuntimeException e) {
-        done.completeExceptionally(e);
+      final String busy = busyMember(spot);
+      if (busy != null && spot.state == CellState.READY && !rt.isClosing()) {
+        if (System.nanoTime() - giveUpAtNanos < 0) {
+          rt.relocationScheduler().schedule(() -> intent(rt, spot, done, giveUpAtNanos), PERMIT_RETRY_MS,
+              TimeUnit.MILLISECONDS);
+        } else {
+          done.completeExceptionally(new SpotkitException.Unavailable(busy + " was still joining, leaving or moving"
+              + " after " + PERMIT_WAIT.toSeconds() + " s; " + spot.describe() + " was not sealed; retry"));
+        }
         return;
       }
-      seal.sealSessions(() -> {
-        try {
-          seal.drainAtBoundary();
-        } catch (RuntimeException e) {
-          seal.restore().whenComplete((v, g) -> done.completeExceptionally(e));
-          return;
-        }
-        rt.async(() -> {
-          seal.captureAndStore();
-          return seal;
-        }).whenComplete((s, f) -> {
-          if (f == null) {
-            done.complete(s);
-          } else {
-            seal.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
-          }
-        });
-      }, failure -> seal.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
+      sealNow(rt, spot, done);
     });
-    return done;
+  }
+
+  /** On the Spot's gate, at a turn boundary: seal, sessions, drain, then capture on a virtual thread. */
+  private static void sealNow(final NodeRuntime rt, final SpotCell spot, final CompletableFuture<AggregateSeal> done) {
+    final AggregateSeal seal;
+    try {
+      seal = new AggregateSeal(rt, spot, spot.members());
+      seal.sealAtBoundary();
+    } catch (RuntimeException e) {
+      done.completeExceptionally(e);
+      return;
+    }
+    seal.sealSessions(() -> {
+      try {
+        seal.drainAtBoundary();
+      } catch (RuntimeException e) {
+        seal.restore().whenComplete((v, g) -> done.completeExceptionally(e));
+        return;
+      }
+      rt.async(() -> {
+        seal.captureAndStore();
+        return seal;
+      }).whenComplete((s, f) -> {
+        if (f == null) {
+          done.complete(s);
+        } else {
+          seal.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
+        }
+      });
+    }, failure -> seal.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
   }
 
   /** On the Spot's gate, between turns: refuse joins, close every mailbox, take queues and timers. */
@@ -344,6 +383,18 @@ public final class AggregateSeal {
     }
     stored = new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
+    // The rows pointed at the aggregate have new versions, and their effective AuthorityOwnerGeneration is the
+    // aggregate's: the cells take both, so their later writes and fences (a join's, a session seal's) still match.
+    final long aggregateAog = stored.aggregate().authorityOwnerGeneration().value();
+    for (Cell c : participants) {
+      final dev.spotkit.store.StoreVersion v = c instanceof ActorCell ? stored.memberVersions().get(c.id) : null;
+      if (v != null) {
+        synchronized (c.ingressLock) {
+          c.storeVersion = v;
+          c.storeRecord = c.storeRecord.withAuthorityOwnerGeneration(aggregateAog);
+        }
+      }
+    }
     envelope = buildEnvelope();
   }
 
@@ -559,10 +610,10 @@ public final class AggregateSeal {
       synchronized (c.ingressLock) {
         final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
         c.followAggregate = follow;
+        final String key = participantKey(c);
+        r.aggregateFollows.put(key, c); // before GONE: a reader that sees GONE finds the follow (volatile state)
         c.state = CellState.GONE;
         c.storeRecord = null; // the target owns the row now: this node's close must not delete it
-        final String key = participantKey(c);
-        r.aggregateFollows.put(key, c);
         left.forEach(follow);
         // Message Follow lasts MessageFollowDuration (spec 000 section 9): then the old address routes by the store
         rt.relocationScheduler().schedule(() -> r.aggregateFollows.remove(key, c),
@@ -594,6 +645,8 @@ public final class AggregateSeal {
           final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
           c.followAggregate = refuse;
           left.forEach(refuse);
+          // every later offer is refused before the mailbox; opening it lets the node's close run its markers
+          c.mailbox.open();
         }
       }
       return null;

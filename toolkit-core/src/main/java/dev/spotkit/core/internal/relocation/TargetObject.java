@@ -667,7 +667,7 @@ final class TargetObject {
   private void open() {
     final ActorCell c = cell;
     final SpotCell target = approval != null ? approval.spot() : rt.entry();
-    final String sourceSpot = row.authority().payload().asUtf8();
+    final String sourceSpot = dev.spotkit.core.location.AggregatePointer.membershipOf(row.authority().payload());
     final PeerConnection back = connectionToSource();
     c.storeRecord = LocationRecords.fromAuthority(c.key, committed);
     c.storeVersion = committedVersion;

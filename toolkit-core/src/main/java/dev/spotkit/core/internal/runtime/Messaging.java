@@ -152,8 +152,12 @@ public final class Messaging {
       }
     }
     if (cell == null && moves != null && followKey(address) != null) {
+      // One read of the cell: a Ready one takes the message itself (if it moves away meanwhile, its own follow
+      // takes it under its ingress lock); read twice, a hand-over in between made the second read NotFound.
       final Cell here = local(address);
-      if ((here == null || here.state != CellState.READY) && moves.aggregateIngress(followKey(address), envelope)) {
+      if (here != null && here.state == CellState.READY) {
+        cell = here;
+      } else if (moves.aggregateIngress(followKey(address), envelope)) {
         return; // moved away with its SpotWide aggregate: Message Follow
       }
     }

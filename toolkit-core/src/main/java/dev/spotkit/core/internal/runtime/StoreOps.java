@@ -235,12 +235,11 @@ public final class StoreOps {
             List.of(new Mutation.Delete(key))));
       } else {
         admit("a Location Store delete");
-        // a User Spot's aggregate record (spec 000 section 7) goes with its row: a later Spot of the same id starts
-        // without one
-        final List<Mutation> extra = kind(cell) == PlacementKind.USER_SPOT ? List.of(new Mutation.Delete(
-            dev.spotkit.core.location.LocationKeys.aggregate(cell.id).preimage())) : List.of();
+        // A User Spot's aggregate record (spec 000 section 7) stays: member rows that point at it may be deleted
+        // after the Spot's row and still need its owner; a later Spot of the same id replaces it (its
+        // spotObjectGeneration differs).
         final PlacementBatches.Outcome outcome = batches.delete(cell.key,
-            new dev.spotkit.core.ObjectGeneration(cell.generation), extra);
+            new dev.spotkit.core.ObjectGeneration(cell.generation), List.of());
         if (!(outcome instanceof PlacementBatches.Outcome.Done)) {
           NodeRuntime.LOG.warn("delete of the location record of {} found {}", cell.describe(), outcome);
         }
