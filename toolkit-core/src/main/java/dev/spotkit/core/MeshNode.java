@@ -253,14 +253,16 @@ public final class MeshNode implements AutoCloseable {
    * are held and relayed in arrival order; then the target's one Location Store CAS makes it the owner of the Spot
    * and of every member together, and it opens each mailbox with the saved work first. No membership callback runs
    * for members. Messages reaching this node afterwards follow the room to the target on the same ordered connection
-   * for 30 s (Message Follow); after that the old address routes by the Location Store. Before the target reports it restored the room (relay-ready) a failure keeps the whole room
+   * for 30 s (Message Follow); after that the old address routes by the Location Store. Before the target reports it
+   * restored the room (relay-ready) a failure keeps the whole room
    * here, serving, with nothing lost; after it, the room is not restored here (spec 000 section 8).
    *
    * <p>A member bound to a client session keeps its socket on its node: its binding is sealed at the Session owner
    * before the capture (its frames wait there) and switched to the target by command 44 after the CAS and the queue
    * opening, or released by a command 44 abort when the move fails before relay-ready (spec 000 section 4.2 step 8).
    *
-   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), {@code relocationReady().defer()}, and the target's capacity advertisement beyond its
+   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), {@code relocationReady().defer()}, and the
+   * target's capacity advertisement beyond its
    * node capacity record (checked before relay-ready, not reserved).
    *
    * @param spotId the SpotWide User Spot, owned by this node.

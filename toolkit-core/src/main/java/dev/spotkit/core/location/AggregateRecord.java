@@ -11,7 +11,8 @@ import java.util.Objects;
  * has this record's owner as its owner, so one CAS of this record moves the Spot and every such member
  * ({@link AggregateAuthority#commit}).
  *
- * <p>Canonical JSON field order: recordVersion, spotId, stableType, spotObjectGeneration, aggregateId (32 lowercase hex, non-zero),
+ * <p>Canonical JSON field order: recordVersion, spotId, stableType, spotObjectGeneration, aggregateId (32 lowercase
+ * hex, non-zero),
  * aggregateGeneration, participantCount, inventoryRoot, inventoryDigest, ownerId, ownerLeaseGeneration,
  * authorityOwnerGeneration, descriptor {meshName, routingIdHex}, descriptorLifecycleGeneration. 64-bit values are
  * decimal strings.

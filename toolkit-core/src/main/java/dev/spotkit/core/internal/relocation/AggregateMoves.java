@@ -14,7 +14,6 @@ import dev.spotkit.core.internal.runtime.ReplyErrors;
 import dev.spotkit.core.location.AggregateAuthority;
 import dev.spotkit.core.location.InventoryTree;
 import dev.spotkit.core.mesh.PeerConnection;
-import dev.spotkit.core.wire.Commands;
 import dev.spotkit.core.wire.FailureCode;
 import dev.spotkit.core.wire.OperationKind;
 import dev.spotkit.core.wire.Reply;

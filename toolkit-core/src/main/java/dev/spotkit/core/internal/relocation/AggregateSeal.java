@@ -51,7 +51,8 @@ import java.util.concurrent.TimeUnit;
  * carries the whole room. Not API.
  *
  * <p>Seal: a control task on the Spot's gate runs between two turns of the room (a SpotWide Spot and its members
- * share that gate, so no participant is in a handler then). It refuses joins and leaves ({@link SpotCell#aggregateSealed},
+ * share that gate, so no participant is in a handler then). It refuses joins and leaves ({@link
+ * SpotCell#aggregateSealed},
  * join admission answers {@link SpotkitException.Unavailable}) and closes the mailbox of the Spot and of every member:
  * messages and timer ticks arriving from then on are accepted and kept in arrival order (the ingress hold, taken
  * with {@link #takeHold}), and no handler runs.
@@ -65,7 +66,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Envelope: object {@code UserSpot(SpotId, ObjectGeneration, AuthorityOwnerGeneration)}; participants are the
  * authority keys {@code spot:{SpotId}} and {@code actor:{ActorId}} ordered by {@link ParticipantInventory}
  * (participantId = index + 1); an application state per participant (the Spot's: the adapter's bytes as-is, absent
- * for RecreateOnRelocation; a member's: see {@code memberState}); saved work and pending ticks per participant in queue order; timer registrations per
+ * for RecreateOnRelocation; a member's: see {@code memberState}); saved work and pending ticks per participant in queue
+ * order; timer registrations per
  * participant by name. {@link #chunks} splits it with the existing CRC-32C chunk plan (spec 001 section 4.2).
  *
  * <p>Reversal: before the target's relay-ready is accepted, {@link #restore} puts everything back in order: each

@@ -522,12 +522,12 @@ public final class NodeRuntime {
     return ownerLease == null || ownerLease.admitsNow();
   }
 
-  /** The relocation driver, or null for a node without a mesh. */
   /** The session binder, or null without sessions. */
   public SessionBinder sessionBinder() {
     return sessionBinder;
   }
 
+  /** The relocation driver, or null for a node without a mesh. */
   public Relocations relocations() {
     return relocations;
   }
