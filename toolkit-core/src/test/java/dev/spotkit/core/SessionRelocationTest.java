@@ -1,6 +1,8 @@
 package dev.spotkit.core;
 
 import static dev.spotkit.core.Placed.spotOn;
+import static dev.spotkit.core.SessionLines.readUntil;
+import static dev.spotkit.core.SessionLines.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -132,32 +134,6 @@ class SessionRelocationTest {
   @AfterEach
   void close() {
     nodes.forEach(MeshNode::close);
-  }
-
-  private static void write(final OutputStream out, final String line) throws Exception {
-    out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-    out.flush();
-  }
-
-  /** Reads pushed lines until {@code last} arrived (bounded by the socket timeout and a line count). */
-  private static List<String> readUntil(final BufferedReader in, final String last) throws Exception {
-    final List<String> lines = new ArrayList<>();
-    for (int i = 0; i < 10_000; i++) {
-      final String line;
-      try {
-        line = in.readLine();
-      } catch (java.net.SocketTimeoutException e) {
-        break; // the assertions on what arrived say what is missing
-      }
-      if (line == null) {
-        break;
-      }
-      lines.add(line);
-      if (line.equals(last)) {
-        break;
-      }
-    }
-    return lines;
   }
 
   @Test
