@@ -126,18 +126,28 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    */
   public final dev.spotkit.mailbox.OfferResult offerEnvelope(final Envelope envelope) {
     synchronized (ingressLock) {
-      final RelocationSource source = relocating;
-      if (source != null) {
-        source.ingress(envelope);
-        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
-      }
-      final java.util.function.Consumer<Envelope> follow = followAggregate;
-      if (follow != null) {
-        follow.accept(envelope);
-        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
-      }
-      return mailbox.offer(envelope);
+      return movedAway(envelope) ? dev.spotkit.mailbox.OfferResult.ACCEPTED : mailbox.offer(envelope);
     }
+  }
+
+  /**
+   * Hands {@code envelope} to the relocation this cell is in: the ingress hold of its own move, or the Message
+   * Follow of the SpotWide aggregate it moved away with. Under {@link #ingressLock}.
+   *
+   * @return true when taken; false when the mailbox should get it.
+   */
+  private boolean movedAway(final Envelope envelope) {
+    final RelocationSource source = relocating;
+    if (source != null) {
+      source.ingress(envelope);
+      return true;
+    }
+    final java.util.function.Consumer<Envelope> follow = followAggregate;
+    if (follow != null) {
+      follow.accept(envelope);
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -149,17 +159,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
    */
   public final dev.spotkit.mailbox.OfferResult admitEnvelope(final Envelope envelope) {
     synchronized (ingressLock) {
-      final RelocationSource source = relocating;
-      if (source != null) {
-        source.ingress(envelope);
-        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
-      }
-      final java.util.function.Consumer<Envelope> follow = followAggregate;
-      if (follow != null) {
-        follow.accept(envelope);
-        return dev.spotkit.mailbox.OfferResult.ACCEPTED;
-      }
-      return mailbox.admit(envelope);
+      return movedAway(envelope) ? dev.spotkit.mailbox.OfferResult.ACCEPTED : mailbox.admit(envelope);
     }
   }
 
