@@ -36,10 +36,27 @@ class LeaveAfterOwnMessagesTest {
 
   record TalkThenMove(String room, String to, int lines) {}
 
+  /** Holds {@code room} busy, joins {@code to} on another node, then at once joins {@code room} again. */
+  record MoveAndBack(String room, String to) {}
+
+  /** Joins {@code room} again. */
+  record GoBack(String room) {}
+
+  /** The request of the join back: counts its instances (built once by the sender, once by the room's decode). */
+  record Again(String note) {
+    Again {
+      AGAIN_BUILT.incrementAndGet();
+    }
+  }
+
+  static final java.util.concurrent.atomic.AtomicInteger AGAIN_BUILT = new java.util.concurrent.atomic.AtomicInteger();
+
   /** Spot events by spot id ("joined X", "left X", "said N", "stranger N"); join results by actor id. */
   static final Map<String, List<String>> EVENTS = new ConcurrentHashMap<>();
   static final Map<String, List<JoinResult>> RESULTS = new ConcurrentHashMap<>();
   static volatile CountDownLatch unblock = new CountDownLatch(1);
+  /** The room each actor joins again right after its next join committed, by actor id. */
+  static final Map<String, String> BACK = new ConcurrentHashMap<>();
 
   static void event(final String spot, final String what) {
     EVENTS.computeIfAbsent(spot, k -> new CopyOnWriteArrayList<>()).add(what);
@@ -65,12 +82,23 @@ class LeaveAfterOwnMessagesTest {
             } else {
               ctx.joinSpot(t.to()).timeout(Duration.ofSeconds(10)).defer();
             }
-          });
+          })
+          .message(MoveAndBack.class, m -> {
+            ctx.toSpot(m.room()).send(new Block());
+            BACK.put(ctx.self().id().value(), m.room());
+            ctx.joinSpot(m.to()).timeout(Duration.ofSeconds(10)).defer();
+          })
+          .message(GoBack.class, g -> ctx.joinSpot(g.room(), new Again("back")).timeout(Duration.ofSeconds(10))
+              .defer());
     }
 
     @Override
     public void onJoinCompleted(final JoinResult result) {
       RESULTS.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(result);
+      final String back = BACK.remove(ctx.self().id().value());
+      if (back != null && result instanceof JoinResult.Accepted) {
+        ctx.toActor(ctx.self()).send(new GoBack(back)); // a join is registered in a handler turn: the next one
+      }
     }
   }
 
@@ -100,6 +128,7 @@ class LeaveAfterOwnMessagesTest {
 
     @Override
     public JoinDecision onActorJoin(final ActorId actor, final Object request) {
+      event(id(), "admit " + actor.value());
       return JoinDecision.accept();
     }
 
@@ -155,6 +184,8 @@ class LeaveAfterOwnMessagesTest {
     nodes.forEach(MeshNode::close);
     EVENTS.clear();
     RESULTS.clear();
+    BACK.clear();
+    AGAIN_BUILT.set(0);
     unblock = new CountDownLatch(1);
   }
 
@@ -182,7 +213,8 @@ class LeaveAfterOwnMessagesTest {
         .contains("left " + actor));
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> EVENTS.get(room).stream()
         .filter(e -> e.startsWith("said ") || e.startsWith("stranger ")).count() == LINES);
-    final List<String> seen = EVENTS.get(room).stream().filter(e -> !e.startsWith("joined ")).toList();
+    final List<String> seen = EVENTS.get(room).stream()
+        .filter(e -> !e.startsWith("joined ") && !e.startsWith("admit ")).toList();
     final List<String> expected = new java.util.ArrayList<>(said(LINES));
     expected.add("left " + actor);
     assertThat(seen).containsExactlyElementsOf(expected);
@@ -233,5 +265,31 @@ class LeaveAfterOwnMessagesTest {
     assertLinesThenLeave(from, actor);
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.get(actor).size() == 2);
     assertThat(RESULTS.get(actor).get(1)).isInstanceOf(JoinResult.Accepted.class);
+  }
+
+  /**
+   * An actor that leaves a room for another node and joins it again at once, while the room is busy (its leave still
+   * queued behind the room's work): the room sees the old leave before the new admission, never OnActorJoin, then
+   * the old OnLeaveActor, then OnJoinedActor (a room keeping members by id forgot the member it had just admitted,
+   * and dropped its lines as a stranger's).
+   */
+  @Test
+  @Spec("MEM-34")
+  void aRoomSeesTheOldLeaveBeforeTheSameActorJoinsItAgain() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String from = roomOn(a, "from");
+    final String to = roomOn(b, "to");
+    final String actor = memberOf(a, from);
+    a.toActor(actor).send(new MoveAndBack(from, to));
+    // the room's node decoded the request of the join back: its approval is on its way to the room's gate
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> AGAIN_BUILT.get() >= 2);
+    unblock.countDown();
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.get(actor).size() == 3);
+    assertThat(RESULTS.get(actor).get(2)).isInstanceOfSatisfying(JoinResult.Accepted.class, accepted ->
+        assertThat(accepted.actor().nodeRid()).isEqualTo(a.nodeRid()));
+    final List<String> seen = EVENTS.get(from).stream().filter(e -> e.endsWith(" " + actor)).toList();
+    assertThat(seen).containsExactly("admit " + actor, "joined " + actor, "left " + actor, "admit " + actor,
+        "joined " + actor);
   }
 }

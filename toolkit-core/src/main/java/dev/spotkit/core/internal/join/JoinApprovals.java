@@ -80,7 +80,7 @@ public final class JoinApprovals {
             "join approval"))));
         return;
       }
-      spot.control(() -> decide(r, from, m, spot, request));
+      spot.admitAfterQueuedLeave(m.actor().id(), () -> decide(r, from, m, spot, request)); // after its leave here
     });
   }
 

@@ -135,7 +135,7 @@ public final class Joins {
       finish(actor, new JoinResult.Accepted(join.operationId(), actor.ref(), target.ref(), Optional.empty()));
       return;
     }
-    target.control(() -> admit(actor, join, target));
+    target.admitAfterQueuedLeave(actor.id, () -> admit(actor, join, target)); // after its own leave, if queued
   }
 
   private SpotCell findTarget(final ActorCell actor, final PendingJoin join) {
@@ -238,10 +238,12 @@ public final class Joins {
           return null;
         });
       }
+      source.leaveRan(actor.id);
       if (then != null) {
         then.run();
       }
     };
+    source.leaveQueued(actor.id); // a join of the same actor back into source waits for this leave
     if (source.mailbox.offer(new Envelope.Marker(leave)) == dev.spotkit.mailbox.OfferResult.RELEASED) {
       leave.run(); // a Spot's mailbox is unbounded: RELEASED is the only other result
     }

@@ -10,6 +10,7 @@ import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.internal.relocation.Relocations;
 import dev.spotkit.mailbox.ExecutionGate;
 import dev.spotkit.core.location.ObjectKey;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +45,14 @@ public final class SpotCell extends Cell {
    * relocation state before admission"). Added on the Spot's gate, removed from any thread.
    */
   public final ConcurrentHashMap<String, Relocations.Prepared> admittedJoins = new ConcurrentHashMap<>();
+  /**
+   * Leaves queued in this Spot's mailbox that have not run yet (their OnLeaveActor waits behind the lines the actor
+   * sent before it left), by ActorId, each with the join admissions of the same actor that came meanwhile. Such an
+   * admission runs after that leave, never before it: an actor that leaves a room and joins it again at once (its
+   * join's approval is a control task, ahead of the queue) would otherwise see OnActorJoin, then the old
+   * OnLeaveActor, then OnJoinedActor, and the room would forget the member it just admitted.
+   */
+  private final ConcurrentHashMap<String, List<Runnable>> leavesQueued = new ConcurrentHashMap<>();
 
   public SpotCell(final NodeRuntime rt, final String id, final NodeConfig.SpotType type) {
     super(rt, id, ObjectKey.spot(id), type.stableType(), type.kind().name().toLowerCase() + " spot");
@@ -96,6 +105,47 @@ public final class SpotCell extends Cell {
   @Override
   public void control(final Runnable task) {
     gate.execute(task);
+  }
+
+  /**
+   * Records that the leave of {@code actorId} was queued in this Spot's mailbox (before the offer). Any thread.
+   *
+   * @param actorId the leaving actor.
+   */
+  public void leaveQueued(final String actorId) {
+    leavesQueued.putIfAbsent(actorId, new ArrayList<>());
+  }
+
+  /**
+   * The queued leave of {@code actorId} ran (or was dropped): the admissions of that actor waiting behind it run as
+   * control tasks now. Any thread.
+   *
+   * @param actorId the actor that left.
+   */
+  public void leaveRan(final String actorId) {
+    final List<Runnable> waiting = leavesQueued.remove(actorId);
+    if (waiting != null) {
+      waiting.forEach(this::control);
+    }
+  }
+
+  /**
+   * Runs a join admission of {@code actorId} as a control task: at once, or after this Spot's queued leave of the
+   * same actor ran. Any thread.
+   *
+   * @param actorId the joining actor.
+   * @param admission the admission (OnActorJoin and what follows it).
+   */
+  public void admitAfterQueuedLeave(final String actorId, final Runnable admission) {
+    final boolean[] behindLeave = new boolean[1];
+    leavesQueued.computeIfPresent(actorId, (id, waiting) -> {
+      waiting.add(admission);
+      behindLeave[0] = true;
+      return waiting;
+    });
+    if (!behindLeave[0]) {
+      control(admission);
+    }
   }
 
   @Override
