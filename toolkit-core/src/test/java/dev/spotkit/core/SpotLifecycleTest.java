@@ -29,6 +29,8 @@ class SpotLifecycleTest {
 
   static final TestNodes.Events EVENTS = new TestNodes.Events();
   static final AtomicInteger FACTORY_RUNS = new AtomicInteger();
+  /** OnClosing of a room waits for this latch when set (a slow close). */
+  static volatile java.util.concurrent.CountDownLatch slowClose;
 
   static final class Room implements UserSpot<Actor> {
     private final UserSpotContext ctx;
@@ -64,6 +66,14 @@ class SpotLifecycleTest {
     @Override
     public void onClosing(final ClosingContext closing) {
       EVENTS.add("onClosing " + ctx.self().id() + " " + closing.reason());
+      final java.util.concurrent.CountDownLatch gate = slowClose;
+      if (gate != null) {
+        try {
+          gate.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
   }
 
@@ -106,6 +116,11 @@ class SpotLifecycleTest {
 
   @AfterEach
   void close() {
+    final java.util.concurrent.CountDownLatch gate = slowClose;
+    if (gate != null) {
+      gate.countDown();
+    }
+    slowClose = null;
     node.close();
   }
 
@@ -224,6 +239,27 @@ class SpotLifecycleTest {
     assertThat(node.spots().find("counter:4").orElseThrow().generation().value())
         .isGreaterThan(first.generation().value());
     assertThatThrownBy(() -> node.spots().close(first).await()).isInstanceOf(SpotkitException.StaleGeneration.class);
+  }
+
+  /**
+   * A room that closed itself is released after its OnClosing; a GetOrCreate of its id meanwhile waits for that and
+   * creates the room again (a new generation), instead of failing with AlreadyExists on the closing room's row.
+   */
+  @Test
+  @Spec("SPOT-02")
+  void getOrCreateWhileTheRoomClosesItselfWaitsAndCreatesItAgain() {
+    slowClose = new java.util.concurrent.CountDownLatch(1);
+    final SpotRef first = node.spots().getOrCreate("room:slow", "room").await();
+    assertThat(node.toSpot(first).request(new Stop(), Boolean.class).await()).isTrue();
+    await().atMost(Duration.ofSeconds(5)).until(() -> EVENTS.matching("onClosing room:slow").size() == 1);
+    final CompletableFuture<CreateOutcome<SpotRef>> again = node.spots().getOrCreate("room:slow", "room")
+        .toOutcomeFuture();
+    assertThat(again).isNotDone(); // the old room's row is still there, its OnClosing runs
+    slowClose.countDown();
+    final CreateOutcome<SpotRef> outcome = again.join();
+    assertThat(outcome).isInstanceOf(CreateOutcome.Created.class);
+    assertThat(((CreateOutcome.Created<SpotRef>) outcome).ref().generation().value())
+        .isGreaterThan(first.generation().value());
   }
 
   @Test

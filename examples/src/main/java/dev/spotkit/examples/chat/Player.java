@@ -50,9 +50,12 @@ public final class Player implements Actor {
 
   /** The player's stable type (every session is bound to one). */
   public static final String TYPE = "player";
-  /** Join attempts in all: the first, and retries after the room closed under it. */
-  static final int JOIN_ATTEMPTS = 3;
-  /** Pause before retry n is n times this. */
+  /**
+   * Join attempts in all: the first, and retries after the room closed under it (a room on another node that is
+   * closing still answers GetOrCreate as Existing until its close finished, and its joins fail meanwhile).
+   */
+  static final int JOIN_ATTEMPTS = 6;
+  /** Pause before the first retry; each later retry waits twice as long (50, 100, 200, 400, 800 ms: 1.55 s in all). */
   static final long RETRY_STEP_MILLIS = 50;
   /** Bound of one join, leave or {@code /rooms} request. */
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
@@ -274,7 +277,7 @@ public final class Player implements Actor {
     if (joining == null) {
       return; // disconnected meanwhile
     }
-    if (!pause(RETRY_STEP_MILLIS * (attempt - 1))) {
+    if (!pause(RETRY_STEP_MILLIS << (attempt - 2))) { // attempt is 2..JOIN_ATTEMPTS here
       giveUp("the node is closing");
       return;
     }

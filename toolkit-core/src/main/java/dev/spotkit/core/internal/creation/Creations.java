@@ -103,12 +103,41 @@ public final class Creations {
         cell -> cell.control(() -> completeSpot(cell, copy)), cell -> cell.creation, SpotCell::ref, deadline);
     final RemoteCreations mesh = remote;
     if (mesh == null || localReady(rt.spots.get(spotId))) {
-      return rt.async(local::get);
+      return rt.async(() -> {
+        awaitClosed(spotId, deadline);
+        return local.get();
+      });
     }
-    return rt.async(() -> mesh.getOrCreate(new RemoteCreations.Spec<>(ObjectKey.spot(spotId),
-        PlacementKind.USER_SPOT, stableType, copy, id == null, (generation, owner) -> new SpotRef(
-        new dev.spotkit.core.SpotId(spotId), new dev.spotkit.core.ObjectGeneration(generation), rt.meshName(),
-        owner)), deadline, local));
+    return rt.async(() -> {
+      awaitClosed(spotId, deadline);
+      return mesh.getOrCreate(new RemoteCreations.Spec<>(ObjectKey.spot(spotId), PlacementKind.USER_SPOT, stableType,
+          copy, id == null, (generation, owner) -> new SpotRef(new dev.spotkit.core.SpotId(spotId),
+          new dev.spotkit.core.ObjectGeneration(generation), rt.meshName(), owner)), deadline, local);
+    });
+  }
+
+  /**
+   * Waits (bounded by {@code deadline}) while a spot of this id that closed itself is still being released here:
+   * until then its Location Store row names it, and a GetOrCreate would find the closing incarnation (Existing, whose
+   * joins then fail) or its row (AlreadyExists) instead of creating the id again.
+   *
+   * @throws SpotkitException.DeadlineExceeded when the release did not finish by the deadline.
+   */
+  private void awaitClosed(final String spotId, final Deadline deadline) {
+    final SpotCell closing = rt.closingSpots.get(spotId);
+    if (closing != null) {
+      try {
+        closing.released.get(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        throw new SpotkitException.DeadlineExceeded("spot '" + spotId + "' is still closing on this node; its"
+            + " close did not finish by the creation's deadline");
+      } catch (ExecutionException e) {
+        throw Cell.typed(e.getCause(), "close of spot '" + spotId + "'");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SpotkitException.ShuttingDown("interrupted while spot '" + spotId + "' closes");
+      }
+    }
   }
 
   private static boolean localReady(final Cell cell) {

@@ -319,9 +319,17 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     }
   }
 
-  /** A typed error for a failure: a SpotkitException as-is, anything else as InternalFailure. */
+  /**
+   * A typed error for a failure: a SpotkitException as-is (also inside the CompletionException or ExecutionException
+   * of a future that failed with it), anything else as InternalFailure.
+   */
   public static SpotkitException typed(final Throwable failure, final String what) {
-    if (failure instanceof SpotkitException typed) {
+    Throwable cause = failure;
+    for (int depth = 0; depth < 8 && (cause instanceof java.util.concurrent.CompletionException
+        || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null; depth++) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof SpotkitException typed) {
       return typed;
     }
     return new SpotkitException.InternalFailure(what + " threw " + failure, failure);

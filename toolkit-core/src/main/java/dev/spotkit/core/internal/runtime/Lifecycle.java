@@ -108,6 +108,7 @@ public final class Lifecycle {
   /** No new admission: unroutable by id, timers stopped. On the spot's gate. */
   private void beginClose(final SpotCell cell) {
     cell.state = CellState.CLOSING;
+    rt.closingSpots.put(cell.id, cell); // before it leaves the registry: a GetOrCreate sees one or the other
     rt.spots.remove(cell.id, cell);
     cell.timers.cancelAll();
   }
@@ -220,6 +221,10 @@ public final class Lifecycle {
       Cell.failUnrun(cell.mailbox.release(late -> Cell.failOne(late, error)), error);
     }
     rt.store().remove(cell);
+    if (cell instanceof SpotCell spot) {
+      rt.closingSpots.remove(spot.id, spot);
+      spot.released.complete(null);
+    }
   }
 
   /**

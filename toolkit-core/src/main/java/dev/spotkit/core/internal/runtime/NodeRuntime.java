@@ -56,6 +56,12 @@ public final class NodeRuntime {
 
   public final ConcurrentHashMap<String, ActorCell> actors = new ConcurrentHashMap<>();
   public final ConcurrentHashMap<String, SpotCell> spots = new ConcurrentHashMap<>();
+  /**
+   * Spots that closed themselves (no longer routable by id) whose release has not finished yet: their Location Store
+   * row still names this node. A GetOrCreate of such an id waits for the release instead of finding the closing
+   * incarnation (Existing) or its row (AlreadyExists).
+   */
+  public final ConcurrentHashMap<String, SpotCell> closingSpots = new ConcurrentHashMap<>();
 
   private final NodeConfig config;
   private final Facades facades;

@@ -29,6 +29,8 @@ public final class SpotCell extends Cell {
   public final ExecutionGate gate;
   final SpotId spotId;
   public final CompletableFuture<CreateOutcome<SpotRef>> creation = new CompletableFuture<>();
+  /** Completed once the spot was released (mailbox, timers and Location Store row gone). */
+  public final CompletableFuture<Void> released = new CompletableFuture<>();
   /** Set by creation before Ready. */
   public volatile Spot spot;
   public SpotContext context;
