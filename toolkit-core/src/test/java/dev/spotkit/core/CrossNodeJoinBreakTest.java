@@ -172,10 +172,26 @@ class CrossNodeJoinBreakTest {
     }
 
     @Override
+    public void configure(final SpotHandlers on) {
+      on.request(Members.class, m -> ctx.members().stream().map(x -> x.ref().id().value()).toList());
+    }
+
+    @Override
     public JoinDecision onActorJoin(final ActorId actor, final Object request) {
       return JoinDecision.accept();
     }
+
+    @Override
+    public void onLeaveActor(final ActorRef actor) {
+      LEFT.add(ctx.self().id().value() + " " + actor.id().value());
+    }
   }
+
+  /** Asks a room for its members' ids (a List of String). */
+  record Members() {}
+
+  /** OnLeaveActor calls seen, as "room actor". */
+  static final List<String> LEFT = new CopyOnWriteArrayList<>();
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
@@ -208,6 +224,7 @@ class CrossNodeJoinBreakTest {
     TICKS.clear();
     CAPTURE_FAILS.set(false);
     RESTORE_FAILS.clear();
+    LEFT.clear();
     nodes.forEach(MeshNode::close);
   }
 
@@ -458,6 +475,10 @@ class CrossNodeJoinBreakTest {
     final HeldStore held = new HeldStore(store);
     final MeshNode b = node(held);
     final String actor = actorOn(a, "orphan", "walker");
+    final String home = spotOn(a, "home");
+    a.toActor(actor).send(new Move(home));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 1);
+    assertThat(a.toSpot(home).request(new Members(), List.class).await()).containsExactly(actor);
     final String room = spotOn(b, "room");
     final String versionBefore = LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().version().value();
     held.heldKey = ObjectKey.actor(actor).logicalKey().preimage();
@@ -476,6 +497,11 @@ class CrossNodeJoinBreakTest {
     assertThat(a.toActor(actor).request(new Where(), String.class).timeout(Duration.ofSeconds(5)).toFuture())
         .failsWithin(Duration.ofSeconds(6)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(SpotkitException.Unavailable.class);
+    // Runs nowhere, so it is no member of its old room any more: once the move is known not to have committed (the
+    // target's Restore validity, 10 s, plus a store call), the room gets OnLeaveActor and stops listing it (a chat
+    // room kept such players in /who and in its count for good).
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> LEFT.contains(home + " " + actor));
+    assertThat(a.toSpot(home).request(new Members(), List.class).await()).isEmpty();
   }
 
   /**

@@ -631,6 +631,7 @@ public final class RelocationSource {
         TimeUnit.MILLISECONDS);
     rt.relocationScheduler().schedule(() -> {
       end();
+      leaveIfNoNoticeCame();
       if (abandoned != null) { // the follow duration ended: the row this node still holds goes
         rt.async(() -> removeRow());
       }
@@ -759,12 +760,31 @@ public final class RelocationSource {
     }
     NodeRuntime.LOG.error("relocation of {} to node {} did not commit: {}; the actor is unavailable", actor.describe(),
         owner, why);
+    final dev.spotkit.core.internal.runtime.SpotCell source = actor.membership;
+    if (join != null && source != null) {
+      // It runs nowhere, and the target's leave notice will never come: its Spot here stops listing it (OnLeaveActor,
+      // in queue order), instead of keeping a member that cannot answer for good.
+      dev.spotkit.core.internal.join.Joins.leaveInOrder(source, actor, null);
+    }
     settled.complete(null); // before the caller hears of it: a destroy it sends next must find the move settled
     watch.failed(why, true);
     if (join == null) {
       moved.completeExceptionally(new SpotkitException.Unavailable("relocation of " + actor.describe() + " to node "
           + owner + " passed the target's relay-ready reply but did not commit (" + why + "); the actor is"
           + " unavailable (spec 001 section 9)"));
+    }
+  }
+
+  /**
+   * A join's move whose target never sent its one-way leave notice (it died right after its CAS): once Message Follow
+   * ended, the Spot here stops listing the actor (OnLeaveActor, in queue order) rather than keep it for good.
+   */
+  private void leaveIfNoNoticeCame() {
+    final dev.spotkit.core.internal.runtime.SpotCell source = actor.membership;
+    if (join != null && source != null && source.members.contains(actor)) {
+      NodeRuntime.LOG.warn("{} moved to node {} {} ms ago and no leave notice came from there; {} lets it go",
+          actor.describe(), owner, MessageFollowTable.DEFAULT_DURATION_MS, source.describe());
+      dev.spotkit.core.internal.join.Joins.leaveInOrder(source, actor, null);
     }
   }
 
