@@ -36,8 +36,9 @@ import java.util.function.Consumer;
  *
  * <p>A mesh of nodes: give every node the same Location Store (and Relocation Store) and
  * {@code mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))}; creation places objects on any Serving node
- * and messages reach the owner wherever it lives (spec 002 sections 4-7, {@link MeshOptions}). Not yet:
- * cross-node JoinSpot and live relocation (spec 001).
+ * and messages reach the owner wherever it lives (spec 002 sections 4-7, {@link MeshOptions}). A JoinSpot to a User
+ * Spot on another node moves the Actor there live (spec 000 section 4.2, spec 001); {@link #relocate(NodeRid)}
+ * moves this node's Entry Spot actors and {@link #relocateSpot(SpotId, NodeRid)} one room with its members.
  */
 public final class MeshNode implements AutoCloseable {
   /** The smallest {@link Builder#closeTimeout(Duration)} accepted: 100 ms. */

@@ -5,8 +5,9 @@ package dev.spotkit.core;
  * by ref: only that incarnation). Get one from {@code ctx.toActor(...)}, {@code ctx.toSpot(...)},
  * {@code ctx.toInstanceSpot(...)} or the same methods of {@link MeshNode}. Any thread.
  *
- * <p>Delivery: in-process, at most once, in order per sender and target; the message object is passed by
- * reference, so send immutable values (records). Moving between nodes is not supported yet.
+ * <p>Delivery: at most once, in order per sender and target, also while the target moves between nodes (messages
+ * reaching its old node follow it, spec 002 section 7.3). In one process the message object is passed by reference,
+ * so send immutable values (records); to another node it travels as JSON (Jackson), so it must round-trip.
  */
 public sealed interface Target permits TargetImpl, Member {
 

@@ -22,7 +22,9 @@ import java.util.List;
  * At that LF it emits one {@link BadFrame} carrying the full length and decoding resumes. Nothing is
  * thrown, so the lines after a bad one in the same read are decoded at once.
  *
- * <p>An unterminated last line is dropped when the connection ends.
+ * <p>An unterminated last line ends with the input: when the client shuts down its write side or the connection
+ * ends, the bytes after the last LF are one more line (a trailing CR dropped), or a {@link BadFrame} when too long,
+ * so {@code printf 'last words' | nc host port} is answered like a terminated line.
  *
  * <p>Ownership: the {@code in} cumulation belongs to {@link ByteToMessageDecoder}. Each frame added to
  * {@code out} is a retained slice: the next handler owns one reference and must release it.
@@ -89,6 +91,41 @@ final class LineFrameDecoder extends ByteToMessageDecoder {
     // Hand-off: the retained slice is owned by the next handler (Utf8LineDecoder releases it).
     out.add(in.readRetainedSlice(lineBytes));
     in.skipBytes(length - lineBytes + 1);
+  }
+
+  /**
+   * The input ended (the client's write side shut down, or the connection closed): after every terminated line was
+   * decoded, what is left without an LF is the last line, or the end of an over-long one.
+   *
+   * @param ctx of this handler.
+   * @param in the cumulation; owned by the base class.
+   * @param out receives at most one retained slice or one {@link BadFrame}.
+   */
+  @Override
+  protected void decodeLast(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
+    scanned = 0;
+    final int length = in.readableBytes();
+    if (discarding) {
+      final boolean endsWithCr = length > 0 ? in.getByte(in.writerIndex() - 1) == CR : discardedEndsWithCr;
+      final long lineBytes = discardedBytes + length - (endsWithCr ? 1 : 0);
+      in.skipBytes(length);
+      discarding = false;
+      discardedBytes = 0;
+      discardedEndsWithCr = false;
+      out.add(new BadFrame(new LineTooLongException(lineBytes, maxLineBytes)));
+      return;
+    }
+    if (length == 0) {
+      return;
+    }
+    final int lineBytes = in.getByte(in.writerIndex() - 1) == CR ? length - 1 : length;
+    if (lineBytes > maxLineBytes) {
+      in.skipBytes(length);
+      out.add(new BadFrame(new LineTooLongException(lineBytes, maxLineBytes)));
+      return;
+    }
+    out.add(in.readRetainedSlice(lineBytes));
+    in.skipBytes(length - lineBytes);
   }
 
   /** Bytes held in the cumulation, for tests of the memory bound. Event loop only. */

@@ -82,6 +82,23 @@ class LineCodecTest {
   }
 
   @Test
+  void anUnterminatedLastLineIsALineWhenTheInputEnds() {
+    channel.writeInbound(bytes("one\nlast words\r"));
+    assertThat(readAll()).containsExactly("one");
+    channel.pipeline().fireUserEventTriggered(io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE);
+    assertThat(readAll()).containsExactly("last words");
+  }
+
+  @Test
+  void anOverLongUnterminatedLastLineIsABadFrameWhenTheInputEnds() {
+    channel.writeInbound(bytes("z".repeat(MAX + 5)));
+    channel.pipeline().fireUserEventTriggered(io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE);
+    final List<Object> out = readAll();
+    assertThat(out).hasSize(1);
+    assertThat(error(out.get(0))).isEqualTo("line of 21 bytes exceeds maxLineBytes 16");
+  }
+
+  @Test
   void splitAcrossReadsOneByteAtATime() {
     final byte[] all = "héllo\r\nwörld 😀\n".getBytes(StandardCharsets.UTF_8);
     for (byte b : all) { // splits the CRLF and every multi-byte character
@@ -190,11 +207,11 @@ class LineCodecTest {
   }
 
   @Test
-  void unterminatedLastLineIsDroppedAtClose() {
+  void unterminatedLastLineIsALineAtClose() {
     channel.writeInbound(bytes("done\npartial"));
     assertThat(readAll()).containsExactly("done");
     channel.close();
-    assertThat(readAll()).isEmpty();
+    assertThat(readAll()).containsExactly("partial");
   }
 
   @Test
