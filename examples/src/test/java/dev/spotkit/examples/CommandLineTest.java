@@ -60,6 +60,21 @@ class CommandLineTest {
   }
 
   @Test
+  void aHostThatIsNoAddressOfThisMachineIsOneErrorLineWithoutPortAdvice() {
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8),
+        "--host", "999.1.1.1", "--port", "0");
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --host 999.1.1.1 is not an address or a"
+        + " known host name; e.g. 127.0.0.1, or 0.0.0.0 for every interface" + System.lineSeparator());
+    final ByteArrayOutputStream remote = new ByteArrayOutputStream();
+    assertThat(ChatServerCommandAccess.run(new PrintStream(remote, true, StandardCharsets.UTF_8),
+        "--host", "192.0.2.1", "--port", "0")).isEqualTo(2); // TEST-NET-1: never this machine's
+    assertThat(remote.toString(StandardCharsets.UTF_8)).contains("is not an address of this machine")
+        .doesNotContain("port");
+  }
+
+  @Test
   void aPortInUseIsOneErrorLineAndExitCodeTwo() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
       final ByteArrayOutputStream err = new ByteArrayOutputStream();

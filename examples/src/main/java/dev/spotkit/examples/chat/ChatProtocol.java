@@ -1,5 +1,7 @@
 package dev.spotkit.examples.chat;
 
+import dev.spotkit.core.SpotkitException;
+
 import java.util.regex.Pattern;
 
 /**
@@ -73,6 +75,26 @@ public final class ChatProtocol {
    */
   public static String roomLine(final String room, final String nick, final String text) {
     return "[" + room + "] " + nick + ": " + text;
+  }
+
+  /**
+   * What a client is told about a failed operation: a short reason by the error's type, never the toolkit's own
+   * message (that names nodes, addresses and classes; the server logs it).
+   *
+   * @param error the typed failure.
+   * @return e.g. {@code "the room is not available right now; try again"}.
+   */
+  public static String reason(final SpotkitException error) {
+    return switch (error) {
+      case SpotkitException.NotFound e -> "the room is gone";
+      case SpotkitException.Unavailable e -> "the room is not available right now; try again";
+      case SpotkitException.DeadlineExceeded e -> "the server did not answer in time; try again";
+      case SpotkitException.CapacityExceeded e -> "the server is full; try again later";
+      case SpotkitException.ShuttingDown e -> "the server is shutting down";
+      case SpotkitException.StaleGeneration e -> "the room was just replaced; try again";
+      case SpotkitException.Rejected e -> "the room is closing; try again";
+      default -> "internal error (" + error.getClass().getSimpleName() + ")";
+    };
   }
 
   /**

@@ -244,8 +244,44 @@ public final class ChatServerCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * What is wrong with a listen address, or null: it must be a literal or name that resolves (without waiting on
+   * DNS for a literal) to the wildcard address or to an address of one of this machine's interfaces.
+   */
+  static String hostProblem(final String option, final String value) {
+    final java.net.InetAddress address;
+    try {
+      address = java.net.InetAddress.getByName(value);
+    } catch (java.net.UnknownHostException | SecurityException e) {
+      return option + " " + value + " is not an address or a known host name; e.g. 127.0.0.1, or 0.0.0.0 for every"
+          + " interface";
+    }
+    try {
+      if (address.isAnyLocalAddress() || address.isLoopbackAddress()
+          || java.net.NetworkInterface.getByInetAddress(address) != null) {
+        return null;
+      }
+    } catch (java.net.SocketException e) {
+      return null; // the interfaces cannot be listed here: let the bind itself tell
+    }
+    return option + " " + value + " (" + address.getHostAddress() + ") is not an address of this machine; listen on"
+        + " one of its interfaces, e.g. 127.0.0.1, or 0.0.0.0 for every interface";
+  }
+
   /** What is wrong with the options, or null. */
   private String problem() {
+    final String badHost = hostProblem("--host", host);
+    if (badHost != null) {
+      return badHost;
+    }
+    final String badMeshHost = store == null ? null : hostProblem("--mesh-host", meshHost);
+    if (badMeshHost != null) {
+      return badMeshHost;
+    }
+    final String badMetricsHost = metricsPort == null ? null : hostProblem("--metrics-host", metricsHost);
+    if (badMetricsHost != null) {
+      return badMetricsHost;
+    }
     if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
       return "--metrics-port " + metricsPort + " must be between 0 and 65535 (0 = a free port)";
     }

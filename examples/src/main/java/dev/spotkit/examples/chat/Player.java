@@ -194,7 +194,8 @@ public final class Player implements Actor {
     try {
       ctx.toSpot(Room.ID_PREFIX + room).send(message);
     } catch (SpotkitException e) {
-      push(ChatProtocol.ERROR + "room " + room + " did not take it: " + e.getMessage());
+      LOG.info("{}: room {} did not take a message: {}", nick, room, e.toString());
+      push(ChatProtocol.ERROR + "room " + room + " did not take it: " + ChatProtocol.reason(e));
     }
   }
 
@@ -234,9 +235,9 @@ public final class Player implements Actor {
         | SpotkitException.DeadlineExceeded e) {
       // closed after GetOrCreate found it, not Ready yet on its node, or its creation still running (a loaded node):
       // GetOrCreate again finds or creates the one room
-      retryOrGiveUp(e.getMessage());
+      retryOrGiveUp(e);
     } catch (SpotkitException e) {
-      giveUp(e.getMessage());
+      giveUp(e);
     }
   }
 
@@ -259,12 +260,12 @@ public final class Player implements Actor {
         push(ChatProtocol.OK_JOIN + room);
         drainLater();
       }
-      case JoinResult.Rejected rejected -> retryOrGiveUp("the room is closing");
-      case JoinResult.Failed failed -> retryOrGiveUp(failed.error().getMessage());
+      case JoinResult.Rejected rejected -> retryOrGiveUp(new SpotkitException.Rejected("the room is closing"));
+      case JoinResult.Failed failed -> retryOrGiveUp(failed.error());
     }
   }
 
-  private void retryOrGiveUp(final String why) {
+  private void retryOrGiveUp(final SpotkitException why) {
     if (attempt >= JOIN_ATTEMPTS) {
       giveUp(why);
       return;
@@ -278,14 +279,15 @@ public final class Player implements Actor {
       return; // disconnected meanwhile
     }
     if (!pause(RETRY_STEP_MILLIS << (attempt - 2))) { // attempt is 2..JOIN_ATTEMPTS here
-      giveUp("the node is closing");
+      giveUp(new SpotkitException.ShuttingDown("the node is closing"));
       return;
     }
     tryJoin();
   }
 
-  private void giveUp(final String why) {
-    push(ChatProtocol.ERROR + "could not join " + joining + ": " + why); // still in the old room, if any
+  private void giveUp(final SpotkitException why) {
+    LOG.info("{}: gave up joining {} after {} attempt(s): {}", nick, joining, attempt, why.toString());
+    push(ChatProtocol.ERROR + "could not join " + joining + ": " + ChatProtocol.reason(why)); // still in the old room
     joining = null;
     drainLater();
   }
@@ -319,7 +321,8 @@ public final class Player implements Actor {
           .request(new RoomDirectory.Describe(), RoomDirectory.Description.class)
           .timeout(REQUEST_TIMEOUT).await().line());
     } catch (SpotkitException e) {
-      push(ChatProtocol.ERROR + "could not list rooms: " + e.getMessage());
+      LOG.info("{}: /rooms failed: {}", nick, e.toString());
+      push(ChatProtocol.ERROR + "could not list rooms: " + ChatProtocol.reason(e));
     }
   }
 

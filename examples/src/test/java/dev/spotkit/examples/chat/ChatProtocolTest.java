@@ -11,6 +11,18 @@ class ChatProtocolTest {
       + " or lone surrogates";
 
   @Test
+  void errorLinesGiveAReasonByTypeAndNeverTheToolkitsMessage() {
+    final String internals = "node 1a2b3c4d5e6f7081 at 127.0.0.1:40123: io.netty.channel"
+        + ".StacklessClosedChannelException";
+    assertThat(ChatProtocol.reason(new dev.spotkit.core.SpotkitException.Unavailable(internals)))
+        .isEqualTo("the room is not available right now; try again");
+    assertThat(ChatProtocol.reason(new dev.spotkit.core.SpotkitException.NotFound(internals)))
+        .isEqualTo("the room is gone");
+    assertThat(ChatProtocol.reason(new dev.spotkit.core.SpotkitException.InternalFailure(internals)))
+        .isEqualTo("internal error (InternalFailure)");
+  }
+
+  @Test
   void printableTextTabsAndSurrogatePairsAreSafe() {
     assertThat(ChatProtocol.lineProblem("")).isNull();
     assertThat(ChatProtocol.lineProblem("hello, world! [x] <b> ~ é ü 日本")).isNull();
