@@ -137,6 +137,25 @@ class SessionBindingTest {
   }
 
   @Test
+  void theErrorReplyToABadLineComesAfterTheRepliesToTheLinesBeforeIt() throws Exception {
+    slowFirstLine.set(true); // the first line's reply is still being made when the bad line is decoded
+    final InetSocketAddress address = start().sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(5000);
+      final OutputStream out = socket.getOutputStream();
+      out.write("first\n".getBytes(StandardCharsets.UTF_8));
+      out.write(new byte[] {(byte) 0xff, '\n'});
+      out.write("third\n".getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      assertThat(in.readLine()).isEqualTo("echo 1 first");
+      assertThat(in.readLine()).startsWith("error: ").contains("UTF-8");
+      assertThat(in.readLine()).isEqualTo("echo 2 third");
+    }
+  }
+
+  @Test
   void aDeclinedCreationClosesTheSession() throws Exception {
     decline.set(true);
     final InetSocketAddress address = start().sessionAddress().orElseThrow();

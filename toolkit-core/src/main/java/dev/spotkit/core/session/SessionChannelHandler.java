@@ -114,6 +114,13 @@ final class SessionChannelHandler extends ChannelInboundHandlerAdapter {
     final Object reply = server.config().codec().errorReply(error);
     if (server.config().closeOnBadFrame()) {
       session.pushThenClose(reply);
+    } else if (reply != null && inbound != null && !closedDelivered) {
+      try {
+        inbound.onBadFrame(reply, session); // in order behind the frames before it
+      } catch (RuntimeException e) {
+        LOG.warn("session {}: SessionInbound.onBadFrame failed; closing", session.id(), e);
+        session.close();
+      }
     } else if (reply != null) {
       session.push(reply);
     }

@@ -20,6 +20,18 @@ public interface SessionInbound {
   void onFrame(Object frame);
 
   /**
+   * The codec rejected a frame and its error reply is due (sessions that stay open after a bad frame, see
+   * {@link SessionServerConfig#closeOnBadFrame()}). The default pushes it at once; the core runtime queues it behind
+   * the frames that came before, so the client reads it after their replies.
+   *
+   * @param reply the codec's error reply (a {@link String} line for {@link LineCodec}); not null.
+   * @param session the session to push it to.
+   */
+  default void onBadFrame(final Object reply, final Session session) {
+    session.push(reply);
+  }
+
+  /**
    * The session ended: the peer disconnected, {@link Session#close()} was called, a push was refused, an
    * I/O error happened, or the server closed. Called exactly once per session, after the last
    * {@link #onFrame(Object)}.

@@ -94,8 +94,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       disconnect still goes to the last route (Message Follow carries it on). A late or foreign 44 logs
  *       {@code late_session_route_update} (WARN, key=value) and changes nothing.</li>
  * </ol>
- * Items for an actor on another node go one-way as command 60 with content type {@link #FRAME_CONTENT} or
- * {@link #CLOSED_CONTENT}, in order, on the one connection to that node. Nothing is acknowledged per frame (spec
+ * Items for an actor on another node go one-way as command 60 with content type {@link #FRAME_CONTENT},
+ * {@link #BAD_FRAME_REPLY_CONTENT} or {@link #CLOSED_CONTENT}, in order, on the one connection to that node. Nothing is acknowledged per frame (spec
  * 001 section 11: no per-message ACK, no sequence numbers, no high-water). Pushes from a moved actor come back as
  * command 62 ({@link dev.spotkit.core.wire.SessionPush}) and are written in the binding's push sequence order
  * (see {@link BoundSession}).
@@ -109,6 +109,14 @@ public final class SessionBinder implements SessionHandler {
   static final String FRAME_CONTENT = "application/x-spotkit-session-frame+json";
   /** Content type marking a session disconnect in command 60 and in a frozen record (Spotkit-defined). */
   static final String CLOSED_CONTENT = "application/x-spotkit-session-closed+json";
+  /**
+   * {@link Envelope.Msg#sessionWork()} of the codec's error reply to a bad client frame (payload: the reply): it
+   * queues behind the frames before it and is pushed back to the client when the actor reaches it, so it comes
+   * after the replies to those frames.
+   */
+  public static final int BAD_FRAME_REPLY = 3;
+  /** Content type marking a bad frame's error reply in command 60 and in a frozen record (Spotkit-defined). */
+  static final String BAD_FRAME_REPLY_CONTENT = "application/x-spotkit-session-bad-frame-reply+json";
   /** SessionRelocationSealTimeout: 3,000 ms from the seal's install (spec 000 section 4.2 step 8). */
   public static final long SEAL_TIMEOUT_MS = SessionBarrier.DEFAULT_SEAL_TIMEOUT_MS;
   /**
@@ -121,6 +129,10 @@ public final class SessionBinder implements SessionHandler {
   /** Pushes that arrived ahead of a missing one, at most; one more closes the session: 4096. */
   static final int MAX_EARLY_PUSHES = 4096;
   private static final Object CLOSE_ITEM = new Object();
+
+  /** A bad frame's error reply among a binding's items. */
+  private record BadFrameReply(Object reply) {
+  }
 
   /**
    * One binding: a session and its actor, and the driver of the binding's {@link SessionBarrier}. The barrier,
@@ -210,6 +222,11 @@ public final class SessionBinder implements SessionHandler {
     public void onFrame(final Object frame) {
       session.frameQueued(); // before the offer: the handler may run, and uncount it, at once
       submit(frame);
+    }
+
+    @Override
+    public void onBadFrame(final Object reply, final Session ignored) {
+      submit(new BadFrameReply(reply)); // behind the frames before it, wherever the actor runs
     }
 
     /** After the actor's handler for one of this binding's frames ran. On the actor's gate. */
@@ -374,14 +391,25 @@ public final class SessionBinder implements SessionHandler {
         return;
       }
       final Envelope.Msg msg = item == CLOSE_ITEM ? new Envelope.Msg(Long.valueOf(session.id()), null, CLOSED)
+          : item instanceof BadFrameReply bad ? new Envelope.Msg(bad.reply(), null, BAD_FRAME_REPLY)
           : new Envelope.Msg(item, null, FRAME);
-      send(new Outbound(Rids.toNodeRid(route.nodeRid()), msg, null, item != CLOSE_ITEM));
+      send(new Outbound(Rids.toNodeRid(route.nodeRid()), msg, null, item != CLOSE_ITEM
+          && !(item instanceof BadFrameReply)));
     }
 
     private void deliverHere(final Object item) {
       final ActorCell here = localCell();
       if (item == CLOSE_ITEM) {
         disconnectHere(here);
+        return;
+      }
+      if (item instanceof BadFrameReply bad) {
+        final Envelope.Msg reply = new Envelope.Msg(bad.reply(), null, BAD_FRAME_REPLY);
+        final Relocations moving = binder.rt.relocations();
+        if ((moving == null || here == actor || !moving.targetIngress(actor.id, reply))
+            && here.offerEnvelope(reply) != OfferResult.ACCEPTED) {
+          session.push(bad.reply()); // the queue is full or gone: answer at once rather than not at all
+        }
         return;
       }
       final Relocations moves = binder.rt.relocations();
@@ -696,13 +724,19 @@ public final class SessionBinder implements SessionHandler {
     link.deliverPush(push.sequence(), push.close(), push.close() ? null : rt.copier().decode(push.payload()));
   }
 
-  /** The payload of a message, marked with its session work ({@link #FRAME}, {@link #CLOSED}, or 0: none). */
+  /**
+   * The payload of a message, marked with its session work ({@link #FRAME}, {@link #CLOSED},
+   * {@link #BAD_FRAME_REPLY}, or 0: none).
+   */
   public static ApplicationPayload mark(final ApplicationPayload payload, final int work) {
     if (work == 0) {
       return payload;
     }
-    return new ApplicationPayload(payload.packetName(), work == FRAME ? FRAME_CONTENT : CLOSED_CONTENT,
-        payload.payload());
+    return new ApplicationPayload(payload.packetName(), switch (work) {
+      case FRAME -> FRAME_CONTENT;
+      case BAD_FRAME_REPLY -> BAD_FRAME_REPLY_CONTENT;
+      default -> CLOSED_CONTENT;
+    }, payload.payload());
   }
 
   /** The payload without its session work mark (the message codec's own content type). */
@@ -716,6 +750,7 @@ public final class SessionBinder implements SessionHandler {
     return switch (payload.contentType()) {
       case FRAME_CONTENT -> FRAME;
       case CLOSED_CONTENT -> CLOSED;
+      case BAD_FRAME_REPLY_CONTENT -> BAD_FRAME_REPLY;
       default -> 0;
     };
   }
