@@ -65,4 +65,15 @@ public interface FrameCodec {
   default Object pushRefusedReply(final String reason) {
     return null;
   }
+
+  /**
+   * The message to push to a client right before the server closes its session for a reason of its own (see
+   * {@link Session#close(String)}), or null to close without one.
+   *
+   * @param reason why the session ends.
+   * @return a message for {@link #encode(ByteBufAllocator, Object)}, or null.
+   */
+  default Object closingReply(final String reason) {
+    return null;
+  }
 }

@@ -114,6 +114,17 @@ public final class LineCodec implements FrameCodec {
     return ERROR_PREFIX + reason;
   }
 
+  /**
+   * {@code "error: " + reason}, for example {@code error: your session's actor was lost with its node; reconnect}.
+   *
+   * @param reason why the session ends.
+   * @return the error line.
+   */
+  @Override
+  public Object closingReply(final String reason) {
+    return ERROR_PREFIX + reason;
+  }
+
   @Override
   public String toString() {
     return "LineCodec.utf8(" + maxLineBytes + ")";

@@ -390,6 +390,14 @@ final class NettySession implements Session {
     channel.close();
   }
 
+  @Override
+  public void close(final String reason) {
+    if (closing) {
+      return;
+    }
+    pushThenClose(codec.closingReply(reason));
+  }
+
   /** Event loop only: the channel went inactive. */
   void markClosed() {
     closing = true;

@@ -95,4 +95,15 @@ public interface Session {
    * session gets {@link SessionInbound#onClosed()} once, after its last frame.
    */
   void close();
+
+  /**
+   * Tells the client why, then closes: pushes the codec's {@link FrameCodec#closingReply(String)} (for
+   * {@link LineCodec}: {@code "error: " + reason}) and closes once it is written; a codec without one closes at
+   * once. Idempotent with {@link #close()}; any thread; does not block.
+   *
+   * @param reason what ended the session, for the client (no internals: no addresses or class names).
+   */
+  default void close(final String reason) {
+    close();
+  }
 }

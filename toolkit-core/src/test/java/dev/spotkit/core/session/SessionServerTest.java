@@ -102,6 +102,19 @@ class SessionServerTest {
   }
 
   @Test
+  void closeWithAReasonTellsTheClientThenCloses() throws Exception {
+    final SessionServer server = start();
+    final Client client = connect(server);
+    final Session session = recorder.nextOpened();
+    final Recording rec = recorder.of(session);
+    session.close("your actor went away; reconnect");
+    session.close("twice"); // idempotent: one line
+    assertThat(client.readLine()).isEqualTo("error: your actor went away; reconnect");
+    assertThat(client.readLine()).as("EOF after the reason").isNull();
+    await().atMost(WAIT).until(() -> rec.closedCount.get() == 1);
+  }
+
+  @Test
   void serverCloseClosesEverySessionExactlyOnce() throws Exception {
     final SessionServer server = start();
     final List<Client> clients = new ArrayList<>();

@@ -95,8 +95,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code late_session_route_update} (WARN, key=value) and changes nothing.</li>
  * </ol>
  * Items for an actor on another node go one-way as command 60 with content type {@link #FRAME_CONTENT},
- * {@link #BAD_FRAME_REPLY_CONTENT} or {@link #CLOSED_CONTENT}, in order, on the one connection to that node. Nothing is acknowledged per frame (spec
- * 001 section 11: no per-message ACK, no sequence numbers, no high-water). Pushes from a moved actor come back as
+ * {@link #BAD_FRAME_REPLY_CONTENT} or {@link #CLOSED_CONTENT}, in order, on the one connection to that node.
+ * Nothing is acknowledged per frame (spec 001 section 11: no per-message ACK, no sequence numbers, no high-water).
+ * Pushes from a moved actor come back as
  * command 62 ({@link dev.spotkit.core.wire.SessionPush}) and are written in the binding's push sequence order
  * (see {@link BoundSession}).
  */
@@ -210,7 +211,7 @@ public final class SessionBinder implements SessionHandler {
       actorGone = true;
       NodeRuntime.LOG.info("session {}: its actor '{}' was on node {}, which is gone (no descriptor, or its owner"
           + " lease lapsed); closing the session", session.id(), actor.id, node);
-      session.close();
+      session.close("the server node running your session's actor went away; its state is lost, reconnect");
     }
 
     /** Whether the disconnect already went to the actor's queue on this node (it then does not travel). */
@@ -356,7 +357,7 @@ public final class SessionBinder implements SessionHandler {
             + " within SessionRelocationSealTimeout; closing the session", session.id(), actor.id, SEAL_TIMEOUT_MS,
             c.dropped().size());
       }
-      session.close();
+      session.close("the server could not move your session in time; reconnect");
     }
 
     private void log(final Action.Level level, final String code, final String detail) {
