@@ -262,9 +262,13 @@ public final class MeshNode implements AutoCloseable {
    * before the capture (its frames wait there) and switched to the target by command 44 after the CAS and the queue
    * opening, or released by a command 44 abort when the move fails before relay-ready (spec 000 section 4.2 step 8).
    *
-   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), {@code relocationReady().defer()}, and the
-   * target's capacity advertisement beyond its
-   * node capacity record (checked before relay-ready, not reserved).
+   * <p>A Spot registered with {@link UserSpotOptions#applicationSignaledRelocation()} is sealed only at the end of a
+   * turn that called {@code relocationReady().defer()} (waiting at most 20 s for it), and its
+   * {@link UserSpot#onRelocationReadyCompleted(RelocationReadyOutcome)} runs on the target before its dispatch opens
+   * (spec 003 section 5.1).
+   *
+   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), and the target's capacity advertisement
+   * beyond its node capacity record (checked before relay-ready, not reserved).
    *
    * @param spotId the SpotWide User Spot, owned by this node.
    * @param target the NodeRid of another node of this mesh with the Spot's and members' types registered.

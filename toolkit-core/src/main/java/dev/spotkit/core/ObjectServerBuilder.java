@@ -135,8 +135,13 @@ public final class ObjectServerBuilder {
               + policy + (user.adapter != null ? " with a SpotRelocationAdapter" : "") + ": a PerActor spot shell"
               + " moves no state, so only recreateOnRelocation() is allowed (spec 000 section 6)");
         }
+        if (user.perActor && user.applicationSignaled) {
+          throw new SpotkitException.InvalidOperation("user spot type '" + type + "' is PerActor and chose"
+              + " applicationSignaledRelocation(): the application-signaled boundary is for SpotWide spots only"
+              + " (spec 003 section 5.1)");
+        }
         out.put(type, new NodeConfig.SpotType(type, NodeConfig.SpotKind.USER, factory, user.perActor, policy,
-            user.adapter));
+            user.adapter, user.applicationSignaled));
       } else {
         final InstanceSpotOptions<?> instance = (InstanceSpotOptions<?>) reg[1];
         out.put(type, new NodeConfig.SpotType(type, NodeConfig.SpotKind.INSTANCE, factory, false,

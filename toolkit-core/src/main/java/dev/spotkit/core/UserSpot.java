@@ -81,6 +81,19 @@ public non-sealed interface UserSpot<A extends Actor> extends Spot {
   }
 
   /**
+   * An application-signaled relocation boundary ({@link RelocationReady#defer()}) ended (spec 003 section 5.1, spec
+   * 000 section 7): {@link RelocationReadyOutcome#RELOCATED} on the new owner after the move's Location Store CAS and
+   * queue merge, before its dispatch opens; {@link RelocationReadyOutcome#CONTINUED} on this node before the next job
+   * when no move used the boundary or the move failed before relay-ready. Not a membership callback; members get
+   * none. A game starts its next round here (the Spot's own timers do not travel with a move: arm them again). Runs
+   * on the Spot's lifecycle lane; the default does nothing. Must be retry-safe: a crash while it runs may repeat it.
+   *
+   * @param outcome where the Spot goes on.
+   */
+  default void onRelocationReadyCompleted(RelocationReadyOutcome outcome) {
+  }
+
+  /**
    * The current members; same as {@code context().members()}.
    *
    * @return a snapshot in join order.

@@ -25,4 +25,13 @@ public sealed interface UserSpotContext extends SpotContext permits UserSpotCont
    * @throws SpotkitException.InvalidOperation outside a handler turn of this spot.
    */
   boolean close();
+
+  /**
+   * The application-signaled relocation boundary of this Spot (spec 003 section 5.1): {@code relocationReady().defer()}
+   * in a turn lets a waiting move seal the Spot when the turn ends. Any thread; {@link RelocationReady#defer()} only
+   * in a turn of this Spot.
+   *
+   * @return the boundary handle of this Spot.
+   */
+  RelocationReady relocationReady();
 }

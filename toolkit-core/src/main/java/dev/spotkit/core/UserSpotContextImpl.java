@@ -18,4 +18,9 @@ final class UserSpotContextImpl extends AbstractSpotContext implements UserSpotC
   public boolean close() {
     return rt.lifecycle().closeFromTurn(cell);
   }
+
+  @Override
+  public RelocationReady relocationReady() {
+    return new RelocationReady(cell);
+  }
 }

@@ -16,6 +16,7 @@ public final class UserSpotOptions<S extends UserSpot<?>> {
   final List<NodeConfig.Policy> policies = new ArrayList<>();
   SpotRelocationAdapter<?> adapter;
   boolean perActor;
+  boolean applicationSignaled;
 
   UserSpotOptions() {
   }
@@ -37,6 +38,20 @@ public final class UserSpotOptions<S extends UserSpot<?>> {
    */
   public UserSpotOptions<S> perActor() {
     perActor = true;
+    return this;
+  }
+
+  /**
+   * ApplicationSignaled relocation coordination (spec 003 section 5.1; default: FrameworkManaged, where a move seals
+   * the Spot at any turn boundary): a move of this Spot waits until a turn registers
+   * {@code ctx.relocationReady().defer()} ({@link RelocationReady}), at most 20 s, and
+   * {@link UserSpot#onRelocationReadyCompleted(RelocationReadyOutcome)} tells where the Spot goes on. SpotWide only
+   * (with PerActor the registration is refused at start with {@link SpotkitException.InvalidOperation}).
+   *
+   * @return these options.
+   */
+  public UserSpotOptions<S> applicationSignaledRelocation() {
+    applicationSignaled = true;
     return this;
   }
 

@@ -417,6 +417,9 @@ public final class AggregateRestore {
     }
     final String spotKey = "spot:" + spot.id;
     spot.control(() -> {
+      if (spot.applicationSignaled) { // spec 003 section 5.1: on the new owner, before its dispatch opens
+        spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.RELOCATED);
+      }
       spot.mailbox.openWithBacklog(backlog.get(spotKey));
       rt.relocations().aggregateStaging.remove(spotKey, spot);
     });

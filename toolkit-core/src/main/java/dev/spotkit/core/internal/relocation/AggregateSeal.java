@@ -91,6 +91,11 @@ public final class AggregateSeal {
   static final Duration PERMIT_WAIT = Duration.ofSeconds(10);
   /** The delay between two intents. */
   static final long PERMIT_RETRY_MS = 20;
+  /**
+   * How long a move of an ApplicationSignaled Spot waits for the application's next boundary
+   * ({@code relocationReady().defer()}, spec 003 section 5.1): 20 s, inside the move's 30 s seal step.
+   */
+  public static final Duration BOUNDARY_WAIT = Duration.ofSeconds(20);
   private final NodeRuntime rt;
   private final SpotCell spot;
   private final List<Cell> participants;
@@ -106,6 +111,8 @@ public final class AggregateSeal {
   private AggregateAuthority.Sealed stored;
   private RelocationEnvelope envelope;
   private boolean sealed;
+  /** Sealed at an application-signaled boundary: a restore here ends it with CONTINUED (spec 003 section 5.1). */
+  private boolean atApplicationBoundary;
 
   private AggregateSeal(final NodeRuntime rt, final SpotCell spot, final List<ActorCell> members) {
     this.rt = rt;
@@ -243,6 +250,10 @@ public final class AggregateSeal {
   private static void intent(final NodeRuntime rt, final SpotCell spot, final CompletableFuture<AggregateSeal> done,
       final long giveUpAtNanos) {
     spot.control(() -> {
+      if (spot.applicationSignaled) {
+        awaitBoundary(rt, spot, done);
+        return;
+      }
       final String busy = busyMember(spot);
       if (busy != null && spot.state == CellState.READY && !rt.isClosing()) {
         if (System.nanoTime() - giveUpAtNanos < 0) {
@@ -254,17 +265,56 @@ public final class AggregateSeal {
         }
         return;
       }
-      sealNow(rt, spot, done);
+      sealNow(rt, spot, done, false);
     });
   }
 
+  /**
+   * ApplicationSignaled (spec 003 section 5.1): the move waits, at most {@link #BOUNDARY_WAIT}, for the end of a turn
+   * that called {@code relocationReady().defer()} and seals there; a member in a join, leave or move of its own at
+   * that boundary ends it with CONTINUED and fails the move (retry). On the Spot's gate.
+   */
+  private static void awaitBoundary(final NodeRuntime rt, final SpotCell spot,
+      final CompletableFuture<AggregateSeal> done) {
+    if (spot.atRelocationBoundary != null) {
+      done.completeExceptionally(new SpotkitException.Unavailable("another move of " + spot.describe() + " is"
+          + " waiting for its relocation boundary; retry after it"));
+      return;
+    }
+    final Runnable atBoundary = () -> {
+      final String busy = busyMember(spot);
+      if (busy != null || rt.isClosing()) {
+        spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
+        done.completeExceptionally(rt.isClosing() ? rt.shuttingDown("seal of " + spot.describe())
+            : new SpotkitException.Unavailable(busy + " was joining, leaving or moving at the relocation boundary"
+            + " of " + spot.describe() + "; it was not sealed; retry"));
+        return;
+      }
+      sealNow(rt, spot, done, true);
+    };
+    spot.atRelocationBoundary = atBoundary;
+    rt.relocationScheduler().schedule(() -> spot.control(() -> {
+      if (spot.atRelocationBoundary == atBoundary) {
+        spot.atRelocationBoundary = null;
+        done.completeExceptionally(new SpotkitException.Unavailable(spot.describe() + " did not reach a relocation"
+            + " boundary (relocationReady().defer()) within " + BOUNDARY_WAIT.toSeconds() + " s; it was not"
+            + " moved"));
+      }
+    }), BOUNDARY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   /** On the Spot's gate, at a turn boundary: seal, sessions, drain, then capture on a virtual thread. */
-  private static void sealNow(final NodeRuntime rt, final SpotCell spot, final CompletableFuture<AggregateSeal> done) {
+  private static void sealNow(final NodeRuntime rt, final SpotCell spot, final CompletableFuture<AggregateSeal> done,
+      final boolean applicationBoundary) {
     final AggregateSeal seal;
     try {
       seal = new AggregateSeal(rt, spot, spot.members());
+      seal.atApplicationBoundary = applicationBoundary;
       seal.sealAtBoundary();
     } catch (RuntimeException e) {
+      if (applicationBoundary) {
+        spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
+      }
       done.completeExceptionally(e);
       return;
     }
@@ -736,6 +786,9 @@ public final class AggregateSeal {
           captured.clear();
           capturedTimers.clear();
           spot.aggregateSealed = false;
+          if (atApplicationBoundary) { // the boundary ends here, in this control task: before the room's next job
+            spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
+          }
           final AggregateAuthority.Sealed written = stored;
           if (written != null) { // this attempt's inventory, unless the aggregate names it, takes no space
             rt.async(() -> dev.spotkit.core.location.InventoryTree.deleteReplaced(rt.store().store(), spot.id,

@@ -86,9 +86,15 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param perActor true for a PerActor User Spot.
    * @param policy relocation policy (null for the Entry Spot, which never moves).
    * @param adapter the adapter for PRESERVE, else null.
+   * @param applicationSignaled true for ApplicationSignaled relocation coordination (spec 003 section 5.1).
    */
   public record SpotType(String stableType, SpotKind kind, SpotFactory<?, ?> factory, boolean perActor,
-      Policy policy, SpotRelocationAdapter<?> adapter) {
+      Policy policy, SpotRelocationAdapter<?> adapter, boolean applicationSignaled) {
+    /** A type with FrameworkManaged relocation coordination. */
+    public SpotType(final String stableType, final SpotKind kind, final SpotFactory<?, ?> factory,
+        final boolean perActor, final Policy policy, final SpotRelocationAdapter<?> adapter) {
+      this(stableType, kind, factory, perActor, policy, adapter, false);
+    }
   }
 
   /**

@@ -26,6 +26,13 @@ public final class SpotCell extends Cell {
   public final NodeConfig.SpotType type;
   public final NodeConfig.SpotKind kind;
   public final boolean spotWide;
+  /** ApplicationSignaled relocation coordination (spec 003 section 5.1): a move waits for the app's boundary. */
+  public final boolean applicationSignaled;
+  /**
+   * A move waiting for this Spot's next application-signaled boundary, or null: run on the gate when a turn that
+   * called {@code relocationReady().defer()} ends. Read and written on the Spot's gate only.
+   */
+  public Runnable atRelocationBoundary;
   public final ExecutionGate gate;
   final SpotId spotId;
   public final CompletableFuture<CreateOutcome<SpotRef>> creation = new CompletableFuture<>();
@@ -62,6 +69,7 @@ public final class SpotCell extends Cell {
     this.kind = type.kind();
     this.spotId = new SpotId(id);
     this.spotWide = kind == NodeConfig.SpotKind.USER && !type.perActor();
+    this.applicationSignaled = spotWide && type.applicationSignaled();
     if (spotWide) {
       this.gate = rt.dispatcher().newGate();
       this.mailbox = rt.dispatcher().newMailbox(gate, this::onEnvelope, 0);
@@ -150,8 +158,61 @@ public final class SpotCell extends Cell {
     }
   }
 
+  /**
+   * {@code relocationReady().defer()}: registers the application-signaled boundary after the current turn (spec 003
+   * section 5.1). On the Spot's gate, in its turn.
+   *
+   * @throws SpotkitException.InvalidOperation outside a turn of this Spot, or not an ApplicationSignaled SpotWide
+   *     User Spot.
+   */
+  public void deferRelocationReady() {
+    if (!applicationSignaled) {
+      throw new dev.spotkit.core.SpotkitException.InvalidOperation("relocationReady().defer() of " + describe()
+          + ": only a SpotWide User Spot registered with applicationSignaledRelocation() has an application-signaled"
+          + " relocation boundary (spec 003 section 5.1)");
+    }
+    final Turn turn = Turn.current();
+    if (turn == null || !turn.isOpenFor(this, false)) {
+      throw new dev.spotkit.core.SpotkitException.InvalidOperation("relocationReady().defer() of " + describe()
+          + " was called outside a turn of that spot; call it from the spot's own handler, timer or callback");
+    }
+    turn.relocationReadyDeferred = true;
+  }
+
+  /**
+   * The application-signaled boundary was reached (after the turn that deferred it): a waiting move takes it, else
+   * {@code onRelocationReadyCompleted(CONTINUED)} runs now, before the next job. On the Spot's gate.
+   */
+  private void relocationBoundary() {
+    final Runnable move = atRelocationBoundary;
+    atRelocationBoundary = null;
+    if (move != null && state == CellState.READY) {
+      move.run();
+    } else if (state == CellState.READY) {
+      relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
+    }
+  }
+
+  /**
+   * Runs {@code onRelocationReadyCompleted(outcome)} of this Spot (a throwing callback is logged). On the Spot's gate.
+   *
+   * @param outcome where the Spot goes on.
+   */
+  public void relocationReadyCompleted(final dev.spotkit.core.RelocationReadyOutcome outcome) {
+    if (spot instanceof dev.spotkit.core.UserSpot<?> user) {
+      runCallback("onRelocationReadyCompleted(" + outcome + ") of " + describe(), false, () -> {
+        user.onRelocationReadyCompleted(outcome);
+        return null;
+      });
+    }
+  }
+
   @Override
   void afterTurn(final Turn turn) {
+    if (turn.relocationReadyDeferred) {
+      turn.relocationReadyDeferred = false;
+      control(this::relocationBoundary); // ahead of the next job: the seal, or the CONTINUED callback
+    }
     if (turn.closeRequested) {
       turn.closeRequested = false;
       control(() -> rt.lifecycle().finishClose(this, ClosingReason.EXPLICIT_CLOSE));

@@ -33,6 +33,8 @@ public final class Turn {
   public List<PendingJoin> joins;
   public long joinBytes;
   boolean closeRequested;
+  /** Set by {@code relocationReady().defer()}: the Spot's application-signaled boundary follows this turn. */
+  boolean relocationReadyDeferred;
   /**
    * The absolute deadline of the request this turn handles, or null for a one-way message, a timer tick or a
    * callback. Calls started on this thread during the turn inherit it (spec 001 section 11: a request keeps its
