@@ -1,7 +1,5 @@
 package dev.spotkit.core;
 
-import dev.spotkit.core.internal.runtime.SpotCell;
-
 /**
  * The application-signaled relocation boundary of a SpotWide User Spot registered with
  * {@link UserSpotOptions#applicationSignaledRelocation()} (spec 003 section 5.1, spec 000 section 7): get it from
@@ -11,10 +9,10 @@ import dev.spotkit.core.internal.runtime.SpotCell;
  * boundary, on the node that runs the Spot next, before its next job.
  */
 public final class RelocationReady {
-  private final SpotCell cell;
+  private final Runnable register;
 
-  RelocationReady(final SpotCell cell) {
-    this.cell = cell;
+  RelocationReady(final Runnable register) {
+    this.register = register;
   }
 
   /**
@@ -30,6 +28,6 @@ public final class RelocationReady {
    *     callback runs).
    */
   public void defer() {
-    cell.deferRelocationReady();
+    register.run();
   }
 }

@@ -21,6 +21,6 @@ final class UserSpotContextImpl extends AbstractSpotContext implements UserSpotC
 
   @Override
   public RelocationReady relocationReady() {
-    return new RelocationReady(cell);
+    return new RelocationReady(cell::deferRelocationReady);
   }
 }
