@@ -17,35 +17,48 @@ import java.util.concurrent.atomic.AtomicInteger;
  * nothing; {@link #resume()} is the SIGCONT. After a resume it counts the node's writes and how many applied, so a
  * test can prove that a fenced-out owner's writes are all rejected. Thread-safety: any thread.
  */
-final class CutStore implements LocationStore {
+public final class CutStore implements LocationStore {
   private final LocationStore store;
   private volatile boolean cut;
   private volatile boolean resumed;
   private final AtomicInteger writesAfterResume = new AtomicInteger();
   private final AtomicInteger appliedAfterResume = new AtomicInteger();
 
-  CutStore(final LocationStore store) {
+  /**
+   * A view of {@code store}, not cut.
+   *
+   * @param store the shared store; this view never closes it.
+   */
+  public CutStore(final LocationStore store) {
     this.store = store;
   }
 
   /** From now on every call fails, unapplied. */
-  void cut() {
+  public void cut() {
     cut = true;
   }
 
   /** Calls reach the store again; writes from now on are counted. */
-  void resume() {
+  public void resume() {
     resumed = true;
     cut = false;
   }
 
-  /** Writes the node attempted since {@link #resume()}. */
-  int writesAfterResume() {
+  /**
+   * Writes the node attempted since {@link #resume()}.
+   *
+   * @return the count.
+   */
+  public int writesAfterResume() {
     return writesAfterResume.get();
   }
 
-  /** Of those, the ones the store applied. */
-  int appliedAfterResume() {
+  /**
+   * Of those, the ones the store applied.
+   *
+   * @return the count.
+   */
+  public int appliedAfterResume() {
     return appliedAfterResume.get();
   }
 
