@@ -104,11 +104,15 @@ class OwnerLossRecreationTest {
   }
 
   private MeshNode node(final dev.spotkit.store.LocationStore view, final boolean recreate) {
+    return node(view, recreate, 100);
+  }
+
+  private MeshNode node(final dev.spotkit.store.LocationStore view, final boolean recreate, final int weight) {
     final MeshNode node = MeshNode.builder().meshName("recovery").locationStore(view)
         .relocationStore(RelocationStores.of(store)).workers(2).recreateAfterOwnerLoss(recreate)
         .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
         .ownerLease(RENEW, TTL, RENEW_TIMEOUT, MARGIN)
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET).placementWeight(weight))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("keeper", Keeper::new, a -> a.disableRelocation())
             .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
@@ -128,10 +132,12 @@ class OwnerLossRecreationTest {
     assertThat(oldActor.nodeRid()).isEqualTo(a.nodeRid());
     assertThat(oldRoom.nodeRid()).isEqualTo(a.nodeRid());
     final MeshNode b = node(store, true);
+    final MeshNode c = node(store, true, 0); // placement never picks c: it only sends, by id
     // a is alive: getOrCreate on b finds its objects and sweeps nothing
     assertThat(b.actors().getOrCreate("k", "keeper").await()).isEqualTo(oldActor);
     final Here before = b.toActor(oldActor).request(new Where(), Here.class).await();
     assertThat(before.nodeHex()).isEqualTo(a.nodeRid().hex());
+    assertThat(c.toActor("k").request(new Where(), Here.class).await()).isEqualTo(before); // c caches a's route
 
     viewOfA.cut(); // SIGSTOP: a renews no more; its lease lapses in the store one TTL after its last renewal
     final long cutAt = System.nanoTime();
@@ -154,6 +160,9 @@ class OwnerLossRecreationTest {
     assertThat(actorNow.nodeHex()).isEqualTo(b.nodeRid().hex());
     assertThat(actorNow.incarnation()).isNotEqualTo(before.incarnation());
     assertThat(b.toSpot(newRoom).request(new Where(), Here.class).await().nodeHex()).isEqualTo(b.nodeRid().hex());
+    // c's cached route to a goes at the first failure; then c's messages by id reach the new incarnation
+    Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreException(SpotkitException.Unavailable.class)
+        .until(() -> c.toActor("k").request(new Where(), Here.class).await().equals(actorNow));
     // the dead incarnation's ref is stale now, not silently redirected
     assertThatThrownBy(() -> b.toActor(oldActor).request(new Where(), Here.class).await())
         .isInstanceOf(SpotkitException.StaleGeneration.class);
