@@ -131,6 +131,7 @@ class OwnerLossRecreationTest {
     final SpotRef oldRoom = a.spots().getOrCreate("r", "room").await();
     assertThat(oldActor.nodeRid()).isEqualTo(a.nodeRid());
     assertThat(oldRoom.nodeRid()).isEqualTo(a.nodeRid());
+    final String entryOfA = a.entrySpot().id().value();
     final MeshNode b = node(store, true);
     final MeshNode c = node(store, true, 0); // placement never picks c: it only sends, by id
     // a is alive: getOrCreate on b finds its objects and sweeps nothing
@@ -184,6 +185,8 @@ class OwnerLossRecreationTest {
         a.nodeRid().hex()).preimage()).toCompletableFuture().get() instanceof ReadResult.Missing);
     assertThat(store.read(LocationKeys.nodeCapacity("recovery", a.nodeRid().hex()).preimage())
         .toCompletableFuture().get()).isInstanceOf(ReadResult.Missing.class);
+    assertThat(store.read(ObjectKey.spot(entryOfA).logicalKey().preimage()).toCompletableFuture().get())
+        .as("the dead run's Entry Spot row").isInstanceOf(ReadResult.Missing.class);
   }
 
   @Test

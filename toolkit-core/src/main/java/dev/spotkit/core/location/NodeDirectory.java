@@ -242,7 +242,7 @@ public final class NodeDirectory {
    * a node whose owner lease is gone for good (missing, or another run's) is deleted together with that node's
    * capacity record, in one batch conditioned on the descriptor's version as scanned and on the lease still being
    * gone (crash recovery, issue 15; spec 002 section 11: a descriptor is reclaimed through its own lease expiry,
-   * never by an owner sweep). A node that stopped cleanly removed both itself; a killed one leaves them until a
+   * never by an owner sweep), with that run's Entry Spot row when it still names that run. A node that stopped cleanly removed both itself; a killed one leaves them until a
    * reader sweeps them. Rows that still hold slots of that node then find its capacity record gone and return
    * nothing ({@link PlacementBatches#sweepAbandoned}). A sweep that conflicts is left for the next reader.
    *
@@ -278,20 +278,44 @@ public final class NodeDirectory {
     return List.copyOf(live);
   }
 
-  /** Deletes a gone node's descriptor and capacity record while the scanned version and the lease's absence hold. */
+  /**
+   * Deletes a gone node's descriptor, capacity record and Entry Spot row (a run's Entry Spot id is never used again,
+   * and it holds no capacity) while the scanned version, the Entry Spot row's version and the lease's absence hold.
+   */
   private void sweep(final NodePeer peer, final ScanEntry entry, final Leases.Check check) {
     final String capKey = LocationKeys.nodeCapacity(peer.meshName(), peer.routingIdHex()).preimage();
-    final WriteBatch batch = WriteBatch.of(List.of(new Condition.ExpectVersion(entry.key(), entry.version()),
-        check.deadCondition().orElseThrow()), List.of(new Mutation.Delete(entry.key()), new Mutation.Delete(capKey)));
+    final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(entry.key(),
+        entry.version()), check.deadCondition().orElseThrow()));
+    final List<Mutation> mutations = new ArrayList<>(List.of(new Mutation.Delete(entry.key()),
+        new Mutation.Delete(capKey)));
+    final String entrySpotId = decodeOrEmpty(entry.value(), entry.key()).map(r -> r.descriptor().entrySpotId())
+        .orElse(null);
+    if (entrySpotId != null) {
+      final String entryKey = ObjectKey.spot(entrySpotId).logicalKey().preimage();
+      if (StoreCalls.await(store.read(entryKey), timeout, "read of Entry Spot row " + entrySpotId)
+          instanceof ReadResult.Found found && ownedBy(found, peer.ownerId())) {
+        conditions.add(new Condition.ExpectVersion(entryKey, found.version()));
+        mutations.add(new Mutation.Delete(entryKey));
+      }
+    }
+    final WriteBatch batch = WriteBatch.of(conditions, mutations);
     try {
       final WriteResult result = StoreCalls.await(store.write(batch), timeout, "sweep of gone node "
           + peer.routingIdHex());
       if (result instanceof WriteResult.Applied) {
-        LOG.info("swept node {} of mesh {} (descriptor and capacity record): {}", peer.routingIdHex(),
+        LOG.info("swept node {} of mesh {} (descriptor, capacity record, Entry Spot row): {}", peer.routingIdHex(),
             peer.meshName(), check.why());
       }
     } catch (SpotkitException.Unavailable e) {
       LOG.debug("sweep of gone node {} did not apply now: {}", peer.routingIdHex(), e.getMessage());
+    }
+  }
+
+  private static boolean ownedBy(final ReadResult.Found row, final String ownerId) {
+    try {
+      return AuthorityRecord.decode(row.value()).ownerId().equals(ownerId);
+    } catch (RecordDecodeException e) {
+      return false;
     }
   }
 
