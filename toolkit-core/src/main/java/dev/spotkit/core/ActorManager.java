@@ -30,7 +30,12 @@ public sealed interface ActorManager permits ActorManagerImpl {
 
   /**
    * Returns the Ready actor {@code actorId} (Existing) or creates it. Concurrent callers for one id run the
-   * factory once; the others wait and get Existing, or compete again after a decline.
+   * factory once; the others wait and get Existing, or compete again after a decline (spec 000 section 2, spec 002
+   * section 7). Crash recovery: when the actor's owner node is gone for good (its owner lease lapsed in the Location
+   * Store), the call sweeps the dead owner's row and creates a new incarnation with a higher ObjectGeneration on a
+   * live node (Created); the old incarnation's state and queued messages are lost. Off with
+   * {@code MeshNode.Builder#recreateAfterOwnerLoss(false)}: then the dead owner's ref is returned (Existing) and
+   * messages to it answer {@link SpotkitException.Unavailable}.
    *
    * @param actorId 1..255 UTF-8 bytes.
    * @param stableType a registered actor type; an existing actor of another type is InvalidOperation.

@@ -370,6 +370,7 @@ public final class MeshNode implements AutoCloseable {
     /** How many times {@link #relocationStore} was called: more than one is a startup error (spec 002 section 2). */
     private int relocationStores;
     private boolean closeStores;
+    private boolean recreateAfterOwnerLoss = true;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry;
     private java.util.List<io.micrometer.core.instrument.Tag> meterTags = java.util.List.of();
     private final java.util.List<NodeEventListener> eventListeners = new java.util.ArrayList<>();
@@ -466,6 +467,37 @@ public final class MeshNode implements AutoCloseable {
     public Builder ownerLease(final Duration renewInterval, final Duration ttl, final Duration renewTimeout,
         final Duration fencingMargin) {
       this.lease = new LeaseSettings(renewInterval, ttl, renewTimeout, fencingMargin);
+      return this;
+    }
+
+    /**
+     * Crash recovery of objects whose owner node died (issue 15). On (the default): when {@code getOrCreate} on this
+     * node finds the Ready row of an actor or User Spot whose owner run's lease is gone for good (the process was
+     * killed, or paused past its lease TTL), it sweeps that row (and the dead node's capacity slots) in one Location
+     * Store batch conditioned on the row's StoreVersion and on the dead lease still being gone, then creates the
+     * object again as for a missing id: a new incarnation with a higher ObjectGeneration on a live node, built by
+     * its factory from the creation request of this call. The dead node's MeshNode descriptor and capacity record
+     * are swept too when placement reads the mesh.
+     *
+     * <p><b>Note:</b> this is re-creation, not relocation takeover (spec 002 section 1 keeps automatic failover of a
+     * move out of scope): the dead incarnation's memory (state, queued messages, timers) is gone, as with an Orleans
+     * grain without storage; keep what must survive in your own storage. Refs of the dead incarnation answer
+     * {@link SpotkitException.StaleGeneration} or {@link SpotkitException.Unavailable}; call {@code getOrCreate}
+     * again for a ref of the new one. A dead owner that comes back (SIGSTOP then SIGCONT) is fenced out: its lease
+     * record expired in the store at least one fencing margin after its own local admission deadline (spec 002
+     * section 5), so it had stopped admitting new work; its store writes fail on its lease version or the row's
+     * StoreVersion; and its next renewal finds the lease gone and stops the node ({@link MeshNode#terminated()}).
+     *
+     * <p>Off: the row of a dead owner stays, {@code getOrCreate} returns its ref and messages to it answer
+     * {@link SpotkitException.Unavailable}, the contract's plain behaviour (spec 002 section 7.4 "current owner
+     * unavailable after commit"; spec 000 section 8). Turn it off on every node of a mesh shared with runtimes of
+     * the contract in other languages that do not sweep.
+     *
+     * @param enabled true (default) to re-create, false for plain Unavailable.
+     * @return this builder.
+     */
+    public Builder recreateAfterOwnerLoss(final boolean enabled) {
+      this.recreateAfterOwnerLoss = enabled;
       return this;
     }
 
@@ -676,7 +708,7 @@ public final class MeshNode implements AutoCloseable {
           server == null ? Map.of() : server.spotTypes(),
           sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit,
           mesh == null ? null : mesh.toSpec(), lease, timedRelocationStore, closeStores, metrics,
-          java.util.List.copyOf(eventListeners));
+          java.util.List.copyOf(eventListeners), recreateAfterOwnerLoss);
       try {
         return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, timedStore, requestTimeout);
       } catch (RuntimeException e) {

@@ -29,7 +29,12 @@ public sealed interface SpotManager permits SpotManagerImpl {
   CreateCall<SpotRef> create(String stableType, Object request);
 
   /**
-   * Returns the Ready User Spot {@code spotId} (Existing: no factory, no OnCreate) or creates it.
+   * Returns the Ready User Spot {@code spotId} (Existing: no factory, no OnCreate) or creates it (spec 000 section
+   * 2, spec 002 section 7). Crash recovery: when the spot's owner node is gone for good (its owner lease lapsed in
+   * the Location Store), the call sweeps the dead owner's row and creates a new incarnation with a higher
+   * ObjectGeneration on a live node (Created, OnCreate runs with this call's request); the old incarnation's state,
+   * members and queued messages are lost. Off with {@code MeshNode.Builder#recreateAfterOwnerLoss(false)}: then the
+   * dead owner's ref is returned (Existing) and messages to it answer {@link SpotkitException.Unavailable}.
    *
    * @param spotId 1..255 UTF-8 bytes; an id shaped like an Entry Spot id is InvalidOperation.
    * @param stableType a registered User Spot type; an existing spot of another type is InvalidOperation.

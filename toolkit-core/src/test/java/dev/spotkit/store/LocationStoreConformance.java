@@ -242,6 +242,44 @@ public abstract class LocationStoreConformance {
     assertThat(scanAll(ns, 10)).containsOnlyKeys(ns + "forever", ns + "lease");
   }
 
+  /**
+   * The batch shapes crash recovery relies on (issue 15, {@code PlacementBatches.sweepAbandoned}): a sweep conditioned
+   * on a row's version and on its owner's lease key being absent conflicts while the lease lives, applies in one step
+   * once the lease expired in the store, and the old owner's renewal (conditioned on its lease version) and writes
+   * (conditioned on the old row version) then conflict, while the re-creation (row absent) applies.
+   */
+  @Test
+  public void aSweepConditionedOnAnExpiredLeaseAppliesOnlyOnceItLapsedAndFencesTheOldOwner() {
+    final String lease = ns + "lease";
+    final String row = ns + "row";
+    final String cap = ns + "cap";
+    final StoreVersion leaseVersion = ((WriteResult.Applied) write(List.of(), List.of(Mutation.Put.expiring(lease,
+        StoreBytes.utf8("owner-1"), Duration.ofSeconds(15))))).version(lease);
+    final StoreVersion rowVersion = put(row, "ready on owner-1");
+    final StoreVersion capVersion = put(cap, "1 active");
+    final List<Condition> sweep = List.of(new Condition.ExpectVersion(row, rowVersion),
+        new Condition.ExpectAbsent(lease), new Condition.ExpectVersion(cap, capVersion));
+    final List<Mutation> sweepMutations = List.of(new Mutation.Delete(row), Mutation.Put.of(cap,
+        StoreBytes.utf8("0 active")));
+    assertThat(write(sweep, sweepMutations)).as("the owner is alive").isEqualTo(new WriteResult.Conflict());
+    assertThat(((ReadResult.Found) read(row)).version()).isEqualTo(rowVersion);
+
+    assumeTrue(advanceStoreTime(Duration.ofSeconds(16)), "provider cannot move its clock");
+    assertThat(write(sweep, sweepMutations)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(read(row)).isInstanceOf(ReadResult.Missing.class);
+    assertThat(((ReadResult.Found) read(cap)).value().asUtf8()).isEqualTo("0 active");
+    assertThat(write(sweep, sweepMutations)).as("applies once").isEqualTo(new WriteResult.Conflict());
+
+    assertThat(write(List.of(new Condition.ExpectVersion(lease, leaseVersion)), List.of(Mutation.Put.expiring(lease,
+        StoreBytes.utf8("owner-1"), Duration.ofSeconds(15))))).as("the old owner's renewal")
+        .isEqualTo(new WriteResult.Conflict());
+    assertThat(write(List.of(new Condition.ExpectVersion(row, rowVersion)), List.of(Mutation.Put.of(row,
+        StoreBytes.utf8("old owner's change"))))).as("the old owner's row write").isEqualTo(new WriteResult.Conflict());
+    assertThat(write(List.of(new Condition.ExpectAbsent(row)), List.of(Mutation.Put.of(row,
+        StoreBytes.utf8("creating on owner-2"))))).as("the re-creation").isInstanceOf(WriteResult.Applied.class);
+    assertThat(read(lease)).isInstanceOf(ReadResult.Missing.class);
+  }
+
   @Test
   public void keysMayHoldNulSeparatorsAndAnyUnicode() {
     final String key = ns + "authority\0actor\0\u00e9\uD83D\uDE00";

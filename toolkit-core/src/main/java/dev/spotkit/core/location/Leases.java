@@ -18,10 +18,23 @@ final class Leases {
    * @param condition present when valid: ExpectVersion of the lease key at the version read.
    * @param why empty when valid, else the reason, for results and logs.
    * @param now StoreNow of the read.
+   * @param deadCondition present when the run is gone for good (the record is missing, or names another
+   *     LeaseGeneration, or is past its expiry): ExpectAbsent of the lease key, or ExpectVersion at the version
+   *     read, so a batch that acts on the run being gone applies only while the store still says so.
    */
-  record Check(Optional<Condition> condition, String why, StoreNow now) {
+  record Check(Optional<Condition> condition, String why, StoreNow now, Optional<Condition> deadCondition) {
     boolean valid() {
       return condition.isPresent();
+    }
+
+    /**
+     * Whether the run is gone for good: its lease record is missing (expired in the store, or released) or names
+     * another LeaseGeneration. A lease that is unreadable is neither valid nor provably gone.
+     *
+     * @return true when {@link #deadCondition} is present.
+     */
+    boolean gone() {
+      return deadCondition.isPresent();
     }
   }
 
@@ -31,23 +44,28 @@ final class Leases {
     final ReadResult read = StoreCalls.await(store.read(key.preimage()), timeout, "read of " + key);
     return switch (read) {
       case ReadResult.Missing missing -> new Check(Optional.empty(), "owner lease " + key
-          + " is missing (expired or released)", missing.now());
+          + " is missing (expired or released)", missing.now(),
+          Optional.of(new Condition.ExpectAbsent(key.preimage())));
       case ReadResult.Found found -> {
         final OwnerLeaseRecord lease;
         try {
           lease = OwnerLeaseRecord.decode(found.value());
         } catch (RecordDecodeException e) {
-          yield new Check(Optional.empty(), "owner lease " + key + " is unreadable: " + e.getMessage(), found.now());
+          yield new Check(Optional.empty(), "owner lease " + key + " is unreadable: " + e.getMessage(), found.now(),
+              Optional.empty());
         }
         if (!lease.ownerId().equals(ownerId) || !lease.leaseGeneration().equals(generation)) {
           yield new Check(Optional.empty(), "owner lease " + key + " belongs to LeaseGeneration "
-              + lease.leaseGeneration() + ", not " + generation, found.now());
+              + lease.leaseGeneration() + ", not " + generation, found.now(),
+              Optional.of(new Condition.ExpectVersion(key.preimage(), found.version())));
         }
         if (found.expiresAtMillis().isPresent() && found.expiresAtMillis().getAsLong() <= found.now().epochMillis()) {
           yield new Check(Optional.empty(), "owner lease " + key + " expired at store time "
-              + found.expiresAtMillis().getAsLong() + " ms (now " + found.now().epochMillis() + " ms)", found.now());
+              + found.expiresAtMillis().getAsLong() + " ms (now " + found.now().epochMillis() + " ms)", found.now(),
+              Optional.of(new Condition.ExpectVersion(key.preimage(), found.version())));
         }
-        yield new Check(Optional.of(new Condition.ExpectVersion(key.preimage(), found.version())), "", found.now());
+        yield new Check(Optional.of(new Condition.ExpectVersion(key.preimage(), found.version())), "", found.now(),
+            Optional.empty());
       }
     };
   }

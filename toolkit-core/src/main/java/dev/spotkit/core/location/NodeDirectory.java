@@ -225,7 +225,8 @@ public final class NodeDirectory {
   /**
    * The live nodes of one mesh, in RoutingId order: every descriptor of the mesh's same-point-in-time scan whose
    * owner lease is present, of the descriptor's LeaseGeneration and not expired by StoreNow. States other than
-   * Serving are included (placement filters them, operators see them).
+   * Serving are included (placement filters them, operators see them). Leaves the records of gone nodes alone
+   * (see {@link #readMesh(String, boolean)}).
    *
    * @param meshName the RouteMesh name, without a 0x00 byte.
    * @return the live peers, immutable; empty when the mesh has none.
@@ -233,9 +234,32 @@ public final class NodeDirectory {
    *     {@value #MAX_SCAN_RESTARTS} times in a row, or ran over {@value #MAX_PAGES} pages.
    */
   public List<NodePeer> readMesh(final String meshName) {
+    return readMesh(meshName, false);
+  }
+
+  /**
+   * {@link #readMesh(String)}, optionally sweeping what it finds of gone nodes: the descriptor (mesh membership) of
+   * a node whose owner lease is gone for good (missing, or another run's) is deleted together with that node's
+   * capacity record, in one batch conditioned on the descriptor's version as scanned and on the lease still being
+   * gone (crash recovery, issue 15; spec 002 section 11: a descriptor is reclaimed through its own lease expiry,
+   * never by an owner sweep), with that run's Entry Spot row when it still names that run. A node that stopped cleanly removed both itself; a killed one leaves them until a
+   * reader sweeps them. Rows that still hold slots of that node then find its capacity record gone and return
+   * nothing ({@link PlacementBatches#sweepAbandoned}). A sweep that conflicts is left for the next reader.
+   *
+   * @param meshName the RouteMesh name, without a 0x00 byte.
+   * @param sweepGone true to sweep the records of gone nodes.
+   * @return the live peers, immutable; empty when the mesh has none.
+   * @throws SpotkitException.Unavailable when the store fails, or the scan expired more than
+   *     {@value #MAX_SCAN_RESTARTS} times in a row, or ran over {@value #MAX_PAGES} pages.
+   */
+  public List<NodePeer> readMesh(final String meshName, final boolean sweepGone) {
     final List<NodePeer> candidates = new ArrayList<>();
+    final Map<NodePeer, ScanEntry> entries = new HashMap<>();
     for (ScanEntry entry : scanAll(LocationKeys.meshNodePrefix(meshName))) {
-      decodeOrEmpty(entry.value(), entry.key()).map(NodePeer::of).ifPresent(candidates::add);
+      decodeOrEmpty(entry.value(), entry.key()).map(NodePeer::of).ifPresent(peer -> {
+        candidates.add(peer);
+        entries.put(peer, entry);
+      });
     }
     final Map<String, Leases.Check> leases = new HashMap<>();
     final List<NodePeer> live = new ArrayList<>();
@@ -246,9 +270,53 @@ public final class NodeDirectory {
         live.add(peer);
       } else {
         LOG.debug("node {} of mesh {} left out: {}", peer.routingIdHex(), meshName, check.why());
+        if (sweepGone && check.gone()) {
+          sweep(peer, entries.get(peer), check);
+        }
       }
     }
     return List.copyOf(live);
+  }
+
+  /**
+   * Deletes a gone node's descriptor, capacity record and Entry Spot row (a run's Entry Spot id is never used again,
+   * and it holds no capacity) while the scanned version, the Entry Spot row's version and the lease's absence hold.
+   */
+  private void sweep(final NodePeer peer, final ScanEntry entry, final Leases.Check check) {
+    final String capKey = LocationKeys.nodeCapacity(peer.meshName(), peer.routingIdHex()).preimage();
+    final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(entry.key(),
+        entry.version()), check.deadCondition().orElseThrow()));
+    final List<Mutation> mutations = new ArrayList<>(List.of(new Mutation.Delete(entry.key()),
+        new Mutation.Delete(capKey)));
+    final String entrySpotId = decodeOrEmpty(entry.value(), entry.key()).map(r -> r.descriptor().entrySpotId())
+        .orElse(null);
+    if (entrySpotId != null) {
+      final String entryKey = ObjectKey.spot(entrySpotId).logicalKey().preimage();
+      if (StoreCalls.await(store.read(entryKey), timeout, "read of Entry Spot row " + entrySpotId)
+          instanceof ReadResult.Found found && ownedBy(found, peer.ownerId())) {
+        conditions.add(new Condition.ExpectVersion(entryKey, found.version()));
+        mutations.add(new Mutation.Delete(entryKey));
+      }
+    }
+    final WriteBatch batch = WriteBatch.of(conditions, mutations);
+    try {
+      final WriteResult result = StoreCalls.await(store.write(batch), timeout, "sweep of gone node "
+          + peer.routingIdHex());
+      if (result instanceof WriteResult.Applied) {
+        LOG.info("swept node {} of mesh {} (descriptor, capacity record, Entry Spot row): {}", peer.routingIdHex(),
+            peer.meshName(), check.why());
+      }
+    } catch (SpotkitException.Unavailable e) {
+      LOG.debug("sweep of gone node {} did not apply now: {}", peer.routingIdHex(), e.getMessage());
+    }
+  }
+
+  private static boolean ownedBy(final ReadResult.Found row, final String ownerId) {
+    try {
+      return AuthorityRecord.decode(row.value()).ownerId().equals(ownerId);
+    } catch (RecordDecodeException e) {
+      return false;
+    }
   }
 
   private List<ScanEntry> scanAll(final String prefix) {

@@ -38,6 +38,8 @@ import java.util.Optional;
  *       -= bundle; caller's extra puts</td></tr>
  *   <tr><td>delete</td><td>authority Ready at the ObjectGeneration given; owner lease; capacity</td><td>authority
  *       deleted; active -= bundle; caller's extra puts</td></tr>
+ *   <tr><td>sweep</td><td>authority Ready at the version read; its owner lease gone (absent, or another run's
+ *       record at the version read); capacity (or absent)</td><td>authority deleted; active -= bundle</td></tr>
  * </table>
  *
  * <p>Conflicts: a Conflict is retried, after re-reading everything, only while the authority row is still the
@@ -404,7 +406,7 @@ public final class PlacementBatches {
       return new Plan(new AuthorityRecord(payload == null ? record.payload() : payload, record.objectGeneration(),
           record.authorityOwnerGeneration(), record.ownerId(), record.ownerLeaseGeneration(),
           new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(), a.meshName(),
-              a.routingIdHex(), a.descriptorLifecycleGeneration(), a.capacity()), null), true,
+              a.routingIdHex(), a.descriptorLifecycleGeneration(), a.capacity()), null), LeaseRule.LIVE,
           NodeCapacityRecord::commit, false);
     });
   }
@@ -425,7 +427,7 @@ public final class PlacementBatches {
   public Outcome abort(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
     return change(key, "abort", extra, (record, version) ->
         !version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED ? null
-            : new Plan(null, false, NodeCapacityRecord::release, true));
+            : new Plan(null, LeaseRule.NONE, NodeCapacityRecord::release, true));
   }
 
   /**
@@ -452,6 +454,32 @@ public final class PlacementBatches {
   }
 
   /**
+   * Sweep of a Ready row whose owner is gone (crash recovery, issue 15; spec 002 section 3.3: "only a Framework
+   * task responsible for recovery replaces the owner or deletes the record, conditioned on the first-read
+   * StoreVersion"). In one batch, only while the row is still Ready at {@code version} and its (effective) owner
+   * run's lease is still gone (missing: conditioned absent; another run: conditioned at the version read), the row
+   * is deleted and its active slots are retired from its node's capacity record (a node whose record is gone
+   * returns nothing, conditioned absent). The object's in-memory state died with its owner; nothing is moved. The
+   * next Reserve of the id issues a new, higher ObjectGeneration from the store-wide counter.
+   *
+   * <p>Fencing: the owner's lease record is missing only after the store's TTL ran out, which is at least one
+   * fencing margin after that run's own local admission deadline (spec 002 section 5), so a run that comes back
+   * (a paused process resumed) stopped admitting new work a margin before this batch can apply, and every write
+   * it still attempts is conditioned on its lease version (missing now) or on this row's version (gone now).
+   *
+   * @param key the object.
+   * @param version the Ready row's StoreVersion as read.
+   * @return true when this call deleted the row; false when the row changed, is not Ready, or its owner is alive
+   *     (or its lease record is unreadable: not proof either way).
+   * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
+   */
+  public boolean sweepAbandoned(final ObjectKey key, final StoreVersion version) {
+    return change(key, "sweep", List.of(), (record, found) -> !found.equals(version)
+        || record.allocation().state() != AuthorityRecord.State.ACTIVE
+        ? null : new Plan(null, LeaseRule.GONE, NodeCapacityRecord::retire, true)) instanceof Outcome.Done;
+  }
+
+  /**
    * Delete (spec 002 section 6.1, section 7.2 Destroy/Close): the Ready row of {@code generation} deleted and its
    * active slots returned in the same batch, after confirming the current owner lease (LOC-17). A Reserved row
    * is {@link Outcome.Changed} and nothing changes.
@@ -467,7 +495,7 @@ public final class PlacementBatches {
   public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final List<Mutation> extra) {
     return change(key, "delete", extra, (record, version) ->
         !record.objectGeneration().equals(generation) || record.allocation().state() != AuthorityRecord.State.ACTIVE
-            ? null : new Plan(null, true, NodeCapacityRecord::retire, true));
+            ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
 
   /**
@@ -484,7 +512,7 @@ public final class PlacementBatches {
   public Outcome deleteAt(final ObjectKey key, final StoreVersion version) {
     return change(key, "delete", List.of(), (record, found) -> !found.equals(version)
         || record.allocation().state() != AuthorityRecord.State.ACTIVE
-        ? null : new Plan(null, true, NodeCapacityRecord::retire, true));
+        ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
 
   /**
@@ -605,7 +633,17 @@ public final class PlacementBatches {
    * The row after the change (null: delete it), whether to pin the owner lease, the usage change, and whether
    * a missing capacity record means "nothing to give back" (the row's node is gone and its record with it).
    */
-  private record Plan(AuthorityRecord after, boolean checkLease, UsageChange usage, boolean returnsSlots) {
+  private record Plan(AuthorityRecord after, LeaseRule lease, UsageChange usage, boolean returnsSlots) {
+  }
+
+  /** What a batch requires of the row's (effective) owner lease. */
+  private enum LeaseRule {
+    /** Not read, not conditioned (abort: recovery aborts reservations of runs that are gone). */
+    NONE,
+    /** Valid, and pinned at the version read (commit, delete). */
+    LIVE,
+    /** Gone for good, and pinned so (missing: absent; another run: its version) (sweep of an abandoned row). */
+    GONE
   }
 
   private interface UsageChange {
@@ -632,12 +670,19 @@ public final class PlacementBatches {
       if (plan == null) {
         return new Outcome.Changed(record, found.version());
       }
-      if (plan.checkLease()) {
+      if (plan.lease() != LeaseRule.NONE) {
         final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), callTimeout());
-        if (!lease.valid()) {
-          return new Outcome.LeaseInvalid(lease.why());
+        if (plan.lease() == LeaseRule.LIVE) {
+          if (!lease.valid()) {
+            return new Outcome.LeaseInvalid(lease.why());
+          }
+          conditions.add(lease.condition().get());
+        } else {
+          if (!lease.gone()) {
+            return new Outcome.Changed(record, found.version()); // its owner is alive (or unreadable): not abandoned
+          }
+          conditions.add(lease.deadCondition().get());
         }
-        conditions.add(lease.condition().get());
       }
       final AuthorityRecord.Allocation a = record.allocation();
       final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());

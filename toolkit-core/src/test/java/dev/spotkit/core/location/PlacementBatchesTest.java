@@ -202,6 +202,52 @@ class PlacementBatchesTest {
   }
 
   @Test
+  @Spec("LOC-01")
+  void sweepDeletesAReadyRowOnlyOnceItsOwnerLeaseIsGoneAndTheNextReserveIssuesAHigherGeneration() {
+    final PlacementBatches.Reservation.Reserved r = reserved("alice");
+    final PlacementBatches.Outcome.Done ready = (PlacementBatches.Outcome.Done) f.batches.commit(
+        ObjectKey.actor("alice"), r.version(), List.of());
+    final StoreVersion readyVersion = ready.version().orElseThrow();
+    final long writes = f.store.appliedWrites();
+    assertThat(f.batches.sweepAbandoned(ObjectKey.actor("alice"), r.version())).as("a Creating row's version")
+        .isFalse();
+    assertThat(f.batches.sweepAbandoned(ObjectKey.actor("alice"), readyVersion)).as("owner alive").isFalse();
+    assertThat(f.store.appliedWrites()).isEqualTo(writes); // must never: a live owner's row swept
+
+    f.advanceSeconds(16); // the owner's lease lapses in the store (TTL 15 s): node 0a01 is gone
+    assertThat(f.batches.sweepAbandoned(ObjectKey.actor("alice"), new StoreVersion("999"))).isFalse();
+    assertThat(f.batches.sweepAbandoned(ObjectKey.actor("alice"), readyVersion)).isTrue();
+    assertThat(f.store.appliedWrites()).isEqualTo(writes + 1); // row and capacity in one batch
+    assertThat(f.read(ObjectKey.actor("alice").logicalKey())).isInstanceOf(ReadResult.Missing.class);
+    assertThat(f.capacity("0a01").actors()).isEqualTo(new NodeCapacityRecord.Slots(0, 0, 5));
+    // the dead owner's own Delete of its old incarnation finds nothing to change
+    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), List.of()))
+        .isInstanceOf(PlacementBatches.Outcome.Missing.class);
+
+    final NodePeer live = f.node("0a02", NodeState.SERVING, 100, 5, List.of(MeshFixture.actorType("player", 0)));
+    final PlacementBatches.Reservation.Reserved again = (PlacementBatches.Reservation.Reserved) f.batches.reserve(
+        new PlacementBatches.ReserveRequest(ObjectKey.actor("alice"), PlacementKind.ACTOR, "player",
+            PlacementBatches.Target.of(live), StoreBytes.empty(), null));
+    assertThat(again.record().objectGeneration().value()).isGreaterThan(r.record().objectGeneration().value());
+    assertThat(again.record().ownerId()).isEqualTo("owner-0a02");
+  }
+
+  @Test
+  void aMeshReadThatSweepsDeletesAGoneNodesDescriptorAndCapacityRecordAndNothingOfALiveOne() {
+    f.advanceSeconds(16); // node 0a01's lease lapses
+    final NodePeer live = f.node("0a02", NodeState.SERVING, 100, 5, List.of(MeshFixture.actorType("player", 0)));
+    final LogicalKey goneDesc = LocationKeys.meshNode(MeshFixture.MESH, "0a01");
+    assertThat(f.directory.readMesh(MeshFixture.MESH)).containsExactly(live);
+    assertThat(f.read(goneDesc)).as("a plain read sweeps nothing").isInstanceOf(ReadResult.Found.class);
+
+    assertThat(f.directory.readMesh(MeshFixture.MESH, true)).containsExactly(live);
+    assertThat(f.read(goneDesc)).isInstanceOf(ReadResult.Missing.class);
+    assertThat(f.read(LocationKeys.nodeCapacity(MeshFixture.MESH, "0a01"))).isInstanceOf(ReadResult.Missing.class);
+    assertThat(f.read(LocationKeys.meshNode(MeshFixture.MESH, "0a02"))).isInstanceOf(ReadResult.Found.class);
+    assertThat(f.capacity("0a02").actors()).isEqualTo(new NodeCapacityRecord.Slots(0, 0, 5));
+  }
+
+  @Test
   void refusalsChangeNothingAndNameTheReason() {
     final long writes = f.store.appliedWrites();
     final PlacementBatches.ReserveRequest unknownType = new PlacementBatches.ReserveRequest(ObjectKey.actor("x"),

@@ -127,6 +127,9 @@ public final class RemoteCreations {
         final AuthorityRecord row = AuthorityRecord.decode(found.value());
         checkType(spec, row);
         if (row.allocation().state() == AuthorityRecord.State.ACTIVE) {
+          if (sweptAbandoned(spec, row, found.version())) {
+            continue; // its owner is gone: the id is Missing now; create it again
+          }
           if (spec.create()) {
             throw new SpotkitException.AlreadyExists(what(spec) + " exists (Create never returns an existing"
                 + " object; use getOrCreate)");
@@ -169,6 +172,29 @@ public final class RemoteCreations {
     }
     throw new SpotkitException.DeadlineExceeded(what(spec) + " did not finish by its deadline (the attempt in"
         + " progress may still complete; the next call re-reads the Location Store)");
+  }
+
+  /**
+   * Crash recovery (issue 15, {@code MeshNode.Builder#recreateAfterOwnerLoss}): when the Ready row's owner run is
+   * gone for good, deletes the row and returns its slots in one batch conditioned on the row's StoreVersion and on
+   * the dead lease ({@link dev.spotkit.core.location.PlacementBatches#sweepAbandoned}); the caller then reads the id
+   * as Missing and creates a new incarnation (higher ObjectGeneration) on a live node. The old incarnation's memory
+   * is not recovered. A row this node owns is never swept here (this run is alive while it runs this).
+   *
+   * @return true when this call swept the row.
+   */
+  private boolean sweptAbandoned(final Spec<?> spec, final AuthorityRecord row, final StoreVersion version) {
+    if (!rt.config().recreateAfterOwnerLoss() || row.ownerId().equals(rt.store().self().ownerId())
+        && dev.spotkit.core.location.AggregatePointer.spotOf(row.payload()).isEmpty()) {
+      return false;
+    }
+    if (!rt.store().batches().sweepAbandoned(spec.key(), version)) {
+      return false;
+    }
+    NodeRuntime.LOG.info("{}: its owner {} on node {} is gone (owner lease expired); swept its location record"
+        + " (generation {}) and creating a new incarnation; the old one's state is lost", what(spec), row.ownerId(),
+        row.allocation().routingIdHex(), row.objectGeneration().value());
+    return true;
   }
 
   private static void checkType(final Spec<?> spec, final AuthorityRecord row) {
@@ -344,7 +370,8 @@ public final class RemoteCreations {
     Peers known = peers;
     if (fresh || known == null || System.nanoTime() - known.readAtNanos() > (known.peers().size() <= 1
         ? LONE_PEERS_MAX_AGE_NANOS : PEERS_MAX_AGE_NANOS)) {
-      known = new Peers(directory.readMesh(rt.meshName().value()), System.nanoTime());
+      known = new Peers(directory.readMesh(rt.meshName().value(), rt.config().recreateAfterOwnerLoss()),
+          System.nanoTime());
       peers = known;
     }
     return known.peers();

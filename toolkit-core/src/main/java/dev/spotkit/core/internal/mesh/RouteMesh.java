@@ -156,7 +156,23 @@ public final class RouteMesh implements MeshListener {
     final Route route = route(key, wanted, describe(address));
     final ApplicationMessage.TargetKind kind = key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
         ? ApplicationMessage.TargetKind.ACTOR : ApplicationMessage.TargetKind.SPOT;
-    send(route, key, kind, key.id(), wanted, null, envelope);
+    final ReplySink sink = envelope.reply();
+    final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(sendTimeout);
+    PeerConnection connection;
+    try {
+      connection = connection(route.owner(), route.endpoint(), connectBy);
+    } catch (SpotkitException.Unavailable unreachable) {
+      // The owner cannot be reached (nothing was sent): drop the route and read the store once more. A cached
+      // route may name an owner that died and whose object was created again elsewhere since (crash recovery).
+      routes.remove(cacheKey(key), route);
+      final Route again = route(key, wanted, describe(address));
+      if (again.owner().equals(route.owner())) {
+        routes.remove(cacheKey(key), again);
+        throw unreachable;
+      }
+      connection = connection(again.owner(), again.endpoint(), connectBy);
+    }
+    sendOn(connection, key, kind, key.id(), wanted, null, 0, envelope, connectBy);
   }
 
   /**
@@ -275,7 +291,8 @@ public final class RouteMesh implements MeshListener {
     }
     if (reply.terminalResult() != TerminalResult.OK) {
       final SpotkitException error = ReplyErrors.toException(reply, sink.description);
-      if (error instanceof SpotkitException.NotFound || error instanceof SpotkitException.StaleGeneration) {
+      if (error instanceof SpotkitException.NotFound || error instanceof SpotkitException.StaleGeneration
+          || error instanceof SpotkitException.Unavailable) { // Unavailable: the owner may be gone; ask the store next
         routes.remove(cacheKey(key));
       }
       sink.fail(error);

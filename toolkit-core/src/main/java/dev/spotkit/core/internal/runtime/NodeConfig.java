@@ -36,13 +36,15 @@ import java.util.Map;
  * @param metrics the node's meters ({@code NodeMetrics.OFF} without a registry); the stores above are already
  *     wrapped in their timed decorators when metrics are on.
  * @param listeners event listeners registered on the builder, added before the node starts.
+ * @param recreateAfterOwnerLoss true (the default) when GetOrCreate sweeps the row of an object whose owner run is
+ *     gone for good and creates a new incarnation ({@code MeshNode.Builder#recreateAfterOwnerLoss(boolean)}).
  */
 public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
     Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
     Duration requestTimeout, Duration closeTimeout, int applicationJobLimit, MeshSpec mesh, LeaseSettings lease,
     RelocationStore relocationStore, boolean closeStores,
     dev.spotkit.core.internal.observe.NodeMetrics metrics,
-    java.util.List<dev.spotkit.core.NodeEventListener> listeners) {
+    java.util.List<dev.spotkit.core.NodeEventListener> listeners, boolean recreateAfterOwnerLoss) {
 
   /** Relocation policy of a factory (spec 000 section 6). */
   public enum Policy {
