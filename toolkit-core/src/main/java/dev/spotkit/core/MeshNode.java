@@ -53,11 +53,16 @@ public final class MeshNode implements AutoCloseable {
   private final NodeRuntime rt;
   private final ObjectRole role;
   private final LocationQueries locations;
+  /** What {@link #close()} drains first ({@link Builder#drainOnClose}), or null: close does not drain. */
+  private final RelocateOptions drainOnClose;
+  /** Set by the first {@link #close()} call when it drains first; later calls wait for the node's end. */
+  private final java.util.concurrent.atomic.AtomicBoolean closeCalled = new java.util.concurrent.atomic.AtomicBoolean();
 
   private MeshNode(final NodeRuntime rt, final ObjectRole role, final LocationStore store,
-      final Duration storeTimeout) {
+      final Duration storeTimeout, final RelocateOptions drainOnClose) {
     this.rt = rt;
     this.role = role;
+    this.drainOnClose = drainOnClose;
     this.locations = new LocationQueriesImpl(role == ObjectRole.NONE || store == null ? null
         : new LocationQuery(store, storeTimeout), rt::isClosing, rt.meshName() + "/" + rt.nodeRid());
   }
@@ -241,6 +246,42 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
+   * Host drain (FACTS.md "Host relocation"; spec 000 sections 4.2, 6 and 7; spec 001): moves everything this node
+   * can move to other nodes in one call, for maintenance or a rolling restart. In order:
+   * <ol>
+   *   <li>the node publishes state Relocating, so placement creates nothing new here (it picks Serving nodes only);
+   *       then it reads the live nodes once: a target is a Serving node other than this one that registered the
+   *       unit's types and passes {@code options} (names, filter, placement weight above 0 for drainAnywhere);</li>
+   *   <li>PerActor User Spots, their members and Instance Spots are kept with
+   *       {@link RelocateResult.Reason#NOT_SUPPORTED} (no PerActor shell move or Instance Spot host move exists yet;
+   *       they keep serving here);</li>
+   *   <li>every Entry Spot actor moves as in {@link #relocate(NodeRid)}, each to a target chosen by smooth
+   *       weighted round-robin on the targets' placement weights (all at once, one batch per target);</li>
+   *   <li>then every SpotWide User Spot moves with every member it has at its seal as one aggregate, as in
+   *       {@link #relocateSpot}, at most {@link RelocateOptions#parallelism(int)} at once, spread the same way; a room
+   *       is started only before {@link RelocateOptions#deadline(Duration)} (30 s by default);</li>
+   *   <li>the node publishes Relocated when every unit moved ({@link RelocateResult.Outcome#RELOCATED}), otherwise
+   *       Serving again ({@link RelocateResult.Outcome#BLOCKED}, it serves what it kept). A Relocated node takes no
+   *       new placements until it restarts; objects a client still creates here (a new session's actor) stay.</li>
+   * </ol>
+   * Each unit keeps the guarantees of its move: nothing lost, duplicated or reordered per sender, no membership
+   * callback, one owner at all times; messages reaching this node afterwards follow each unit for 30 s (Message
+   * Follow). With {@link RelocateOptions#awaitSafeToShutdown(boolean)} the result waits until the last window
+   * ended (SafeToShutdown). Returns at once; the work runs on the node's threads. Any thread.
+   *
+   * @param options e.g. {@code RelocateOptions.drainAnywhere()} or {@code RelocateOptions.drainTo(b, c)}.
+   * @return completes with the result once every started move committed or failed (bounded: the deadline plus a
+   *     started room's two 30 s steps; plus up to 30 s with awaitSafeToShutdown); fails with
+   *     {@link SpotkitException.InvalidOperation} when {@code options} is null or another drain of this node runs,
+   *     {@link SpotkitException.NotConfigured} without a mesh or on a node that is not an object server,
+   *     {@link SpotkitException.Unavailable} when the node state cannot be published or the mesh cannot be read
+   *     (nothing moved), {@link SpotkitException.ShuttingDown} while closing.
+   */
+  public java.util.concurrent.CompletableFuture<RelocateResult> relocate(final RelocateOptions options) {
+    return rt.userFuture(dev.spotkit.core.internal.relocation.HostDrains.drain(rt, options));
+  }
+
+  /**
    * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, to node
    * {@code target} as one aggregate (spec 000 section 7; spec 002 sections 8.1-8.2). At the room's next turn
    * boundary (an intent on the Spot's control lane, ahead of queued messages; while a member is in a join, leave or
@@ -345,7 +386,59 @@ public final class MeshNode implements AutoCloseable {
    */
   @Override
   public void close() {
-    rt.close();
+    final RelocateOptions drain = drainOnClose;
+    if (drain == null || rt.isClosing()) {
+      rt.close();
+      return;
+    }
+    if (!closeCalled.compareAndSet(false, true)) {
+      awaitDrainingClose(drain);
+      return;
+    }
+    if (NodeRuntime.inTurn()) { // a handler turn cannot wait for its own node's moves
+      Thread.ofVirtual().name("spotkit-drain-close").start(() -> drainThenClose(drain));
+      return;
+    }
+    drainThenClose(drain);
+  }
+
+  /** {@link Builder#drainOnClose}: the drain (its result logged), then the close, whatever the drain's outcome. */
+  private void drainThenClose(final RelocateOptions drain) {
+    try {
+      final RelocateResult result = dev.spotkit.core.internal.relocation.HostDrains.drain(rt, drain)
+          .get(drainBound(drain).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      NodeRuntime.LOG.info("close: drained node {} first: outcome {}, {} actors and {} rooms moved, {} kept{}",
+          rt.nodeRid(), result.outcome(), result.actors().size(), result.rooms().size(), result.kept().size(),
+          result.kept().isEmpty() ? "" : " " + result.kept().stream().map(k -> k.id() + "=" + k.reason()).limit(20)
+          .toList());
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      NodeRuntime.LOG.warn("close: the drain of node {} failed or did not end; closing anyway: {}", rt.nodeRid(),
+          e.getCause() != null ? e.getCause().toString() : e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      rt.close();
+    }
+  }
+
+  private void awaitDrainingClose(final RelocateOptions drain) {
+    if (NodeRuntime.inTurn()) {
+      return;
+    }
+    try {
+      rt.terminated().exceptionally(f -> null).get(drainBound(drain).plus(rt.config().closeTimeout())
+          .plus(CLOSE_MARGIN).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      NodeRuntime.LOG.warn("close: a concurrent draining close did not finish in time");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** How long close waits for its drain: the deadline, a started room's two steps, and SafeToShutdown. */
+  private static Duration drainBound(final RelocateOptions drain) {
+    return drain.deadline().plus(Duration.ofSeconds(75)).plus(drain.awaitsSafeToShutdown() ? Duration.ofSeconds(30)
+        : Duration.ZERO);
   }
 
   @Override
@@ -371,6 +464,7 @@ public final class MeshNode implements AutoCloseable {
     private int relocationStores;
     private boolean closeStores;
     private boolean recreateAfterOwnerLoss = true;
+    private RelocateOptions drainOnClose;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry;
     private java.util.List<io.micrometer.core.instrument.Tag> meterTags = java.util.List.of();
     private final java.util.List<NodeEventListener> eventListeners = new java.util.ArrayList<>();
@@ -436,6 +530,41 @@ public final class MeshNode implements AutoCloseable {
     public Builder closeStoresOnClose() {
       this.closeStores = true;
       return this;
+    }
+
+    /**
+     * Makes {@link MeshNode#close()} drain first: it runs {@link MeshNode#relocate(RelocateOptions)} with
+     * {@code options}, waits for the result (logged at INFO with what was kept), and then closes as without this
+     * option, whatever the outcome (a unit that could not move gets OnClosing(HostShutdown) here as before). So a
+     * rolling restart of a mesh ends no room that another node can take. The close may then take up to the drain's
+     * deadline plus 75 s (a started room's two steps; plus 30 s with awaitSafeToShutdown) longer than the close
+     * timeout. A close called from a handler turn starts both on another thread and returns; a second close call
+     * waits for the first. Without this call close does not drain (the default).
+     *
+     * @param options e.g. {@code RelocateOptions.drainAnywhere().deadline(Duration.ofSeconds(20))}.
+     * @return this builder.
+     * @throws SpotkitException.InvalidOperation when null.
+     */
+    public Builder drainOnClose(final RelocateOptions options) {
+      if (options == null) {
+        throw new SpotkitException.InvalidOperation("drainOnClose(null): pass options, e.g."
+            + " RelocateOptions.drainAnywhere()");
+      }
+      this.drainOnClose = options;
+      return this;
+    }
+
+    /**
+     * {@link #drainOnClose(RelocateOptions)} with {@code RelocateOptions.drainAnywhere().deadline(deadline)
+     * .awaitSafeToShutdown(true)}: close moves everything it can to any Serving node, waits until the moved units'
+     * Message Follow windows ended (30 s after the last commit), then closes.
+     *
+     * @param deadline how long the drain may start moves; positive, at most {@link Deadline#MAX_TIMEOUT}.
+     * @return this builder.
+     * @throws SpotkitException.InvalidOperation when null, not positive or too long.
+     */
+    public Builder drainOnClose(final Duration deadline) {
+      return drainOnClose(RelocateOptions.drainAnywhere().deadline(deadline).awaitSafeToShutdown(true));
     }
 
     /**
@@ -710,7 +839,8 @@ public final class MeshNode implements AutoCloseable {
           mesh == null ? null : mesh.toSpec(), lease, timedRelocationStore, closeStores, metrics,
           java.util.List.copyOf(eventListeners), recreateAfterOwnerLoss);
       try {
-        return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, timedStore, requestTimeout);
+        return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, timedStore, requestTimeout,
+            drainOnClose);
       } catch (RuntimeException e) {
         metrics.close();
         throw e;

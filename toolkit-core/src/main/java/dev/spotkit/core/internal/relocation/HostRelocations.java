@@ -43,6 +43,19 @@ public final class HostRelocations {
    * @return the result future (see {@code MeshNode.relocate}).
    */
   public static CompletableFuture<HostRelocationResult> relocate(final NodeRuntime rt, final NodeRid target) {
+    return relocate(rt, target, null);
+  }
+
+  /**
+   * Starts the host relocation of some Entry Spot actors (a host drain's batch for one target).
+   *
+   * @param rt the node.
+   * @param target the target node.
+   * @param only the actors to move, or null for every Entry Spot actor at this call.
+   * @return the result future (see {@code MeshNode.relocate}).
+   */
+  public static CompletableFuture<HostRelocationResult> relocate(final NodeRuntime rt, final NodeRid target,
+      final List<ActorCell> only) {
     if (target == null || target.equals(rt.nodeRid())) {
       return CompletableFuture.failedFuture(new SpotkitException.InvalidOperation("relocate needs another node as"
           + " target, not " + target));
@@ -55,7 +68,8 @@ public final class HostRelocations {
     if (rt.isClosing()) {
       return CompletableFuture.failedFuture(rt.shuttingDown("relocate"));
     }
-    final List<ActorCell> actors = rt.entry().members(); // the Entry Spot's actors at this call
+    final List<ActorCell> actors = only != null ? List.copyOf(only)
+        : rt.entry().members(); // the Entry Spot's actors at this call
     final TargetFence[] fence = new TargetFence[1];
     return rt.async(() -> {
       final NodePeer peer = new NodeDirectory(rt.store().store(), CONNECT_TIMEOUT).readMesh(rt.meshName().value())

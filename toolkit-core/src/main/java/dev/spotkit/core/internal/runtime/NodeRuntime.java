@@ -77,6 +77,8 @@ public final class NodeRuntime {
   private final Lifecycle lifecycle = new Lifecycle(this);
   /** RUNNING, CLOSING, CLOSED; CAS from RUNNING to CLOSING starts the one close. */
   private final AtomicInteger state = new AtomicInteger(RUNNING);
+  /** Set while a host drain runs ({@link #beginDrain}): one at a time. */
+  private final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
   /** Counted down when the one close finished; later close() calls wait for it. */
   private final CountDownLatch closed = new CountDownLatch(1);
   /**
@@ -536,6 +538,43 @@ public final class NodeRuntime {
   /** The relocation driver, or null for a node without a mesh. */
   public Relocations relocations() {
     return relocations;
+  }
+
+  /**
+   * Publishes this node's MeshNode descriptor in {@code state} with the next revision (a host drain: Relocating,
+   * Relocated, Serving again when Blocked; FACTS.md "Host relocation"). Placement picks Serving nodes only.
+   *
+   * @param state the state to publish.
+   * @throws SpotkitException.NotConfigured on a node that publishes no descriptor (not an object server).
+   * @throws SpotkitException.Unavailable past the admission deadline, when the lease is not valid, or when the
+   *     store fails.
+   */
+  public void publishState(final dev.spotkit.core.location.NodeState state) {
+    final Descriptors published = descriptors;
+    if (published == null) {
+      throw new SpotkitException.NotConfigured("only an object server publishes a node state; this node is "
+          + config.role());
+    }
+    published.publish(state);
+  }
+
+  /**
+   * Claims the one host drain this node may run at a time.
+   *
+   * @return true when claimed (release with {@link #endDrain()}), false when a drain already runs.
+   */
+  public boolean beginDrain() {
+    return draining.compareAndSet(false, true);
+  }
+
+  /** Releases the claim of {@link #beginDrain()}. */
+  public void endDrain() {
+    draining.set(false);
+  }
+
+  /** @return whether the calling thread runs a handler turn of some node. */
+  public static boolean inTurn() {
+    return Turn.current() != null;
   }
 
   /** Whether an actor with this id is Ready on this node. */

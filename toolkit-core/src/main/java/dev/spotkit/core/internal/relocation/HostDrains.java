@@ -1,0 +1,397 @@
+package dev.spotkit.core.internal.relocation;
+
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.Deadline;
+import dev.spotkit.core.HostRelocationResult;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.RelocateOptions;
+import dev.spotkit.core.RelocateResult;
+import dev.spotkit.core.RelocateResult.Kept;
+import dev.spotkit.core.RelocateResult.Reason;
+import dev.spotkit.core.RelocateResult.UnitKind;
+import dev.spotkit.core.SpotRelocationResult;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.runtime.ActorCell;
+import dev.spotkit.core.internal.runtime.Cell;
+import dev.spotkit.core.internal.runtime.CellState;
+import dev.spotkit.core.internal.runtime.NodeConfig;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.SpotCell;
+import dev.spotkit.core.location.LocationRecords;
+import dev.spotkit.core.location.NodeDirectory;
+import dev.spotkit.core.location.NodePeer;
+import dev.spotkit.core.location.NodeState;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.relocation.RelocationSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A host drain ({@code MeshNode.relocate(RelocateOptions)}; FACTS.md "Host relocation"): publishes Relocating, reads
+ * the live Serving targets once, then moves this node's units in the FACTS batch order on the existing machinery:
+ * <ol>
+ *   <li>PerActor User Spots, their members and Instance Spots are reported kept ({@code NOT_SUPPORTED}): no
+ *       PerActor shell move or Instance Spot host move exists yet;</li>
+ *   <li>every Entry Spot actor, grouped by target, through {@link HostRelocations} (all groups at once);</li>
+ *   <li>every SpotWide User Spot with its members as one aggregate, through {@link AggregateMoves}, at most
+ *       {@code parallelism} at once, each started only before the deadline.</li>
+ * </ol>
+ * Then publishes Relocated (every unit moved) or Serving again (Blocked), and, when asked, waits out the last
+ * Message Follow window (SafeToShutdown). One drain per node at a time. Not API.
+ */
+public final class HostDrains {
+  /** MessageFollowDuration: a moved unit's old address follows it this long (FACTS.md). */
+  static final Duration FOLLOW = Duration.ofMillis(RelocationSettings.DEFAULT_FOLLOW_MS);
+  /** Bound of the mesh read and of a kept unit's row read. */
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long past the drain's deadline a started move is awaited before it is reported as still unknown: a move
+   * is known at most the Restore validity (10 s) plus a store call after relay-ready, a room at most two 30 s steps.
+   */
+  private static final Duration MOVE_BOUND = Duration.ofSeconds(75);
+
+  private final NodeRuntime rt;
+  private final RelocateOptions options;
+  private final Deadline deadline;
+  private final List<Kept> kept = Collections.synchronizedList(new ArrayList<>());
+  private final List<ActorRef> actors = Collections.synchronizedList(new ArrayList<>());
+  private final List<SpotRelocationResult> rooms = Collections.synchronizedList(new ArrayList<>());
+  /** System.nanoTime() of the last commit this drain saw, 0 when none. */
+  private final AtomicLong lastCommitNanos = new AtomicLong();
+  private TargetPicker picker;
+
+  private HostDrains(final NodeRuntime rt, final RelocateOptions options) {
+    this.rt = rt;
+    this.options = options;
+    this.deadline = Deadline.after(options.deadline());
+  }
+
+  /**
+   * Starts a host drain; returns at once, the work runs on a virtual thread.
+   *
+   * @param rt the node.
+   * @param options the options.
+   * @return the result (see {@code MeshNode.relocate(RelocateOptions)}).
+   */
+  public static CompletableFuture<RelocateResult> drain(final NodeRuntime rt, final RelocateOptions options) {
+    if (options == null) {
+      return CompletableFuture.failedFuture(new SpotkitException.InvalidOperation("relocate(null): pass options,"
+          + " e.g. RelocateOptions.drainAnywhere()"));
+    }
+    if (rt.mesh() == null || rt.relocations() == null) {
+      return CompletableFuture.failedFuture(new SpotkitException.NotConfigured("a host drain needs a mesh:"
+          + " configure MeshNode.builder().mesh(...)"));
+    }
+    if (rt.isClosing()) {
+      return CompletableFuture.failedFuture(rt.shuttingDown("host drain"));
+    }
+    if (!rt.beginDrain()) {
+      return CompletableFuture.failedFuture(new SpotkitException.InvalidOperation("a host drain of node "
+          + rt.nodeRid() + " is already running; wait for its result"));
+    }
+    final HostDrains drain = new HostDrains(rt, options);
+    return rt.async(() -> {
+      try {
+        return drain.run();
+      } finally {
+        rt.endDrain();
+      }
+    });
+  }
+
+  private RelocateResult run() throws InterruptedException {
+    rt.publishState(NodeState.RELOCATING); // placement stops picking this node (it picks Serving nodes only)
+    boolean published = false;
+    try {
+      picker = new TargetPicker(candidates());
+      keepUnsupported();
+      moveEntryActors();
+      moveRooms();
+      final boolean relocated = kept.stream().allMatch(k -> k.reason() == Reason.LEFT);
+      publishQuietly(relocated ? NodeState.RELOCATED : NodeState.SERVING);
+      published = true;
+      return result(relocated);
+    } finally {
+      if (!published) {
+        publishQuietly(NodeState.SERVING);
+      }
+    }
+  }
+
+  private void publishQuietly(final NodeState state) {
+    try {
+      rt.publishState(state);
+    } catch (SpotkitException e) {
+      NodeRuntime.LOG.warn("host drain: could not publish node state {}: {}", state, e.getMessage());
+    }
+  }
+
+  private RelocateResult result(final boolean relocated) throws InterruptedException {
+    final long last = lastCommitNanos.get();
+    long followLeft = last == 0 ? 0 : last + FOLLOW.toNanos() - System.nanoTime();
+    if (relocated && followLeft > 0 && options.awaitsSafeToShutdown()) {
+      TimeUnit.NANOSECONDS.sleep(followLeft); // waits out a fixed window (SafeToShutdown), no synchronisation
+      followLeft = 0;
+    }
+    final Duration followEndsIn = Duration.ofNanos(Math.max(0, followLeft));
+    final boolean safe = relocated && followEndsIn.isZero();
+    return new RelocateResult(relocated ? RelocateResult.Outcome.RELOCATED : RelocateResult.Outcome.BLOCKED,
+        List.copyOf(actors), List.copyOf(rooms), List.copyOf(kept), safe, followEndsIn);
+  }
+
+  /** The live Serving peers other than this node that the options admit. */
+  private List<NodePeer> candidates() {
+    final List<NodePeer> out = new ArrayList<>();
+    for (NodePeer peer : new NodeDirectory(rt.store().store(), STORE_TIMEOUT).readMesh(rt.meshName().value())) {
+      final NodeRid rid = new NodeRid(Long.parseUnsignedLong(peer.routingIdHex(), 16));
+      if (rid.equals(rt.nodeRid()) || peer.state() != NodeState.SERVING || !options.admits(rid)) {
+        continue;
+      }
+      if (options.targets().isEmpty() && peer.placementWeight() <= 0) {
+        continue; // weight 0 is never chosen unless named (spec 002 section 4)
+      }
+      out.add(peer);
+    }
+    out.sort(Comparator.comparing(NodePeer::routingIdHex)); // a deterministic visiting order
+    return out;
+  }
+
+  // ---------------------------------------------------------------- batch 0: what does not move
+
+  private void keepUnsupported() {
+    for (SpotCell spot : sorted(rt.spots.values())) {
+      if (spot.state != CellState.READY) {
+        continue;
+      }
+      if (spot.kind == NodeConfig.SpotKind.USER && !spot.spotWide) {
+        kept.add(new Kept(UnitKind.PER_ACTOR_SPOT, spot.id, Reason.NOT_SUPPORTED, notSupported(spot.describe()
+            + " is a PerActor User Spot"), true));
+        for (ActorCell member : sorted(spot.members())) {
+          kept.add(new Kept(UnitKind.PER_ACTOR_MEMBER, member.id, Reason.NOT_SUPPORTED, notSupported(
+              member.describe() + " is a member of PerActor " + spot.describe()), true));
+        }
+      } else if (spot.kind == NodeConfig.SpotKind.INSTANCE) {
+        kept.add(new Kept(UnitKind.INSTANCE_SPOT, spot.id, Reason.NOT_SUPPORTED, notSupported(spot.describe()
+            + " is an Instance Spot"), true));
+      }
+    }
+  }
+
+  private static SpotkitException notSupported(final String what) {
+    return new SpotkitException.InvalidOperation(what + ": a host drain does not move this kind yet; it stays and"
+        + " serves here (spec 000 section 7: no PerActor shell move or Instance Spot host move exists)");
+  }
+
+  // ---------------------------------------------------------------- batch 1: Entry Spot actors
+
+  private void moveEntryActors() throws InterruptedException {
+    final Map<NodeRid, List<ActorCell>> groups = new LinkedHashMap<>();
+    for (ActorCell actor : sorted(rt.entry().members())) {
+      if (actor.type.policy() == NodeConfig.Policy.DISABLE) {
+        kept.add(new Kept(UnitKind.ENTRY_ACTOR, actor.id, Reason.RELOCATION_DISABLED, new SpotkitException.Rejected(
+            actor.describe() + " is registered with DisableRelocation; it stays here"), true));
+        continue;
+      }
+      final NodeRid target = picker.pick(List.of(new TargetPicker.Need(PlacementKind.ACTOR, actor.stableType)));
+      if (target == null) {
+        kept.add(new Kept(UnitKind.ENTRY_ACTOR, actor.id, Reason.NO_TARGET, noTarget(actor.describe()), true));
+        continue;
+      }
+      groups.computeIfAbsent(target, t -> new ArrayList<>()).add(actor);
+    }
+    final Map<NodeRid, CompletableFuture<HostRelocationResult>> moves = new LinkedHashMap<>();
+    groups.forEach((target, list) -> moves.put(target, HostRelocations.relocate(rt, target, list)));
+    for (Map.Entry<NodeRid, CompletableFuture<HostRelocationResult>> move : moves.entrySet()) {
+      final List<ActorCell> group = groups.get(move.getKey());
+      try {
+        final HostRelocationResult r = await(move.getValue());
+        if (!r.relocated().isEmpty()) {
+          actors.addAll(r.relocated());
+          lastCommitNanos.set(System.nanoTime());
+        }
+        for (ActorCell actor : group) {
+          final SpotkitException why = r.kept().get(actor.actorId);
+          if (why != null) {
+            kept.add(keptActor(actor, why));
+          }
+        }
+      } catch (SpotkitException failure) { // the whole group: no connection to the target, or still unknown
+        for (ActorCell actor : group) {
+          kept.add(keptActor(actor, failure));
+        }
+      }
+    }
+  }
+
+  private Kept keptActor(final ActorCell actor, final SpotkitException why) {
+    final ActorCell here = rt.actors.get(actor.id);
+    final boolean serving = here != null && here.state == CellState.READY && here.followAggregate == null
+        && here.relocating == null;
+    final Reason reason = reason(why, serving && here.membership == rt.entry(), serving,
+        () -> ownedHere(ObjectKey.actor(actor.id)));
+    return new Kept(UnitKind.ENTRY_ACTOR, actor.id, reason, why, serving);
+  }
+
+  // ---------------------------------------------------------------- batch 2: SpotWide rooms
+
+  private void moveRooms() throws InterruptedException {
+    final Semaphore slots = new Semaphore(options.parallelism());
+    final Map<SpotCell, CompletableFuture<?>> started = new LinkedHashMap<>();
+    for (SpotCell room : sorted(rt.spots.values())) {
+      if (room.kind != NodeConfig.SpotKind.USER || !room.spotWide || room.state != CellState.READY) {
+        continue;
+      }
+      final Kept refused = refusal(room);
+      if (refused != null) {
+        kept.add(refused);
+        continue;
+      }
+      if (deadline.isExpired() || !slots.tryAcquire(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS)) {
+        kept.add(late(room));
+        continue;
+      }
+      final NodeRid target = picker.pick(needs(room));
+      if (deadline.isExpired() || target == null) { // target: checked in refusal(); members may have joined since
+        slots.release();
+        kept.add(target == null ? new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.NO_TARGET,
+            noTarget(room.describe()), true) : late(room));
+        continue;
+      }
+      started.put(room, rt.relocations().aggregates().relocate(room.id, target).whenComplete((moved, failure) -> {
+        slots.release();
+        if (failure == null) {
+          rooms.add(moved);
+          lastCommitNanos.set(System.nanoTime());
+        } else {
+          kept.add(keptRoom(room, Cell.typed(RouteMesh.unwrap(failure), "move of " + room.describe())));
+        }
+      }));
+    }
+    for (Map.Entry<SpotCell, CompletableFuture<?>> move : started.entrySet()) {
+      try {
+        await(move.getValue());
+      } catch (SpotkitException e) {
+        if (!move.getValue().isDone()) { // a failure is recorded by its whenComplete; this one is still unknown
+          kept.add(new Kept(UnitKind.SPOT_WIDE_ROOM, move.getKey().id, Reason.UNAVAILABLE, e, false));
+        }
+      }
+    }
+  }
+
+  private Kept late(final SpotCell room) {
+    return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.DEADLINE_EXCEEDED, new SpotkitException.DeadlineExceeded(
+        "the drain deadline of " + options.deadline() + " passed before the move of " + room.describe()
+        + " started; it stays and serves here"), true);
+  }
+
+  /** A room that cannot move at all (DisableRelocation, no target), or null. */
+  private Kept refusal(final SpotCell room) {
+    final List<String> disabled = new ArrayList<>();
+    if (room.type.policy() == NodeConfig.Policy.DISABLE) {
+      disabled.add(room.describe());
+    }
+    for (ActorCell member : room.members()) {
+      if (member.type.policy() == NodeConfig.Policy.DISABLE) {
+        disabled.add(member.describe());
+      }
+    }
+    if (!disabled.isEmpty()) {
+      return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.RELOCATION_DISABLED, new SpotkitException.Rejected(
+          "registered with DisableRelocation: " + String.join(", ", disabled) + "; the whole room stays here"),
+          true);
+    }
+    if (!picker.anyFor(needs(room))) {
+      return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.NO_TARGET, noTarget(room.describe()), true);
+    }
+    return null;
+  }
+
+  private static List<TargetPicker.Need> needs(final SpotCell room) {
+    final List<TargetPicker.Need> needs = new ArrayList<>();
+    needs.add(new TargetPicker.Need(PlacementKind.USER_SPOT, room.stableType));
+    for (ActorCell member : room.members()) {
+      final TargetPicker.Need need = new TargetPicker.Need(PlacementKind.ACTOR, member.stableType);
+      if (!needs.contains(need)) {
+        needs.add(need);
+      }
+    }
+    return needs;
+  }
+
+  private Kept keptRoom(final SpotCell room, final SpotkitException why) {
+    final SpotCell here = rt.spots.get(room.id);
+    final boolean serving = here == room && here.state == CellState.READY && here.followAggregate == null
+        && !here.aggregateSealed;
+    final Reason reason = reason(why, serving, serving, () -> ownedHere(ObjectKey.spot(room.id)));
+    return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, reason, why, serving);
+  }
+
+  // ---------------------------------------------------------------- shared
+
+  /**
+   * The typed reason of a failed move: DisableRelocation and shutdown by their error; otherwise by where the unit
+   * is now: still serving here as before (refused before relay-ready), still owned here but not serving (passed
+   * relay-ready without a commit), or gone from here (its own join moved it, or it closed).
+   */
+  private static Reason reason(final SpotkitException why, final boolean servingAsBefore, final boolean servingHere,
+      final java.util.function.BooleanSupplier ownedHere) {
+    if (why instanceof SpotkitException.Rejected) {
+      return Reason.RELOCATION_DISABLED;
+    }
+    if (why instanceof SpotkitException.ShuttingDown) {
+      return Reason.SHUTTING_DOWN;
+    }
+    if (servingAsBefore) {
+      return Reason.TARGET_REFUSED;
+    }
+    if (servingHere) {
+      return Reason.LEFT; // still here, but no longer in the place it was moved from (it joined a room here)
+    }
+    return ownedHere.getAsBoolean() ? Reason.UNAVAILABLE : Reason.LEFT;
+  }
+
+  private boolean ownedHere(final ObjectKey key) {
+    try {
+      return LocationRecords.read(rt.store().store(), key, STORE_TIMEOUT).map(row -> row.authority().allocation()
+          .routingIdHex().equals(rt.nodeRid().hex())).orElse(false);
+    } catch (SpotkitException e) {
+      return true; // unknown: never claim it left
+    }
+  }
+
+  private SpotkitException noTarget(final String what) {
+    return new SpotkitException.Unavailable("no target for " + what + ": no live Serving node other than "
+        + rt.nodeRid() + " that registered its types passed " + options + "; it stays and serves here");
+  }
+
+  private <T> T await(final CompletableFuture<T> move) throws InterruptedException {
+    final Duration bound = deadline.remaining().plus(MOVE_BOUND);
+    try {
+      return move.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw Cell.typed(RouteMesh.unwrap(e.getCause()), "host drain move");
+    } catch (TimeoutException e) {
+      throw new SpotkitException.Unavailable("a host drain move had no result " + bound.toSeconds() + " s after it"
+          + " was awaited; its unit's state is unknown", e);
+    }
+  }
+
+  private static <C extends Cell> List<C> sorted(final java.util.Collection<C> cells) {
+    final List<C> out = new ArrayList<>(cells);
+    out.sort(Comparator.comparing(c -> c.id));
+    return out;
+  }
+}
