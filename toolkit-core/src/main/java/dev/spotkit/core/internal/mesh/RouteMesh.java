@@ -176,6 +176,31 @@ public final class RouteMesh implements MeshListener {
   }
 
   /**
+   * Whether this node's route cache holds a live route for {@code address} naming another node: this node sent to
+   * the object while it lived there, and what it sent that way may still be travelling (to that node, which follows
+   * it on, Message Follow). A sender on the node the object moved to keeps that route until it expires (at most
+   * {@link #ROUTE_CACHE_MAX_AGE}, below the 30 s follow window), so its later messages queue behind the earlier ones
+   * instead of overtaking them by the local path (spec 000 section 9 gives no order across connections; this keeps
+   * one sender's order across the move of its receiver onto the sender's node). Never reads the store.
+   *
+   * @param address by id or ref (not Instance intent).
+   * @return true when a live cached route names another node.
+   */
+  public boolean routesElsewhere(final Address address) {
+    final Route cached = routes.get(cacheKey(keyOf(address)));
+    return cached != null && System.nanoTime() - cached.expiresAtNanos() < 0 && !cached.owner().equals(rt.nodeRid());
+  }
+
+  /**
+   * Drops the cached route of {@code address} (the next send reads the store or goes local).
+   *
+   * @param address by id or ref (not Instance intent).
+   */
+  public void dropRoute(final Address address) {
+    routes.remove(cacheKey(keyOf(address)));
+  }
+
+  /**
    * Sends a message with Instance intent to another node (which activates the Instance Spot when absent).
    *
    * @param owner the node.

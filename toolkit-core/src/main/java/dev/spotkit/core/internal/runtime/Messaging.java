@@ -86,21 +86,42 @@ public final class Messaging {
       // detach removed it (the store may still name this node until the target's CAS: routing by it is NotFound)
       return;
     }
+    final RouteMesh mesh = rt.mesh();
     if (local != null && local.state == CellState.READY) {
       final long generation = refGeneration(address);
       if (generation != 0) {
         checkGeneration(local, generation);
       }
       checkNotOwnGate(local, awaiting);
+      if (mesh != null && !(address instanceof Address.Instance) && mesh.routesElsewhere(address)
+          && followedBack(mesh, address, envelope)) {
+        return; // moved here after this node sent to it elsewhere: behind those messages, not ahead of them
+      }
       offer(local, envelope);
       return;
     }
-    final RouteMesh mesh = rt.mesh();
     if (mesh != null) {
       mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
       return;
     }
     resolve(address); // throws the typed NotFound
+  }
+
+  /**
+   * Sends {@code envelope} by this node's still-cached route to the node that owned the object before it moved here
+   * ({@link RouteMesh#routesElsewhere}): that node follows it back behind what this node sent it before. When that
+   * node cannot be reached or no longer knows the object, the route is dropped and the caller delivers locally.
+   *
+   * @return true when sent that way.
+   */
+  private static boolean followedBack(final RouteMesh mesh, final Address address, final Envelope.Msg envelope) {
+    try {
+      mesh.forward(address, envelope);
+      return true;
+    } catch (SpotkitException.Unavailable | SpotkitException.NotFound | SpotkitException.StaleGeneration e) {
+      mesh.dropRoute(address);
+      return false;
+    }
   }
 
   private static long refGeneration(final Address address) {
