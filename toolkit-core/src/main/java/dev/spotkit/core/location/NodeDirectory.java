@@ -242,9 +242,10 @@ public final class NodeDirectory {
    * a node whose owner lease is gone for good (missing, or another run's) is deleted together with that node's
    * capacity record, in one batch conditioned on the descriptor's version as scanned and on the lease still being
    * gone (crash recovery, issue 15; spec 002 section 11: a descriptor is reclaimed through its own lease expiry,
-   * never by an owner sweep), with that run's Entry Spot row when it still names that run. A node that stopped cleanly removed both itself; a killed one leaves them until a
-   * reader sweeps them. Rows that still hold slots of that node then find its capacity record gone and return
-   * nothing ({@link PlacementBatches#sweepAbandoned}). A sweep that conflicts is left for the next reader.
+   * never by an owner sweep), with that run's Entry Spot row when it still names that run. A node that stopped
+   * cleanly removed both itself; a killed one leaves them until a reader sweeps them. Rows that still hold slots of
+   * that node then find its capacity record gone and return nothing ({@link PlacementBatches#sweepAbandoned}). A
+   * sweep that conflicts is left for the next reader.
    *
    * @param meshName the RouteMesh name, without a 0x00 byte.
    * @param sweepGone true to sweep the records of gone nodes.

@@ -994,6 +994,28 @@ public final class Relocations {
    *
    * @return true when taken.
    */
+  /**
+   * Whether the object is being restored on this node right now: an Actor's move here diverts its messages to the
+   * temporary queue, or a SpotWide aggregate's participant waits here between the CAS and its open. A local sender
+   * then keeps its cached route to the old owner (see {@code Messaging.deliver}). Any thread; a hint, not locked
+   * against the move's next step.
+   *
+   * @param actorId the Actor's id, or null for a Spot.
+   * @param followKey {@code spot:{id}} or {@code actor:{id}}, or null.
+   * @return true while such a move is under way here.
+   */
+  public boolean arrivingHere(final String actorId, final String followKey) {
+    if (followKey != null && aggregateStaging.containsKey(followKey)) {
+      return true;
+    }
+    if (actorId == null || diverted.isEmpty()) {
+      return false;
+    }
+    synchronized (divertLock) {
+      return diverted.contains(actorId);
+    }
+  }
+
   public boolean targetIngress(final String actorId, final Envelope.Msg envelope) {
     if (diverted.isEmpty()) {
       return false;

@@ -72,6 +72,11 @@ public final class Messaging {
       return;
     }
     final Relocations moves = rt.relocations();
+    final RouteMesh mesh = rt.mesh();
+    if (mesh != null && moves != null && moves.arrivingHere(actorId(address), followKey(address))
+        && mesh.routesElsewhere(address) && followedBack(mesh, address, envelope)) {
+      return; // being restored here: behind what this node sent to the old owner, which relays or follows it
+    }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
       return; // relocating here: the temporary queue (spec 001 section 4.3)
     }
@@ -86,7 +91,6 @@ public final class Messaging {
       // detach removed it (the store may still name this node until the target's CAS: routing by it is NotFound)
       return;
     }
-    final RouteMesh mesh = rt.mesh();
     if (local != null && local.state == CellState.READY) {
       final long generation = refGeneration(address);
       if (generation != 0) {
