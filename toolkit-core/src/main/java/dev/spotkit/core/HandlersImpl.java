@@ -23,12 +23,13 @@ final class HandlersImpl implements ActorHandlers, SpotHandlers {
   }
 
   /**
-   * Declares a named timer's callback (actors only).
+   * Declares a named timer's callback (actors and spots; {@link ActorHandlers#timer}, {@link SpotHandlers#timer}).
    *
    * @param name the timer name.
    * @param tick the callback.
    * @return this registry.
    */
+  @Override
   public HandlersImpl timer(final String name, final OnTick tick) {
     table.addTimer(name, tick);
     return this;

@@ -77,8 +77,9 @@ public record RelocateResult(Outcome outcome, List<ActorRef> actors, List<SpotRe
     /** This node started closing first; no move starts (spec 001 section 9). */
     SHUTTING_DOWN,
     /**
-     * The actor left this node's Entry Spot before its turn came (its own join took it elsewhere, or it was
-     * destroyed). Not a blocker: the node no longer hosts it here.
+     * The actor left this node's Entry Spot before its turn came (its own join took it elsewhere or into a room,
+     * or it was destroyed), or was still in its own join or move then (nothing was sealed for the drain). Not a
+     * blocker: it is no longer an Entry Spot actor here; a room it joined here moves in the rooms' batch.
      */
     LEFT
   }

@@ -29,4 +29,19 @@ public sealed interface SpotHandlers permits HandlersImpl {
    * @throws SpotkitException.InvalidOperation when {@code type} already has a handler, or after configure.
    */
   <M, R> SpotHandlers request(Class<M> type, OnRequest<? super M, ? extends R> handler);
+
+  /**
+   * Declares the callback of the named spot timer, so the timer resumes when the spot moves to another node with its
+   * members (a SpotWide aggregate move, spec 000 section 7): the move carries each timer's registration (name, period
+   * in ms, schedule cursor) and its pending ticks, never the callback (spec 001 section 4.2); the instance the factory
+   * builds on the target supplies it here. Start the timer as usual with {@code timers().every(name, period, tick)}
+   * (typically in {@code onInitialize}, which a restored spot does not run again); a moved timer whose name the new
+   * instance does not declare is dropped with a warning.
+   *
+   * @param name 1..255 UTF-8 bytes, no NUL.
+   * @param tick runs as a turn of the spot, like any timer tick.
+   * @return this registry.
+   * @throws SpotkitException.InvalidOperation on a bad or duplicate name, or after configure.
+   */
+  SpotHandlers timer(String name, OnTick tick);
 }

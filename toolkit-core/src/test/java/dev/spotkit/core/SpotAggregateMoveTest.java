@@ -93,6 +93,7 @@ class SpotAggregateMoveTest {
   static final class Room implements UserSpot<Member> {
     private final UserSpotContext ctx;
     long notes;
+    long beats;
 
     Room(final UserSpotContext ctx) {
       this.ctx = ctx;
@@ -120,19 +121,24 @@ class SpotAggregateMoveTest {
         notes++;
         SEEN.computeIfAbsent("spot", k -> new CopyOnWriteArrayList<>()).add(n);
         HANDLED.incrementAndGet();
-      }).request(Count.class, c -> notes);
+      }).request(Count.class, c -> notes)
+          .message(StartBeat.class, b -> timers().every("beat", Duration.ofMillis(10), () -> beats++))
+          .request(Beats.class, b -> beats)
+          .timer("beat", () -> beats++); // the Spot's own timer resumes after the room's move
     }
   }
 
   static final class RoomState implements SpotRelocationAdapter<Room> {
     @Override
     public byte[] capture(final Room spot) {
-      return ByteBuffer.allocate(8).putLong(spot.notes).array();
+      return ByteBuffer.allocate(16).putLong(spot.notes).putLong(spot.beats).array();
     }
 
     @Override
     public void restore(final Room spot, final byte[] state) {
-      spot.notes = ByteBuffer.wrap(state).getLong();
+      final ByteBuffer in = ByteBuffer.wrap(state);
+      spot.notes = in.getLong();
+      spot.beats = in.getLong();
     }
   }
 
@@ -367,9 +373,11 @@ class SpotAggregateMoveTest {
     for (int i = 0; i < members; i++) {
       a.toActor("m" + i).send(new StartBeat());
     }
-    await().atMost(Duration.ofSeconds(10)).until(() -> beats(a, "m" + (members - 1)) > 3);
+    a.toSpot(ROOM).send(new StartBeat());
+    await().atMost(Duration.ofSeconds(10)).until(() -> beats(a, "m" + (members - 1)) > 3 && roomBeats(a) > 3);
     for (final MeshNode[] hop : new MeshNode[][] {{a, b}, {b, a}}) {
       final long before = beats(a, "m0");
+      final long roomBefore = roomBeats(a);
       assertThat(hop[0].relocateSpot(new SpotId(ROOM), hop[1].nodeRid()).get(30, TimeUnit.SECONDS).members())
           .isEqualTo(members);
       for (int i = 0; i < members; i++) {
@@ -379,11 +387,18 @@ class SpotAggregateMoveTest {
       final long moved = beats(a, "m0");
       assertThat(moved).isGreaterThanOrEqualTo(before); // the count travelled with the state
       await().atMost(Duration.ofSeconds(10)).until(() -> beats(a, "m0") > moved + 3); // the timer moved too
+      final long roomMoved = roomBeats(a);
+      assertThat(roomMoved).isGreaterThanOrEqualTo(roomBefore);
+      await().atMost(Duration.ofSeconds(10)).until(() -> roomBeats(a) > roomMoved + 3); // the room's timer too
     }
     assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex());
     assertThat(owner(ObjectKey.actor("m3"))).isEqualTo(a.nodeRid().hex());
     a.toActor("m3").send(new Note("x", 1)); // the room serves on a again, directly
     await().atMost(Duration.ofSeconds(10)).until(() -> SEEN.containsKey("m3"));
+  }
+
+  private static long roomBeats(final MeshNode via) {
+    return via.toSpot(ROOM).request(new Beats(), Long.class).timeout(Duration.ofSeconds(10)).await();
   }
 
   private static long beats(final MeshNode via, final String member) {

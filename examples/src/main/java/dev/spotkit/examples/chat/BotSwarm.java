@@ -94,13 +94,26 @@ public final class BotSwarm {
    * @throws InterruptedException if the calling thread is interrupted.
    */
   public static BotReport run(final Settings settings) throws InterruptedException {
+    return run(settings, () -> { });
+  }
+
+  /**
+   * Runs the bots, and {@code onJoined} on its own virtual thread once every bot joined its room, as the bots start
+   * sending (the chat demo drains a node there). The run does not wait for it; the caller does.
+   *
+   * @param settings what to run.
+   * @param onJoined runs once, concurrently with the sends; not at all when a join failed.
+   * @return the counts and latencies; {@link BotReport#failure()} says why a run could not finish.
+   * @throws InterruptedException if the calling thread is interrupted.
+   */
+  public static BotReport run(final Settings settings, final Runnable onJoined) throws InterruptedException {
     final long deadline = System.nanoTime() + settings.timeout().toNanos();
     final List<Bot> bots = newBots(settings);
     final Queue<Future<?>> readers = new ConcurrentLinkedQueue<>();
     Outcome outcome = new Outcome(null, false);
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       try {
-        outcome = talk(settings, bots, threads, readers, deadline);
+        outcome = talk(settings, bots, threads, readers, deadline, onJoined);
       } finally {
         bots.forEach(Bot::close); // ends every reader and unblocks every writer, so the executor can close
       }
@@ -136,7 +149,7 @@ public final class BotSwarm {
 
   /** Connect, join, send, await. Returns no failure on success, or why it stopped. */
   private static Outcome talk(final Settings s, final List<Bot> bots, final ExecutorService threads,
-      final Queue<Future<?>> readers, final long deadline) throws InterruptedException {
+      final Queue<Future<?>> readers, final long deadline, final Runnable onJoined) throws InterruptedException {
     final List<Future<?>> joins = new ArrayList<>();
     for (Bot bot : bots) {
       final InetSocketAddress server = new InetSocketAddress(s.host(), s.ports().get(bot.index % s.ports().size()));
@@ -151,6 +164,7 @@ public final class BotSwarm {
     if (joined != null) {
       return joined;
     }
+    Thread.ofVirtual().name("bots-joined").start(onJoined);
     final List<Future<?>> sends = new ArrayList<>();
     for (Bot bot : bots) {
       sends.add(threads.submit(() -> {

@@ -1,8 +1,20 @@
 package dev.spotkit.examples.chat;
 
+import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectKind;
+import dev.spotkit.core.RelocateOptions;
+import dev.spotkit.core.RelocateResult;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -26,6 +38,13 @@ import picocli.CommandLine.Spec;
  * the line ends with {@code relocations=K}, the
  * completed cross-node moves. The exit code is 0 only when nothing was lost, duplicated or reordered and all
  * K moves completed.
+ *
+ * <p>With {@code --drain} (needs 2 or more nodes), once every bot joined its room, the node owning the most rooms is
+ * drained while the bots chat
+ * ({@code node.relocate(RelocateOptions.drainAnywhere())}, issue 13): every room on it moves with its members to
+ * the other nodes, every player on it too, while the clients stay connected; the line ends with
+ * {@code drained_rooms=R drained_actors=A kept=K}, and the exit code is 0 only when the bots' run is clean and nothing
+ * was kept (K counts what stayed for another reason than {@link #NOT_BLOCKING}).
  */
 @Command(name = "chat-demo", mixinStandardHelpOptions = true,
     description = "Chat server (3 nodes) and bots in one process; prints the bots' summary line.")
@@ -52,6 +71,18 @@ public final class ChatDemoCommand implements Callable<Integer> {
       description = "Cross-node moves of a wandering player while the bots chat (default: ${DEFAULT-VALUE}).")
   int relocations;
 
+  @Option(names = "--drain",
+      description = "Drain the node with the most rooms while the bots chat: its rooms move with their members"
+          + " (needs 2+ --nodes).")
+  boolean drain;
+
+  /**
+   * What the drain may leave behind in a clean run: kinds it does not move yet (the room directory, an Instance
+   * Spot) and players that joined a room before their own turn came (they moved with the room, or live elsewhere).
+   */
+  static final Set<RelocateResult.Reason> NOT_BLOCKING = EnumSet.of(RelocateResult.Reason.NOT_SUPPORTED,
+      RelocateResult.Reason.LEFT);
+
   @Spec
   CommandSpec spec;
 
@@ -67,14 +98,65 @@ public final class ChatDemoCommand implements Callable<Integer> {
       throw new ParameterException(spec == null ? new CommandLine(this) : spec.commandLine(),
           "--relocations " + relocations + " must be 0, or at least 1 with 2 or more --nodes");
     }
+    if (drain && (nodes < 2 || relocations > 0)) {
+      throw new ParameterException(spec == null ? new CommandLine(this) : spec.commandLine(),
+          "--drain needs 2 or more --nodes and no --relocations");
+    }
     try (ChatServer server = ChatServer.start("127.0.0.1", 0, nodes)) {
       final BotSwarm.Settings settings =
           ChatBotsCommand.settings(spec, "127.0.0.1", server.ports(), clients, rooms, messages, timeoutSeconds);
+      if (drain) {
+        return runWithDrain(settings, server.nodes());
+      }
       if (relocations == 0) {
         return ChatBotsCommand.runAndPrint(settings);
       }
       return runWithWanderer(settings, server.ports());
     }
+  }
+
+  /**
+   * The bots, and once every bot joined its room (as they start sending) the node owning the most rooms is drained;
+   * one summary line.
+   */
+  private static int runWithDrain(final BotSwarm.Settings settings, final List<MeshNode> nodes) throws Exception {
+    final CompletableFuture<RelocateResult> draining = new CompletableFuture<>();
+    final BotReport bots = BotSwarm.run(settings, () -> {
+      try {
+        draining.complete(busiest(nodes, settings.rooms()).relocate(RelocateOptions.drainAnywhere())
+            .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS));
+      } catch (Exception | Error e) {
+        draining.completeExceptionally(e);
+      }
+    });
+    if (bots.failure() != null) {
+      System.err.println("chat-demo: " + bots.failure());
+    }
+    if (!draining.isDone() && bots.failure() != null) {
+      System.out.println(bots.line() + " drained_rooms=0 drained_actors=0 kept=0"); // no bot joined: no drain
+      return 1;
+    }
+    final RelocateResult result = draining.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    final List<RelocateResult.Kept> kept = result.kept().stream()
+        .filter(k -> !NOT_BLOCKING.contains(k.reason())).toList();
+    for (RelocateResult.Kept k : kept) {
+      System.err.println("chat-demo: the drain kept " + k.kind() + " '" + k.id() + "': " + k.reason()
+          + (k.error() == null ? "" : " (" + k.error().getMessage() + ")"));
+    }
+    System.out.println(bots.line() + " drained_rooms=" + result.rooms().size() + " drained_actors="
+        + (result.actors().size() + result.roomMembers()) + " kept=" + kept.size());
+    return bots.passed() && kept.isEmpty() ? 0 : 1;
+  }
+
+  /** The node that owns the most of the bots' rooms now (node 1 when none is found): the drain then moves rooms. */
+  static MeshNode busiest(final List<MeshNode> nodes, final int rooms) {
+    final Map<NodeRid, Integer> owned = new HashMap<>();
+    for (int r = 0; r < rooms; r++) {
+      nodes.get(0).locations().locate(ObjectKind.SPOT, Room.ID_PREFIX + "room" + r)
+          .ifPresent(at -> owned.merge(at.owner(), 1, Integer::sum));
+    }
+    return nodes.stream().max(Comparator.comparingInt((MeshNode n) -> owned.getOrDefault(n.nodeRid(), 0))
+        .thenComparing(n -> n == nodes.get(1))).orElseThrow();
   }
 
   /** Bots and the wanderer at once; one summary line with both. */

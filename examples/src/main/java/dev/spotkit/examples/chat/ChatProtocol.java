@@ -93,7 +93,8 @@ public final class ChatProtocol {
       case SpotkitException.ShuttingDown e -> "the server is shutting down";
       case SpotkitException.StaleGeneration e -> "the room was just replaced; try again";
       case SpotkitException.Rejected e -> "the room is closing; try again";
-      default -> "internal error (" + error.getClass().getSimpleName() + ")";
+      case SpotkitException.AlreadyExists e -> "the room is being replaced; try again";
+      default -> "internal error; try again";
     };
   }
 

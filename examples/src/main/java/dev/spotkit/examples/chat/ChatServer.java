@@ -117,7 +117,7 @@ public final class ChatServer implements AutoCloseable {
         .objectServer(server -> server
             .entrySpot(Lobby::new)
             .actor(Player.TYPE, Player::new, actor -> actor.preserveStateWith(new Player.State())) // moves
-            .userSpot("room", Room::new, spot -> spot.spotWide().disableRelocation())
+            .userSpot("room", Room::new, spot -> spot.spotWide().preserveStateWith(new Room.State())) // moves whole
             .instanceSpot(RoomDirectory.TYPE, RoomDirectory::new, spot -> spot.disableRelocation()))
         .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo(Player.TYPE));
   }

@@ -232,9 +232,9 @@ public final class Player implements Actor {
       ctx.spots().getOrCreate(Room.ID_PREFIX + joining, "room").await();
       ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(REQUEST_TIMEOUT).defer();
     } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable
-        | SpotkitException.DeadlineExceeded e) {
-      // closed after GetOrCreate found it, not Ready yet on its node, or its creation still running (a loaded node):
-      // GetOrCreate again finds or creates the one room
+        | SpotkitException.DeadlineExceeded | SpotkitException.AlreadyExists e) {
+      // closed after GetOrCreate found it, not Ready yet on its node, its creation still running (a loaded node), or
+      // the closing room's row not released yet on another node: GetOrCreate again finds or creates the one room
       retryOrGiveUp(e);
     } catch (SpotkitException e) {
       giveUp(e);

@@ -6,9 +6,16 @@ import dev.spotkit.core.ClosingContext;
 import dev.spotkit.core.JoinDecision;
 import dev.spotkit.core.Member;
 import dev.spotkit.core.SpotHandlers;
+import dev.spotkit.core.SpotRelocationAdapter;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -144,7 +151,8 @@ public final class Room implements UserSpot<Player> {
           + String.join(" ", nicks.values()))))
       .message(Renamed.class, renamed -> nicks.computeIfPresent(renamed.from().id(), (id, old) -> renamed.nick()))
       .request(CountNow.class, now -> closing ? 0 : ctx.members().size())
-      .request(Flush.class, flush -> Boolean.TRUE); // every earlier line of the member was relayed before this
+      .request(Flush.class, flush -> Boolean.TRUE) // every earlier line of the member was relayed before this
+      .timer("reap-if-empty", this::reap); // the callback of the timer started in onInitialize, after a move too
   }
 
   @Override
@@ -244,5 +252,53 @@ public final class Room implements UserSpot<Player> {
   public void onClosing(final ClosingContext context) {
     closing = true; // node shutdown or close: take this room out of the directory
     publish();
+  }
+
+  /**
+   * The room's state when it moves to another node with its members (a host drain or {@code relocateSpot}; spec 000
+   * section 7): the nicks by actor id in join order, the admitted-but-not-yet-member ids of the last reap tick, the
+   * closing flag and the count last published. The members themselves, their queues and the reap timer move with
+   * the room by the framework.
+   */
+  static final class State implements SpotRelocationAdapter<Room> {
+    @Override
+    public byte[] capture(final Room room) {
+      final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeInt(room.nicks.size());
+        for (Map.Entry<ActorId, String> e : room.nicks.entrySet()) {
+          out.writeUTF(e.getKey().value());
+          out.writeUTF(e.getValue());
+        }
+        out.writeInt(room.stale.size());
+        for (ActorId id : room.stale) {
+          out.writeUTF(id.value());
+        }
+        out.writeBoolean(room.closing);
+        out.writeInt(room.published);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return bytes.toByteArray();
+    }
+
+    @Override
+    public void restore(final Room room, final byte[] state) {
+      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(state))) {
+        room.nicks.clear();
+        for (int i = in.readInt(); i > 0; i--) {
+          final ActorId id = new ActorId(in.readUTF());
+          room.nicks.put(id, in.readUTF());
+        }
+        room.stale.clear();
+        for (int i = in.readInt(); i > 0; i--) {
+          room.stale.add(new ActorId(in.readUTF()));
+        }
+        room.closing = in.readBoolean();
+        room.published = in.readInt();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
   }
 }

@@ -75,4 +75,32 @@ class ChatDemoTest {
         + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+ relocations=4");
     assertThat(exit).isZero();
   }
+
+  @Test
+  void drainMovesTheRoomsOfTheBusiestNodeWithTheirMembersWhileTheBotsChatLosingNothing() throws Exception {
+    final ChatDemoCommand demo = new ChatDemoCommand();
+    demo.clients = 12;
+    demo.rooms = 4;
+    demo.messages = 100;
+    demo.timeoutSeconds = 60;
+    demo.drain = true;
+    final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    final java.io.PrintStream was = System.out;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    final int exit;
+    try {
+      exit = demo.call();
+    } finally {
+      System.setOut(was);
+    }
+    final String line = out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    final java.util.regex.Matcher m = java.util.regex.Pattern.compile("chat-bots: clients=12 rooms=4 sent=1200"
+        + " expected=\\d+ delivered=\\d+ lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+"
+        + " drained_rooms=(\\d+) drained_actors=(\\d+) kept=0").matcher(line);
+    assertThat(m.matches()).as(line).isTrue();
+    // 4 rooms on 3 nodes: the busiest node owns 2 or more, and each moved with its 3 members
+    assertThat(Integer.parseInt(m.group(1))).isGreaterThanOrEqualTo(2);
+    assertThat(Integer.parseInt(m.group(2))).isEqualTo(3 * Integer.parseInt(m.group(1)));
+    assertThat(exit).isZero();
+  }
 }

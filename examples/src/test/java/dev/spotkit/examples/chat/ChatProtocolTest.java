@@ -19,7 +19,9 @@ class ChatProtocolTest {
     assertThat(ChatProtocol.reason(new dev.spotkit.core.SpotkitException.NotFound(internals)))
         .isEqualTo("the room is gone");
     assertThat(ChatProtocol.reason(new dev.spotkit.core.SpotkitException.InternalFailure(internals)))
-        .isEqualTo("internal error (InternalFailure)");
+        .isEqualTo("internal error; try again");
+    assertThat(ChatProtocol.reason(new dev.spotkit.core.SpotkitException.AlreadyExists(internals)))
+        .isEqualTo("the room is being replaced; try again");
   }
 
   @Test

@@ -232,10 +232,21 @@ public final class AggregateSeal {
     return done;
   }
 
-  /** A member that cannot be sealed now (in a join, a leave or a move of its own), or null. */
+  /**
+   * A member that cannot be sealed now (in a join, a leave or a move of its own), or an actor whose cross-node join
+   * this Spot approved and that is still on its way here (its Restore commits it as a member after the CAS; a seal
+   * now would leave it out of the inventory, a member of a room that moved away), or null. The approvals are read
+   * first: a join's open adds the member before it releases the approval, so an empty approval set here means every
+   * such member is in the member set read next.
+   */
   private static String busyMember(final SpotCell spot) {
+    final String arriving = spot.admittedJoins.keySet().stream().findFirst().orElse(null);
+    if (arriving != null) {
+      return "actor '" + arriving + "' (its join to " + spot.describe() + " was approved and is still arriving)";
+    }
     for (ActorCell a : spot.members()) {
-      if (a.state != CellState.READY || a.barrierActive || a.relocating != null || a.membership != spot) {
+      if (a.state != CellState.READY || a.barrierActive || a.relocating != null || a.membership != spot
+          || spot.spotWide && !a.onSpotGate) { // a joiner whose mailbox is not on the Spot's gate yet
         return a.describe();
       }
     }
@@ -346,7 +357,7 @@ public final class AggregateSeal {
     }
     for (Cell c : participants) {
       if (c instanceof ActorCell a && (a.state != CellState.READY || a.barrierActive || a.relocating != null
-          || a.membership != spot)) {
+          || a.membership != spot || spot.spotWide && !a.onSpotGate)) {
         throw new SpotkitException.Unavailable(a.describe() + " is joining, leaving or moving; the room of "
             + spot.describe() + " was not sealed; retry");
       }

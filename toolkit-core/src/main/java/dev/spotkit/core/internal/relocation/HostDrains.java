@@ -354,6 +354,9 @@ public final class HostDrains {
     if (why instanceof SpotkitException.ShuttingDown) {
       return Reason.SHUTTING_DOWN;
     }
+    if (why.getCause() == HostRelocations.NOT_STARTED) {
+      return Reason.LEFT; // in its own join or move when its turn came: nothing was sealed, it is in that flow
+    }
     if (servingAsBefore) {
       return Reason.TARGET_REFUSED;
     }

@@ -30,6 +30,15 @@ import java.util.concurrent.CompletableFuture;
  * without an approval round trip (32 KiB chunks) and without membership callbacks (spec 000 section 4.2).
  */
 public final class HostRelocations {
+
+  /**
+   * The cause of a move refused before it started because the actor is in another flow (its own join or move, not
+   * READY, no longer an Entry Spot member): nothing was sealed or sent; a host drain reports it as LEFT.
+   */
+  static final Throwable NOT_STARTED = new Throwable("the move did not start", null, false, false) {
+    private static final long serialVersionUID = 1L;
+  };
+
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
   private HostRelocations() {
@@ -129,7 +138,8 @@ public final class HostRelocations {
     }
     if (actor.state != CellState.READY || actor.relocating != null || actor.membership != rt.entry()) {
       moved.completeExceptionally(new SpotkitException.Unavailable(actor.describe() + " is not an Entry Spot"
-          + " actor of this node any more, or cannot move now (moved or joined a User Spot, closing)"));
+          + " actor of this node any more, or cannot move now (moved or joined a User Spot, closing)",
+          NOT_STARTED));
       return;
     }
     actor.mailbox.close(); // the turn boundary: no handler runs until the move ends or the source is restored

@@ -41,7 +41,7 @@ public final class ActorCell extends Cell {
    */
   public Runnable afterBarrier;
   /** True while the mailbox sits on a SpotWide spot's gate. Owned by the join chain. */
-  public boolean onSpotGate;
+  public volatile boolean onSpotGate;
   /** The bound client session, if any (the actor created for a connection, on the session's node). */
   public volatile SessionBinder.Link session;
   /** The bound client session of an actor that relocated (restored from the payload), else null. */

@@ -25,6 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * of close. The usage counts in it are a copy for operators; the Location Store's rows are the truth.
  */
 final class Descriptors {
+  /** The state of the last published descriptor; null before the first. */
+  private volatile NodeState state;
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   /** One descriptor's stored size limit (spec 002 section 4): 1 MiB. */
   static final int MAX_DESCRIPTOR_BYTES = 1 << 20;
@@ -107,6 +109,12 @@ final class Descriptors {
       throw new SpotkitException.Unavailable("the MeshNode descriptor was not published: " + invalid.why());
     }
     revision = record.descriptorRevision();
+    state = record.descriptor().state();
+  }
+
+  /** The state last published (Serving after start), or null before the first publication. Any thread. */
+  NodeState state() {
+    return state;
   }
 
   /** Publishes, logging instead of throwing (close); nothing when startup never published one. */

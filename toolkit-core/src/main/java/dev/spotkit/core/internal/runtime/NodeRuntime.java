@@ -480,6 +480,17 @@ public final class NodeRuntime {
   }
 
   /**
+   * The state this node last published in its MeshNode descriptor (Serving, or Relocating / Relocated during a host
+   * drain), or null on a node that publishes none. Any thread.
+   *
+   * @return the state, or null.
+   */
+  public dev.spotkit.core.location.NodeState publishedState() {
+    final Descriptors published = descriptors;
+    return published == null ? null : published.state();
+  }
+
+  /**
    * Publishes this node's MeshNode descriptor in {@code state} with the next revision (a host drain: Relocating,
    * Relocated, Serving again when Blocked; FACTS.md "Host relocation"). Placement picks Serving nodes only.
    *

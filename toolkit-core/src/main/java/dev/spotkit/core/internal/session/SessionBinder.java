@@ -623,7 +623,20 @@ public final class SessionBinder implements SessionHandler {
     actor.session = link;
     actor.creation.whenComplete((outcome, failure) -> {
       if (!(outcome instanceof CreateOutcome.Created<?>)) {
-        session.close();
+        if (rt.isClosing()) {
+          session.close();
+          return;
+        }
+        final Object why = failure != null ? dev.spotkit.core.internal.mesh.RouteMesh.unwrap(failure) : outcome;
+        NodeRuntime.LOG.warn("session {}: its actor of type '{}' was not created ({}); closing the session",
+            session.id(), type.stableType(), why);
+        // a drained node (Relocating, Relocated) places nothing new, not even a session's actor: the client is
+        // told to connect to another node (spec 002 section 8: only a Serving node takes placements)
+        final dev.spotkit.core.location.NodeState state = rt.publishedState();
+        session.close(state == dev.spotkit.core.location.NodeState.RELOCATING
+            || state == dev.spotkit.core.location.NodeState.RELOCATED
+            ? "this server node is being drained; connect to another node"
+            : "the server could not start your session; reconnect");
       }
     });
     rt.creations().startActor(actor, EmptyRequest.INSTANCE);
