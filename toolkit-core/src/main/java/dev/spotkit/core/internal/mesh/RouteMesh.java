@@ -75,7 +75,7 @@ public final class RouteMesh implements MeshListener {
   private final MeshTransport transport;
   private final int maxPayloadBytes;
   private final Duration sendTimeout;
-  private final ConcurrentHashMap<String, Route> routes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<ObjectKey, Route> routes = new ConcurrentHashMap<>();
 
   private RouteMesh(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration)
       throws IOException {
@@ -164,10 +164,10 @@ public final class RouteMesh implements MeshListener {
     } catch (SpotkitException.Unavailable unreachable) {
       // The owner cannot be reached (nothing was sent): drop the route and read the store once more. A cached
       // route may name an owner that died and whose object was created again elsewhere since (crash recovery).
-      routes.remove(cacheKey(key), route);
+      routes.remove(key, route);
       final Route again = route(key, wanted, describe(address));
       if (again.owner().equals(route.owner())) {
-        routes.remove(cacheKey(key), again);
+        routes.remove(key, again);
         throw unreachable;
       }
       connection = connection(again.owner(), again.endpoint(), connectBy);
@@ -187,7 +187,7 @@ public final class RouteMesh implements MeshListener {
    * @return true when a live cached route names another node.
    */
   public boolean routesElsewhere(final Address address) {
-    final Route cached = routes.get(cacheKey(keyOf(address)));
+    final Route cached = routes.get(keyOf(address));
     return cached != null && System.nanoTime() - cached.expiresAtNanos() < 0 && !cached.owner().equals(rt.nodeRid());
   }
 
@@ -197,7 +197,7 @@ public final class RouteMesh implements MeshListener {
    * @param address by id or ref (not Instance intent).
    */
   public void dropRoute(final Address address) {
-    routes.remove(cacheKey(keyOf(address)));
+    routes.remove(keyOf(address));
   }
 
   /**
@@ -240,7 +240,7 @@ public final class RouteMesh implements MeshListener {
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation, null, 0,
           hops, payload)))) {
-        routes.remove(cacheKey(key));
+        routes.remove(key);
         throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
             + key.kind().segment() + " '" + id + "' closed; the message was not sent");
       }
@@ -292,7 +292,7 @@ public final class RouteMesh implements MeshListener {
     if (sink == null) {
       if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation,
           stableType, 0, hops, payload)), admitBy)) {
-        routes.remove(cacheKey(key));
+        routes.remove(key);
         throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
             + key.kind().segment() + " '" + id + "' closed; the message was not sent");
       }
@@ -318,7 +318,7 @@ public final class RouteMesh implements MeshListener {
       final SpotkitException error = ReplyErrors.toException(reply, sink.description);
       if (error instanceof SpotkitException.NotFound || error instanceof SpotkitException.StaleGeneration
           || error instanceof SpotkitException.Unavailable) { // Unavailable: the owner may be gone; ask the store next
-        routes.remove(cacheKey(key));
+        routes.remove(key);
       }
       sink.fail(error);
       return;
@@ -341,7 +341,7 @@ public final class RouteMesh implements MeshListener {
    * @throws SpotkitException.StaleGeneration when {@code wanted} is non-zero and not the live generation.
    */
   public Route route(final ObjectKey key, final long wanted, final String what) {
-    final String cacheKey = cacheKey(key);
+    final ObjectKey cacheKey = key;
     final Route cached = routes.get(cacheKey);
     if (cached != null && System.nanoTime() - cached.expiresAtNanos() < 0) {
       if (wanted == 0 || wanted == cached.generation()) {
@@ -696,9 +696,5 @@ public final class RouteMesh implements MeshListener {
   private static String describe(final Address address) {
     final ObjectKey key = keyOf(address);
     return key.kind().segment() + " '" + key.id() + "'";
-  }
-
-  private static String cacheKey(final ObjectKey key) {
-    return key.kind().segment() + '\0' + key.id();
   }
 }

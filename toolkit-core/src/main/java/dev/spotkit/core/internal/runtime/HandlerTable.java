@@ -106,11 +106,25 @@ public final class HandlerTable {
     frozen = true;
   }
 
-  /** The handler for a message class: exact match, else the first registered supertype; null if none. */
+  /**
+   * The handler for a message class: exact match, else the first registered supertype; null if none. The class
+   * resolved last is answered without the map (most actors see one message class at a time).
+   */
   Entry find(final Class<?> type) {
+    final LastHit last = lastHit;
+    if (last != null && last.type == type) {
+      return last.entry == NONE ? null : last.entry;
+    }
     final Entry hit = resolved.computeIfAbsent(type, this::search);
+    lastHit = new LastHit(type, hit);
     return hit == NONE ? null : hit;
   }
+
+  /** The last class resolved and its entry, as one immutable pair (read and written racily, never torn). */
+  private record LastHit(Class<?> type, Entry entry) {
+  }
+
+  private LastHit lastHit;
 
   private Entry search(final Class<?> type) {
     final Entry exact = entries.get(type);

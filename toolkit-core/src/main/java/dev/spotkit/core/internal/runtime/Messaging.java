@@ -36,6 +36,49 @@ public final class Messaging {
   }
 
   /**
+   * The local cell a {@code Target} resolved last, for {@link #send(Address, Object, CellCache)}. Read and written
+   * racily by the threads that share the Target: a stale or missing entry only costs the full path.
+   */
+  public static final class CellCache {
+    private Cell cell;
+  }
+
+  /**
+   * {@link #send(Address, Object)} for a Target that keeps the local cell it resolved last (spec 001 section 3,
+   * the local fast path): while that cell is Ready with the ref's ObjectGeneration it is the live incarnation here (a
+   * cell that left Ready never becomes Ready again; a new incarnation is a new cell), so the map lookup is skipped.
+   * A cell moving away still takes the message under its ingress lock ({@link Cell#offerEnvelope}). Every other case
+   * (not cached, not Ready, another generation, a cached mesh route to another node) takes the full path.
+   *
+   * @param address the target, not Instance intent.
+   * @param message the message, not null.
+   * @param cache the Target's cache.
+   * @throws SpotkitException as {@link #send(Address, Object)}.
+   */
+  public void send(final Address address, final Object message, final CellCache cache) {
+    requireMessage(message);
+    if (rt.isClosing()) {
+      throw rt.shuttingDown("send " + message.getClass().getSimpleName());
+    }
+    final long generation = refGeneration(address);
+    final Cell cached = cache.cell;
+    if (cached != null && cached.state == CellState.READY && (generation == 0 || cached.generation == generation)) {
+      rt.admit("a message turn");
+      final RouteMesh mesh = rt.mesh();
+      if (mesh == null || !mesh.routesElsewhere(address)) {
+        offer(cached, new Envelope.Msg(message, null));
+        return;
+      }
+    }
+    cache.cell = null;
+    deliver(address, new Envelope.Msg(message, null), false);
+    final Cell here = local(address);
+    if (here != null && here.state == CellState.READY && (generation == 0 || here.generation == generation)) {
+      cache.cell = here;
+    }
+  }
+
+  /**
    * A request with an absolute deadline.
    *
    * @param address the target.
