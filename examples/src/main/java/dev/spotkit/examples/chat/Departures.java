@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * when the player cannot be told) without waiting inside a turn and without failing silently: a destroy
  * refused with {@code Unavailable} (the actor is running a join barrier) is retried a few times, a little later
  * each time; any other failure is logged. A node that is closing takes its players with it, so
- * {@code ShuttingDown} is not an error.
+ * {@code ShuttingDown} is not an error. Shared with the game example ({@code dev.spotkit.examples.game}).
  */
-final class Departures {
+public final class Departures {
 
   /** Destroy attempts in all. */
   static final int ATTEMPTS = 4;
@@ -35,7 +35,7 @@ final class Departures {
    * @param player the disconnected player.
    * @param then runs once the player is gone or given up on (on a runtime thread; must not block).
    */
-  static void destroy(final ActorManager actors, final ActorRef player, final Runnable then) {
+  public static void destroy(final ActorManager actors, final ActorRef player, final Runnable then) {
     attempt(actors, player, 1, then);
   }
 
