@@ -103,6 +103,21 @@ public final class GameBots {
    */
   public static GameReport run(final Settings settings, final Map<Integer, Integer> quitAfter,
       final WhilePlaying whilePlaying) throws InterruptedException {
+    return play(settings, quitAfter, whilePlaying).report();
+  }
+
+  /**
+   * A run's report with its bots, for tests that look at what each bot received.
+   *
+   * @param report the report.
+   * @param bots the bots, by index, closed.
+   */
+  record Run(GameReport report, List<GameBot> bots) {
+  }
+
+  /** {@link #run(Settings, Map, WhilePlaying)} keeping the bots. */
+  static Run play(final Settings settings, final Map<Integer, Integer> quitAfter,
+      final WhilePlaying whilePlaying) throws InterruptedException {
     final long deadline = System.nanoTime() + settings.timeout().toNanos();
     final List<GameBot> bots = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
@@ -145,7 +160,7 @@ public final class GameBots {
         bot.join();
       }
     }
-    return report(settings, bots, step, failures);
+    return new Run(report(settings, bots, step, failures), List.copyOf(bots));
   }
 
   private static GameReport report(final Settings settings, final List<GameBot> bots, final Step step,

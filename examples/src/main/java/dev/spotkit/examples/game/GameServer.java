@@ -230,11 +230,14 @@ public final class GameServer implements AutoCloseable {
     return List.copyOf(nodes);
   }
 
-  /** Closes the workers at once, then the gateway (which holds the matchmaker). Idempotent. */
+  /**
+   * Closes the gateway first (its sessions end, and their disconnects still reach the players on the workers), then
+   * the workers. Idempotent.
+   */
   @Override
   public void close() {
-    for (int i = nodes.size() - 1; i >= 0; i--) {
-      nodes.get(i).close();
+    for (MeshNode node : nodes) {
+      node.close();
     }
   }
 }

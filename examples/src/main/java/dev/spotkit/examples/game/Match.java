@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * the match then scores it ({@link GameProtocol#points}) and pushes the {@code result} line. Between two rounds
  * (BREAK) it calls {@code ctx.relocationReady().defer()}: a move waiting for this match seals it right after that
  * turn, and {@link #onRelocationReadyCompleted} opens the next round, on the new node after a move
- * ({@code RELOCATED}) or here ({@code CONTINUED}). After round R it pushes the {@code final} line, tells every member
- * to leave ({@link GamePlayer.MatchOver}) and closes once the last one left.
+ * ({@code RELOCATED}) or here ({@code CONTINUED}). While no round is open (WAITING, FINISHED) every tick is such a
+ * boundary too, so a drain never waits long for a match that is starting or closing. After round R it pushes the
+ * {@code final} line, tells every member to leave ({@link GamePlayer.MatchOver}) and closes once the last one left.
  *
  * <p><b>Disconnects: forfeit.</b> A player whose connection closes mid-match forfeits: the others get a
  * {@code forfeit} line, its later rounds show {@code -}, it keeps its score so far but cannot win, and the final
@@ -245,6 +246,9 @@ public final class Match implements UserSpot<GamePlayer> {
       }
       case FINISHED -> closeIfDone();
       case BREAK -> { } // the boundary callback opens the next round right after the turn that registered it
+    }
+    if (phase == Phase.WAITING || phase == Phase.FINISHED && !closing) {
+      ctx.relocationReady().defer(); // no round open: a waiting move may take the match (and whoever is in it) now
     }
   }
 
