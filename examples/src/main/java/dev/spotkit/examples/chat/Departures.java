@@ -2,6 +2,7 @@ package dev.spotkit.examples.chat;
 
 import dev.spotkit.core.ActorManager;
 import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.SpotkitException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -37,6 +38,25 @@ public final class Departures {
    */
   public static void destroy(final ActorManager actors, final ActorRef player, final Runnable then) {
     attempt(actors, player, 1, then);
+  }
+
+  /**
+   * An Entry Spot's {@code onDisconnectActor}: tells the player of the closed connection ({@code disconnected}, which
+   * makes it leave what it is in and then destroy itself), or, when it cannot be told, destroys it from here without
+   * waiting inside the spot's turn. A node that is closing, or a player already gone, needs nothing. Any thread.
+   *
+   * @param ctx the Entry Spot's context.
+   * @param player the player whose connection closed.
+   * @param disconnected the message that tells it, e.g. {@code new Player.Disconnected()}.
+   */
+  public static void tellOrDestroy(final EntrySpotContext ctx, final ActorRef player, final Object disconnected) {
+    try {
+      ctx.toActor(player).send(disconnected); // the player leaves first, then goes
+    } catch (SpotkitException.ShuttingDown | SpotkitException.NotFound gone) {
+      // the node takes its players with it, or this one is gone already
+    } catch (SpotkitException e) {
+      destroy(ctx.actors(), player, () -> { }); // do not wait inside the lobby's turn
+    }
   }
 
   private static void attempt(final ActorManager actors, final ActorRef player, final int attempt,

@@ -3,7 +3,6 @@ package dev.spotkit.examples.chat;
 import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
-import dev.spotkit.core.SpotkitException;
 
 /**
  * The Entry Spot: a {@link Player} is a member of its client's node's Lobby until it joins a room, and of
@@ -32,12 +31,6 @@ public final class Lobby implements EntrySpot {
 
   @Override
   public void onDisconnectActor(final ActorRef actor) {
-    try {
-      ctx.toActor(actor).send(new Player.Disconnected()); // the player leaves its room first, then goes
-    } catch (SpotkitException.ShuttingDown | SpotkitException.NotFound gone) {
-      // the node takes its players with it, or this one is gone already
-    } catch (SpotkitException e) {
-      Departures.destroy(ctx.actors(), actor, () -> { }); // do not wait inside the lobby's turn
-    }
+    Departures.tellOrDestroy(ctx, actor, new Player.Disconnected()); // it leaves its room first, then goes
   }
 }

@@ -3,7 +3,6 @@ package dev.spotkit.examples.game;
 import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
-import dev.spotkit.core.SpotkitException;
 import dev.spotkit.examples.chat.Departures;
 
 /**
@@ -32,12 +31,6 @@ public final class GameLobby implements EntrySpot {
 
   @Override
   public void onDisconnectActor(final ActorRef actor) {
-    try {
-      ctx.toActor(actor).send(new GamePlayer.Disconnected());
-    } catch (SpotkitException.ShuttingDown | SpotkitException.NotFound gone) {
-      // the node takes its players with it, or this one is gone already
-    } catch (SpotkitException e) {
-      Departures.destroy(ctx.actors(), actor, () -> { }); // do not wait inside the lobby's turn
-    }
+    Departures.tellOrDestroy(ctx, actor, new GamePlayer.Disconnected()); // it leaves the queue, then goes
   }
 }
