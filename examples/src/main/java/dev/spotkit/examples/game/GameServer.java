@@ -10,6 +10,8 @@ import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.RelocationStore;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +37,11 @@ import java.util.concurrent.TimeoutException;
  * boundary. A client connected to a worker would lose its connection when that worker closes, so clients that
  * must outlive a rolling restart connect to the gateway. With one node, that node registers every type.
  *
+ * <p>One node per OS process ({@link #startMember}): every process is given the same shared stores (Redis) and
+ * cluster secret and finds the others through their MeshNode descriptors; index 0 is the gateway. A worker process
+ * drains when it is stopped ({@code drainOnClose}), so stopping and starting the workers one by one is a rolling
+ * restart there too.
+ *
  * <p>Every node has a {@link GameLobby} Entry Spot and the {@link GamePlayer} type (preserved state), so players
  * can move to and from any node.
  */
@@ -57,6 +64,8 @@ public final class GameServer implements AutoCloseable {
    * is closed again by the matchmaker and created under another id.
    */
   static final int GATEWAY_WEIGHT = 1;
+  /** How long a worker of a one-node-per-process mesh may start moves when it is stopped (it drains first). */
+  static final Duration MEMBER_DRAIN_DEADLINE = Duration.ofSeconds(20);
   private static final String MESH_HOST = "127.0.0.1";
   private static final int SECRET_BYTES = 32;
 
@@ -76,16 +85,25 @@ public final class GameServer implements AutoCloseable {
   private final String host;
   private final int port;
   private final GameRules rules;
-  private final InMemoryLocationStore locations = new InMemoryLocationStore();
-  private final InMemoryRelocationStore relocations = new InMemoryRelocationStore();
-  private final byte[] secret = new byte[SECRET_BYTES];
+  private final LocationStore locations;
+  private final RelocationStore relocations;
+  private final byte[] secret;
+  /** The mesh endpoint's host this process advertises. */
+  private final String meshHost;
+  /** True for one node of a one-node-per-process mesh: that node closes the stores it was given. */
+  private final boolean member;
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
-  private GameServer(final String host, final int port, final GameRules rules) {
+  private GameServer(final String host, final int port, final GameRules rules, final LocationStore locations,
+      final RelocationStore relocations, final byte[] secret, final String meshHost, final boolean member) {
     this.host = host;
     this.port = port;
     this.rules = rules;
-    new SecureRandom().nextBytes(secret);
+    this.locations = locations;
+    this.relocations = relocations;
+    this.secret = secret.clone();
+    this.meshHost = meshHost;
+    this.member = member;
   }
 
   /**
@@ -108,10 +126,13 @@ public final class GameServer implements AutoCloseable {
       throw new IllegalArgumentException("port " + port + " with " + nodeCount + " nodes must leave every node"
           + " a port of 1..65535, or be 0 for free ports");
     }
-    final GameServer server = new GameServer(host, port, rules);
+    final byte[] secret = new byte[SECRET_BYTES];
+    new SecureRandom().nextBytes(secret);
+    final GameServer server = new GameServer(host, port, rules, new InMemoryLocationStore(),
+        new InMemoryRelocationStore(), secret, MESH_HOST, false);
     try {
       for (int i = 0; i < nodeCount; i++) {
-        server.nodes.add(server.startNode(i, nodeCount));
+        server.nodes.add(server.startNode(i, nodeCount > 1));
       }
     } catch (RuntimeException e) {
       server.close();
@@ -120,8 +141,47 @@ public final class GameServer implements AutoCloseable {
     return server;
   }
 
-  private MeshNode startNode(final int index, final int nodeCount) {
+  /**
+   * Starts one node of a mesh whose other nodes run in other processes (what {@code game-server --store redis://...
+   * --node-index I} runs): it shares {@code locations} and {@code relocations} with them, proves {@code secret} to
+   * them, publishes its mesh endpoint ({@code meshHost} and a free port) in its MeshNode descriptor and reaches the
+   * others through theirs. Index 0 is the gateway (the matchmaker's node), every other index a worker; every process
+   * must be given the same rules. The node owns the stores ({@code closeStoresOnClose()}); on a failed start they
+   * are closed too.
+   *
+   * @param host address the session listener binds, e.g. 127.0.0.1.
+   * @param port session port, 0..65535; 0 = a free port.
+   * @param meshHost the address other processes reach this node's mesh listener on, e.g. 127.0.0.1.
+   * @param secret the cluster secret every process of the mesh shares, at least 16 bytes.
+   * @param locations the shared Location Store, e.g. {@code RedisLocationStore.connect(uri, prefix)}.
+   * @param relocations the shared Relocation Store.
+   * @param index 0 for the gateway, 1 or more for a worker.
+   * @param rules players per match, rounds and round period (the same in every process).
+   * @return the running server of one node.
+   * @throws SpotkitException.Unavailable when a port cannot be bound or the store does not answer.
+   * @throws SpotkitException.InvalidOperation when the secret is shorter than 16 bytes or a port is out of range.
+   */
+  public static GameServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
+      final LocationStore locations, final RelocationStore relocations, final int index, final GameRules rules) {
+    final GameServer server = new GameServer(host, port, rules, locations, relocations, secret, meshHost, true);
+    try {
+      server.nodes.add(server.startNode(index, true));
+    } catch (RuntimeException e) {
+      for (AutoCloseable store : List.<AutoCloseable>of(locations, relocations)) {
+        try {
+          store.close();
+        } catch (Exception closing) {
+          e.addSuppressed(closing);
+        }
+      }
+      throw e;
+    }
+    return server;
+  }
+
+  private MeshNode startNode(final int index, final boolean meshed) {
     final boolean gateway = index == 0;
+    final int sessionPort = port == 0 ? 0 : member ? port : port + index;
     final MeshNode.Builder builder = MeshNode.builder()
         .meshName(MESH_NAME)
         .locationStore(locations)
@@ -130,16 +190,22 @@ public final class GameServer implements AutoCloseable {
           server.entrySpot(GameLobby::new)
               .actor(GamePlayer.TYPE, GamePlayer::new, actor -> actor.preserveStateWith(new GamePlayer.State()));
           if (gateway) {
-            server.instanceSpot(Matchmaker.TYPE, ctx -> new Matchmaker(ctx, rules, nodeCount > 1),
+            server.instanceSpot(Matchmaker.TYPE, ctx -> new Matchmaker(ctx, rules, meshed),
                 spot -> spot.disableRelocation());
           }
           server.userSpot(Match.TYPE, Match::new, spot -> spot.spotWide().preserveStateWith(new Match.State())
               .applicationSignaledRelocation());
         })
-        .sessions(sessions -> sessions.listen(host, port == 0 ? 0 : port + index).codec(LineCodec.utf8())
+        .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8())
             .bindTo(GamePlayer.TYPE));
-    if (nodeCount > 1) {
-      builder.mesh(mesh -> mesh.listen(MESH_HOST, 0).clusterSecret(secret)
+    if (member) {
+      builder.closeStoresOnClose();
+      if (!gateway) {
+        builder.drainOnClose(RelocateOptions.drainAnywhere().deadline(MEMBER_DRAIN_DEADLINE)); // a rolling restart
+      }
+    }
+    if (meshed) {
+      builder.mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret)
           .placementWeight(gateway ? GATEWAY_WEIGHT : MeshOptions.MAX_PLACEMENT_WEIGHT));
     }
     return builder.start();
@@ -157,11 +223,15 @@ public final class GameServer implements AutoCloseable {
    * @param index 1..nodes-1 (the gateway, node 0, is never restarted).
    * @param timeout bound of each drain attempt.
    * @return what moved and what was kept.
-   * @throws IllegalArgumentException when {@code index} is not a worker's.
+   * @throws IllegalArgumentException when {@code index} is not a worker's, or on a one-node-per-process member.
    * @throws SpotkitException.Unavailable when a drain did not answer in time or the fresh node could not start.
    * @throws InterruptedException when interrupted while waiting.
    */
   public Restart restartWorker(final int index, final Duration timeout) throws InterruptedException {
+    if (member) {
+      throw new IllegalArgumentException("restartWorker restarts a node of this process's mesh; a one-node-per-process"
+          + " member is restarted by its process supervisor (drain it with drainOnClose, then start it again)");
+    }
     if (index < 1 || index >= nodes.size()) {
       throw new IllegalArgumentException("worker index " + index + " must be between 1 and " + (nodes.size() - 1));
     }
@@ -182,7 +252,7 @@ public final class GameServer implements AutoCloseable {
       Thread.sleep(DRAIN_RETRY_PAUSE.toMillis()); // a retry backoff, not a synchronisation
     }
     old.close();
-    nodes.set(index, startNode(index, nodes.size()));
+    nodes.set(index, startNode(index, true));
     return new Restart(index, List.copyOf(rooms), actors, kept, attempts);
   }
 
