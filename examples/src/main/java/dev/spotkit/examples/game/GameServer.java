@@ -217,8 +217,7 @@ public final class GameServer implements AutoCloseable {
    * any node), again while a match could not be sealed (a member was still joining), at most
    * {@value #DRAIN_ATTEMPTS} times; then closes it and starts a fresh node in its place (same session port when
    * the server was started on fixed ports). While it drains the node places nothing new, and a client connecting
-   * to it is told {@code error: this server node is being drained; connect to another node}. Blocks the caller;
-   * call it from one thread at a time.
+   * to it is refused (its session ends). Blocks the caller; call it from one thread at a time.
    *
    * @param index 1..nodes-1 (the gateway, node 0, is never restarted).
    * @param timeout bound of each drain attempt.
