@@ -7,6 +7,7 @@ import dev.spotkit.core.ActorRelocationAdapter;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.examples.chat.Departures;
+import dev.spotkit.examples.chat.Lobby;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One connected game client: an actor (type {@value #TYPE}) bound to its client session; each line the client sends
  * arrives as a {@code String}, each {@link Push} is pushed back to the client ({@link GameProtocol}). It starts as a
- * member of the {@link GameLobby} of the node the client connected to, and is named {@code p} + its session id.
+ * member of the Lobby (Entry Spot, {@link Lobby}) of the node the client connected to, and is named {@code p} + its
+ * session id.
  *
  * <p>{@code /queue} sends {@link Matchmaker.Enqueue} to the matchmaker ({@link Matchmaker#ID}); when it has a match
  * the matchmaker sends {@link MatchFound}, and the player joins the {@link Match} with JoinSpot: a match on another

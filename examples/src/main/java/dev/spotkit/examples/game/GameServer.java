@@ -8,6 +8,7 @@ import dev.spotkit.core.RelocateResult;
 import dev.spotkit.core.SpotRelocationResult;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.session.LineCodec;
+import dev.spotkit.examples.chat.Lobby;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
 import dev.spotkit.store.LocationStore;
@@ -42,8 +43,8 @@ import java.util.concurrent.TimeoutException;
  * drains when it is stopped ({@code drainOnClose}), so stopping and starting the workers one by one is a rolling
  * restart there too.
  *
- * <p>Every node has a {@link GameLobby} Entry Spot and the {@link GamePlayer} type (preserved state), so players
- * can move to and from any node.
+ * <p>Every node has a {@link Lobby} Entry Spot (the chat's, telling a player {@link GamePlayer.Disconnected}) and
+ * the {@link GamePlayer} type (preserved state), so players can move to and from any node.
  */
 public final class GameServer implements AutoCloseable {
 
@@ -187,7 +188,7 @@ public final class GameServer implements AutoCloseable {
         .locationStore(locations)
         .relocationStore(relocations)
         .objectServer(server -> {
-          server.entrySpot(GameLobby::new)
+          server.entrySpot(ctx -> new Lobby(ctx, new GamePlayer.Disconnected()))
               .actor(GamePlayer.TYPE, GamePlayer::new, actor -> actor.preserveStateWith(new GamePlayer.State()));
           if (gateway) {
             server.instanceSpot(Matchmaker.TYPE, ctx -> new Matchmaker(ctx, rules, meshed),
