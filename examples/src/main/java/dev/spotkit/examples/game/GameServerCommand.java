@@ -1,12 +1,9 @@
 package dev.spotkit.examples.game;
 
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.examples.chat.ChatServerCommand;
-import dev.spotkit.redis.RedisLocationStore;
-import dev.spotkit.redis.RedisRelocationStore;
+import dev.spotkit.examples.chat.MeshMemberOptions;
 import dev.spotkit.store.StoreException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -56,25 +54,14 @@ public final class GameServerCommand implements Callable<Integer> {
           + " latest after 10 ticks (default: ${DEFAULT-VALUE}).")
   long roundMillis;
 
-  @Option(names = "--store", paramLabel = "URI",
-      description = "One node per process: the Redis all nodes share, e.g. redis://127.0.0.1:6379; the cluster"
-          + " secret comes from the environment variable " + ChatServerCommand.SECRET_ENV + ".")
-  String store;
-
-  @Option(names = "--node-index", paramLabel = "I",
-      description = "One node per process (with --store): this is node I, on session port --port + I; node 0 is the"
-          + " gateway (default: 0).")
-  Integer nodeIndex;
+  /** {@code --store}, {@code --node-index} and {@code --mesh-host}: one node per process. */
+  @Mixin
+  MeshMemberOptions member = new MeshMemberOptions();
 
   @Option(names = "--store-prefix", defaultValue = "spotkit-game", paramLabel = "PREFIX",
       description = "With --store: the Redis key prefix of this mesh; the same for every node (default:"
           + " ${DEFAULT-VALUE}).")
   String storePrefix;
-
-  @Option(names = "--mesh-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
-      description = "With --store: the address other nodes reach this node's mesh listener on (free port;"
-          + " default: ${DEFAULT-VALUE}).")
-  String meshHost;
 
   /** The environment (the cluster secret); the process environment unless a test replaces it. */
   Map<String, String> env = System.getenv();
@@ -100,20 +87,16 @@ public final class GameServerCommand implements Callable<Integer> {
       stopped.countDown();
     }, "game-server-shutdown"));
     final List<Integer> ports = server.ports();
-    final int first = store == null ? 0 : index();
+    final int first = member.store() == null ? 0 : member.index();
     for (int i = 0; i < ports.size(); i++) {
       out.println("game-server: node " + (first + i) + (first + i == 0 ? " (gateway)" : " (worker)")
-          + " listening on " + host + ":" + ports.get(i) + (store == null ? "" : " (store " + store + ", prefix "
-          + storePrefix + ")"));
+          + " listening on " + host + ":" + ports.get(i) + (member.store() == null ? ""
+          : " (store " + member.store() + ", prefix " + storePrefix + ")"));
     }
     out.println("game-server: " + players + " players per match, " + rounds + " rounds of " + roundMillis
         + " ms; connect to the gateway (Ctrl-C stops)");
     stopped.await();
     return CommandLine.ExitCode.OK;
-  }
-
-  private int index() {
-    return nodeIndex == null ? 0 : nodeIndex;
   }
 
   /** Starts the nodes of this process, after checking the option combination. */
@@ -122,34 +105,15 @@ public final class GameServerCommand implements Callable<Integer> {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("--port " + port + " must be between 0 and 65535 (0 = free ports)");
     }
-    if (store == null) {
-      if (nodeIndex != null) {
-        throw new IllegalArgumentException("--node-index runs one node of a mesh whose nodes are separate"
-            + " processes: it needs the store they share, --store redis://HOST:PORT");
-      }
+    final String problem = member.problem(port, env);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+    if (member.store() == null) {
       return GameServer.start(host, port, nodes, rules);
     }
-    if (!store.startsWith("redis://") && !store.startsWith("rediss://")) {
-      throw new IllegalArgumentException("--store " + store + " is not a Redis URI; e.g. redis://127.0.0.1:6379");
-    }
-    if (index() < 0 || index() > GameServer.MAX_NODES || port > 0 && port + index() > 65535) {
-      throw new IllegalArgumentException("--node-index " + index() + " must be between 0 and " + GameServer.MAX_NODES
-          + ", and --port + index at most 65535");
-    }
-    final String secret = env.get(ChatServerCommand.SECRET_ENV);
-    if (secret == null || secret.getBytes(StandardCharsets.UTF_8).length < 16) {
-      throw new IllegalArgumentException("one node per process needs the mesh's cluster secret, the same in every"
-          + " process, in the environment variable " + ChatServerCommand.SECRET_ENV + " (at least 16 bytes)");
-    }
-    final RedisLocationStore locations = RedisLocationStore.connect(store, storePrefix);
-    final RedisRelocationStore relocations;
-    try {
-      relocations = RedisRelocationStore.connect(store, storePrefix);
-    } catch (RuntimeException e) {
-      locations.close();
-      throw e;
-    }
-    return GameServer.startMember(host, port == 0 ? 0 : port + index(), meshHost,
-        secret.getBytes(StandardCharsets.UTF_8), locations, relocations, index(), rules);
+    final MeshMemberOptions.Stores stores = member.connect(storePrefix);
+    return GameServer.startMember(host, port == 0 ? 0 : port + member.index(), member.meshHost(), member.secret(env),
+        stores.locations(), stores.relocations(), member.index(), rules);
   }
 }

@@ -81,7 +81,7 @@ class GameServerTest {
     command.players = 4;
     command.rounds = 5;
     command.roundMillis = 2000;
-    command.nodeIndex = 1;
+    new picocli.CommandLine(command).parseArgs("--node-index", "1");
     command.env = Map.of();
     assertThat(command.call()).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("game-server: --node-index runs one node of a mesh"
