@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
  * {@code game-bots}: plays {@code --matches} matches against a running game server with bots over TCP
  * ({@link GameBots}), prints one summary line ({@link GameReport#line()}) and exits 0 only when every match
  * completed and every round result reached every player exactly once, in order, with its move. Why a run failed
- * goes to stderr.
+ * goes to stderr. {@code moves} is 0 here (this process drains nothing; {@code game-demo --drain} counts its own).
  */
 @Command(name = "game-bots", mixinStandardHelpOptions = true,
     description = "Play matches against a game server and check every round result reached every player once.")
