@@ -36,13 +36,4 @@ public record GameRules(int players, int rounds, Duration roundPeriod) {
       throw new IllegalArgumentException("round period " + roundPeriod.toMillis() + " ms must be 10 to 60000 ms");
     }
   }
-
-  /**
-   * The defaults of {@code game-server}: 4 players, 5 rounds, 2 s rounds (time to type a move by hand).
-   *
-   * @return the rules.
-   */
-  public static GameRules defaults() {
-    return new GameRules(4, 5, Duration.ofSeconds(2));
-  }
 }
