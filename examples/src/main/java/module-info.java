@@ -15,4 +15,5 @@ module dev.spotkit.examples {
 
   opens dev.spotkit.examples to info.picocli;
   opens dev.spotkit.examples.chat to info.picocli, com.fasterxml.jackson.databind;
+  opens dev.spotkit.examples.game to info.picocli, com.fasterxml.jackson.databind;
 }

@@ -3,6 +3,9 @@ package dev.spotkit.examples;
 import dev.spotkit.examples.chat.ChatBotsCommand;
 import dev.spotkit.examples.chat.ChatDemoCommand;
 import dev.spotkit.examples.chat.ChatServerCommand;
+import dev.spotkit.examples.game.GameBotsCommand;
+import dev.spotkit.examples.game.GameDemoCommand;
+import dev.spotkit.examples.game.GameServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,11 +16,13 @@ import picocli.CommandLine.Command;
  *   java -jar spotkit-examples.jar chat-demo                 # server + bots in one process
  *   java -jar spotkit-examples.jar chat-server --port 7000   # then: nc 127.0.0.1 7000
  *   java -jar spotkit-examples.jar chat-bots --port 7000 --clients 50 --rooms 5 --messages 200
+ *   java -jar spotkit-examples.jar game-demo --drain       # matches through a rolling restart
  * </pre>
  */
 @Command(name = "spotkit-examples", mixinStandardHelpOptions = true, version = "spotkit-examples 0.1.0-SNAPSHOT",
     description = "Spotkit examples.",
     subcommands = {ChatServerCommand.class, ChatBotsCommand.class, ChatDemoCommand.class,
+        GameServerCommand.class, GameBotsCommand.class, GameDemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class SpotkitExamples implements Runnable {
 

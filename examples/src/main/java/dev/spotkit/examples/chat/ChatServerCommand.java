@@ -1,17 +1,15 @@
 package dev.spotkit.examples.chat;
 
 import dev.spotkit.core.SpotkitException;
-import dev.spotkit.redis.RedisLocationStore;
-import dev.spotkit.redis.RedisRelocationStore;
 import dev.spotkit.store.StoreException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -45,10 +43,6 @@ import picocli.CommandLine.Option;
 public final class ChatServerCommand implements Callable<Integer> {
   /** The environment variable holding the cluster secret of a one-node-per-process mesh. */
   public static final String SECRET_ENV = "SPOTKIT_CLUSTER_SECRET";
-  /** Shortest cluster secret accepted, in UTF-8 bytes. */
-  static final int MIN_SECRET_BYTES = 16;
-  /** Most node indexes (session port = --port + index). */
-  static final int MAX_NODE_INDEX = 1023;
 
   @Option(names = "--host", defaultValue = "127.0.0.1",
       description = "Address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface).")
@@ -62,25 +56,14 @@ public final class ChatServerCommand implements Callable<Integer> {
       description = "MeshNodes in this process, sharing in-memory stores (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--store", paramLabel = "URI",
-      description = "One node per process: the Redis all nodes share, e.g. redis://127.0.0.1:6379; the cluster"
-          + " secret comes from the environment variable " + SECRET_ENV + ".")
-  String store;
-
-  @Option(names = "--node-index", paramLabel = "I",
-      description = "One node per process (with --store): this is node I, on session port --port + I; node 0"
-          + " activates the room directory (default: 0).")
-  Integer nodeIndex;
+  /** {@code --store}, {@code --node-index} and {@code --mesh-host}: one node per process. */
+  @Mixin
+  MeshMemberOptions member = new MeshMemberOptions();
 
   @Option(names = "--store-prefix", defaultValue = "spotkit-chat", paramLabel = "PREFIX",
       description = "With --store: the Redis key prefix of this mesh; the same for every node (default:"
           + " ${DEFAULT-VALUE}).")
   String storePrefix;
-
-  @Option(names = "--mesh-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
-      description = "With --store: the address other nodes reach this node's mesh listener on (free port;"
-          + " default: ${DEFAULT-VALUE}).")
-  String meshHost;
 
   @Option(names = "--metrics-port", paramLabel = "N",
       description = "Serve Prometheus metrics on http://<metrics-host>:N/metrics; 0 for a free port (default: no"
@@ -158,8 +141,9 @@ public final class ChatServerCommand implements Callable<Integer> {
     if (endpoint != null) {
       out.println("chat-server: metrics on http://" + endpoint.host() + ":" + endpoint.port() + "/metrics");
     }
-    if (store != null) {
-      out.println("chat-server: node " + index() + " of mesh '" + ChatServer.MESH_NAME + "' (store " + store
+    if (member.store() != null) {
+      out.println("chat-server: node " + member.index() + " of mesh '" + ChatServer.MESH_NAME + "' (store "
+          + member.store()
           + ", prefix " + storePrefix + ") listening on " + host + ":" + ports.get(0) + " (Ctrl-C stops)");
       return;
     }
@@ -172,10 +156,6 @@ public final class ChatServerCommand implements Callable<Integer> {
     }
     out.println("chat-server: " + ports.size() + " nodes in mesh '" + ChatServer.MESH_NAME + "'; connect to any"
         + " of them (Ctrl-C stops)");
-  }
-
-  private int index() {
-    return nodeIndex == null ? 0 : nodeIndex;
   }
 
   /**
@@ -219,27 +199,22 @@ public final class ChatServerCommand implements Callable<Integer> {
 
   private ChatServer startNodes() {
     try {
-      if (store == null) {
+      if (member.store() == null) {
         final int[] next = {0};
         return ChatServer.start(host, port, nodes, builder -> withMetrics(next[0]++).accept(builder));
       }
-      final byte[] secret = env.get(SECRET_ENV).getBytes(StandardCharsets.UTF_8);
-      final RedisLocationStore locations = RedisLocationStore.connect(store, storePrefix);
-      final RedisRelocationStore relocations;
-      try {
-        relocations = RedisRelocationStore.connect(store, storePrefix);
-      } catch (RuntimeException e) {
-        locations.close();
-        throw e;
-      }
-      return ChatServer.startMember(host, port == 0 ? 0 : port + index(), meshHost, secret, locations,
-          relocations, index() == 0, withMetrics(index()));
+      final int index = member.index();
+      final MeshMemberOptions.Stores stores = member.connect(storePrefix);
+      return ChatServer.startMember(host, port == 0 ? 0 : port + index, member.meshHost(), member.secret(env),
+          stores.locations(), stores.relocations(), index == 0, withMetrics(index));
     } catch (SpotkitException | StoreException e) {
-      err.println("chat-server: " + (store != null && e instanceof StoreException ? "the store " + store
+      err.println("chat-server: " + (member.store() != null && e instanceof StoreException ? "the store "
+          + member.store()
           + " cannot be used: " : "") + e.getMessage());
       return null;
     } catch (IllegalArgumentException e) {
-      err.println("chat-server: --store " + store + " / --store-prefix " + storePrefix + ": " + e.getMessage());
+      err.println("chat-server: --store " + member.store() + " / --store-prefix " + storePrefix + ": "
+          + e.getMessage());
       return null;
     }
   }
@@ -274,7 +249,7 @@ public final class ChatServerCommand implements Callable<Integer> {
     if (badHost != null) {
       return badHost;
     }
-    final String badMeshHost = store == null ? null : hostProblem("--mesh-host", meshHost);
+    final String badMeshHost = member.store() == null ? null : hostProblem("--mesh-host", member.meshHost());
     if (badMeshHost != null) {
       return badMeshHost;
     }
@@ -295,30 +270,10 @@ public final class ChatServerCommand implements Callable<Integer> {
       return "--port " + port + " with --nodes " + nodes + " needs ports up to " + (port + nodes - 1)
           + ", above 65535; use a lower --port, or 0 for free ports";
     }
-    if (store == null) {
-      return nodeIndex == null ? null : "--node-index runs one node of a mesh whose nodes are separate"
-          + " processes: it needs the store they share, --store redis://HOST:PORT";
-    }
-    if (nodes != 1) {
+    if (member.store() != null && nodes != 1) {
       return "--nodes runs every node in this process; --store (with --node-index) runs one node per process:"
           + " use one or the other";
     }
-    if (!store.startsWith("redis://") && !store.startsWith("rediss://")) {
-      return "--store " + store + " is not a Redis URI; e.g. redis://127.0.0.1:6379";
-    }
-    if (index() < 0 || index() > MAX_NODE_INDEX) {
-      return "--node-index " + index() + " must be between 0 and " + MAX_NODE_INDEX;
-    }
-    if (port > 0 && port + index() > 65535) {
-      return "--port " + port + " with --node-index " + index() + " needs port " + (port + index())
-          + ", above 65535; use a lower --port, or 0 for a free port";
-    }
-    final String secret = env.get(SECRET_ENV);
-    if (secret == null || secret.getBytes(StandardCharsets.UTF_8).length < MIN_SECRET_BYTES) {
-      return "one node per process needs the mesh's cluster secret, the same in every process, in the"
-          + " environment variable " + SECRET_ENV + " (at least " + MIN_SECRET_BYTES + " bytes; e.g. export "
-          + SECRET_ENV + "=$(openssl rand -hex 16))";
-    }
-    return null;
+    return member.problem(port, env);
   }
 }

@@ -2,6 +2,7 @@ package dev.spotkit.examples.chat;
 
 import dev.spotkit.core.ActorManager;
 import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.SpotkitException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -14,9 +15,9 @@ import org.slf4j.LoggerFactory;
  * when the player cannot be told) without waiting inside a turn and without failing silently: a destroy
  * refused with {@code Unavailable} (the actor is running a join barrier) is retried a few times, a little later
  * each time; any other failure is logged. A node that is closing takes its players with it, so
- * {@code ShuttingDown} is not an error.
+ * {@code ShuttingDown} is not an error. Shared with the game example ({@code dev.spotkit.examples.game}).
  */
-final class Departures {
+public final class Departures {
 
   /** Destroy attempts in all. */
   static final int ATTEMPTS = 4;
@@ -35,8 +36,27 @@ final class Departures {
    * @param player the disconnected player.
    * @param then runs once the player is gone or given up on (on a runtime thread; must not block).
    */
-  static void destroy(final ActorManager actors, final ActorRef player, final Runnable then) {
+  public static void destroy(final ActorManager actors, final ActorRef player, final Runnable then) {
     attempt(actors, player, 1, then);
+  }
+
+  /**
+   * An Entry Spot's {@code onDisconnectActor}: tells the player of the closed connection ({@code disconnected}, which
+   * makes it leave what it is in and then destroy itself), or, when it cannot be told, destroys it from here without
+   * waiting inside the spot's turn. A node that is closing, or a player already gone, needs nothing. Any thread.
+   *
+   * @param ctx the Entry Spot's context.
+   * @param player the player whose connection closed.
+   * @param disconnected the message that tells it, e.g. {@code new Player.Disconnected()}.
+   */
+  public static void tellOrDestroy(final EntrySpotContext ctx, final ActorRef player, final Object disconnected) {
+    try {
+      ctx.toActor(player).send(disconnected); // the player leaves first, then goes
+    } catch (SpotkitException.ShuttingDown | SpotkitException.NotFound gone) {
+      // the node takes its players with it, or this one is gone already
+    } catch (SpotkitException e) {
+      destroy(ctx.actors(), player, () -> { }); // do not wait inside the lobby's turn
+    }
   }
 
   private static void attempt(final ActorManager actors, final ActorRef player, final int attempt,

@@ -1,0 +1,92 @@
+package dev.spotkit.examples.game;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectKind;
+import dev.spotkit.core.RelocateOptions;
+import dev.spotkit.core.RelocateResult;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/** The game server's roles and its command line. */
+class GameServerTest {
+
+  private static final String DRAINED = "error: this server node is being drained; connect to another node";
+
+  @Test
+  void aDrainedWorkerRefusesNewClientsAndTheMatchesArePlacedOnTheOtherWorker() throws Exception {
+    try (GameServer server = GameServer.start("127.0.0.1", 0, 3, new GameRules(4, 1, Duration.ofMillis(50)))) {
+      final RelocateResult drained = server.nodes().get(1).relocate(RelocateOptions.drainAnywhere())
+          .get(30, TimeUnit.SECONDS);
+      assertThat(drained.outcome()).isEqualTo(RelocateResult.Outcome.RELOCATED);
+      assertThat(firstLineOrEnd(server.ports().get(1))).isIn(DRAINED, null); // the session ends at once
+      final List<NodeRid> owners = new ArrayList<>();
+      final GameReport report = GameBots.run(new GameBots.Settings("127.0.0.1", server.ports().subList(0, 1), 2,
+          4, Duration.ofSeconds(30)), Map.of(), () -> {
+            for (String match : List.of("match-1", "match-2")) { // every match is playing now
+              owners.add(server.nodes().get(0).locations().locate(ObjectKind.SPOT, match).orElseThrow().owner());
+            }
+            return GameBots.Step.NONE;
+          });
+      assertThat(report.passed()).as(report.line()).isTrue();
+      assertThat(owners).containsOnly(server.nodes().get(2).nodeRid()); // not the drained worker, not the gateway
+    }
+  }
+
+  /**
+   * Framework bug (toolkit-core, found with the game example): a client that connects to a drained node is not told
+   * why its session ends. {@code SessionBinder.onOpen} would close the session with {@code "this server node is
+   * being drained; connect to another node"} when the session's actor is not created, but the failed creation runs
+   * {@code Lifecycle.abortActor} first, which closes the bound session plainly ({@code link.session().close()}), so
+   * the later {@code session.close(reason)} finds the session closing and sends nothing: the client reads the end of
+   * the stream, not the error line the README promises. Checked: with that plain close removed from
+   * {@code abortActor} (SessionBinder closes the session itself for every creation that did not succeed) this test
+   * passes. Enable it once that is fixed.
+   */
+  @Test
+  @Disabled("framework bug: Lifecycle.abortActor closes the session before SessionBinder can send the drained reason")
+  void aDrainedWorkerTellsANewClientToConnectToAnotherNode() throws Exception {
+    try (GameServer server = GameServer.start("127.0.0.1", 0, 3, new GameRules(4, 1, Duration.ofMillis(50)))) {
+      assertThat(server.nodes().get(1).relocate(RelocateOptions.drainAnywhere()).get(30, TimeUnit.SECONDS)
+          .outcome()).isEqualTo(RelocateResult.Outcome.RELOCATED);
+      assertThat(firstLineOrEnd(server.ports().get(1))).isEqualTo(DRAINED);
+    }
+  }
+
+  /** The first line a new client of {@code port} reads, or null when the server ends the stream first. */
+  private static String firstLineOrEnd(final int port) throws Exception {
+    try (Socket client = new Socket("127.0.0.1", port)) {
+      client.setSoTimeout(10_000);
+      return new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+  }
+
+  @Test
+  void nodeIndexWithoutAStoreIsAUsageError() throws Exception {
+    final GameServerCommand command = new GameServerCommand();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    command.err = new PrintStream(err, true, StandardCharsets.UTF_8);
+    command.host = "127.0.0.1";
+    command.nodes = 3;
+    command.players = 4;
+    command.rounds = 5;
+    command.roundMillis = 2000;
+    new picocli.CommandLine(command).parseArgs("--node-index", "1");
+    command.env = Map.of();
+    assertThat(command.call()).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("game-server: --node-index runs one node of a mesh"
+        + " whose nodes are separate processes: it needs the store they share, --store redis://HOST:PORT");
+  }
+}
