@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** The game server's roles and its command line. */
@@ -46,17 +45,11 @@ class GameServerTest {
   }
 
   /**
-   * Framework bug (toolkit-core, found with the game example): a client that connects to a drained node is not told
-   * why its session ends. {@code SessionBinder.onOpen} would close the session with {@code "this server node is
-   * being drained; connect to another node"} when the session's actor is not created, but the failed creation runs
-   * {@code Lifecycle.abortActor} first, which closes the bound session plainly ({@code link.session().close()}), so
-   * the later {@code session.close(reason)} finds the session closing and sends nothing: the client reads the end of
-   * the stream, not the error line the README promises. Checked: with that plain close removed from
-   * {@code abortActor} (SessionBinder closes the session itself for every creation that did not succeed) this test
-   * passes. Enable it once that is fixed.
+   * A client that connects to a drained node is told why its session ends (the reason line, then the close), not
+   * just the end of the stream: the failed creation of its actor closes the session with the reason
+   * ({@code Lifecycle.abortActor}, found with this example: it used to close it plainly first).
    */
   @Test
-  @Disabled("framework bug: Lifecycle.abortActor closes the session before SessionBinder can send the drained reason")
   void aDrainedWorkerTellsANewClientToConnectToAnotherNode() throws Exception {
     try (GameServer server = GameServer.start("127.0.0.1", 0, 3, new GameRules(4, 1, Duration.ofMillis(50)))) {
       assertThat(server.nodes().get(1).relocate(RelocateOptions.drainAnywhere()).get(30, TimeUnit.SECONDS)

@@ -609,6 +609,22 @@ public final class SessionBinder implements SessionHandler {
     this.type = type;
   }
 
+  /**
+   * What a client is told when its session's actor could not be created: a drained node (Relocating, Relocated)
+   * places nothing new, not even a session's actor, so the client is told to connect to another node (spec 002
+   * section 8: only a Serving node takes placements); otherwise to reconnect.
+   *
+   * @param rt the node.
+   * @return the reason line's text (no internals).
+   */
+  public static String notStartedReason(final NodeRuntime rt) {
+    final dev.spotkit.core.location.NodeState state = rt.publishedState();
+    return state == dev.spotkit.core.location.NodeState.RELOCATING
+        || state == dev.spotkit.core.location.NodeState.RELOCATED
+        ? "this server node is being drained; connect to another node"
+        : "the server could not start your session; reconnect";
+  }
+
   @Override
   public SessionInbound onOpen(final Session session) {
     if (rt.isClosing()) {
@@ -630,13 +646,7 @@ public final class SessionBinder implements SessionHandler {
         final Object why = failure != null ? dev.spotkit.core.internal.mesh.RouteMesh.unwrap(failure) : outcome;
         NodeRuntime.LOG.warn("session {}: its actor of type '{}' was not created ({}); closing the session",
             session.id(), type.stableType(), why);
-        // a drained node (Relocating, Relocated) places nothing new, not even a session's actor: the client is
-        // told to connect to another node (spec 002 section 8: only a Serving node takes placements)
-        final dev.spotkit.core.location.NodeState state = rt.publishedState();
-        session.close(state == dev.spotkit.core.location.NodeState.RELOCATING
-            || state == dev.spotkit.core.location.NodeState.RELOCATED
-            ? "this server node is being drained; connect to another node"
-            : "the server could not start your session; reconnect");
+        session.close(notStartedReason(rt)); // Lifecycle.abortActor closed it already with the same words
       }
     });
     rt.creations().startActor(actor, EmptyRequest.INSTANCE);
