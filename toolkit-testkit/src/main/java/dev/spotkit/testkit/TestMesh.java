@@ -1,0 +1,292 @@
+package dev.spotkit.testkit;
+
+import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.NodeRid;
+import dev.spotkit.core.ObjectServerBuilder;
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.store.StoreFaults;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * N MeshNodes in one JVM for multi-node tests of an application (issue 15): every node listens on 127.0.0.1 on a
+ * port the OS picks, all share one {@link InMemoryLocationStore} and one {@link InMemoryRelocationStore} (as the
+ * processes of a real mesh share Redis) and one random cluster secret, and each registers the same objects.
+ *
+ * <pre>{@code
+ * try (TestMesh mesh = TestMesh.builder()
+ *     .objectServer(s -> s.entrySpot(Lobby::new).actor("player", Player::new, a -> a.preserveState(...)))
+ *     .start(3)) {
+ *   String alice = mesh.actorOn(1, "alice", "player");        // created, and placed on node 1
+ *   mesh.node(0).toActor(alice).send(new Say("hi"));
+ *   mesh.node(1).relocate(mesh.node(2).nodeRid()).join();     // moves it to node 2
+ *   mesh.locationStore().faults().failNext(1, call -> true);  // the next store call fails Unavailable
+ * }
+ * }</pre>
+ *
+ * <p>Node i is {@link #node(int)}, in start order; {@link #addNode()} starts one more (a node to drain to),
+ * {@link #close()} closes every node still open. Thread-safety: any thread; the builder is not thread-safe.
+ */
+public final class TestMesh implements AutoCloseable {
+  /** Ids tried by {@link #actorOn} and {@link #spotOn} before giving up. */
+  public static final int PLACEMENT_TRIES = 64;
+
+  private final Builder builder;
+  private final String secret = "testkit-" + UUID.randomUUID();
+  private final InMemoryLocationStore locationStore = new InMemoryLocationStore();
+  private final InMemoryRelocationStore relocationStore = new InMemoryRelocationStore();
+  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+
+  private TestMesh(final Builder builder) {
+    this.builder = builder;
+  }
+
+  /**
+   * A new builder: MeshName "test", 2 workers per node, close timeout 5 s.
+   *
+   * @return the builder.
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts one more node with the same registrations (e.g. a target for a drain).
+   *
+   * @return the started node, now {@code node(size() - 1)}.
+   * @throws SpotkitException as {@link MeshNode.Builder#start()}: NotConfigured or InvalidOperation for a bad
+   *     registration, Unavailable when the store does not answer.
+   */
+  public MeshNode addNode() {
+    final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locationStore)
+        .relocationStore(relocationStore).workers(builder.workers).closeTimeout(builder.closeTimeout)
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))
+        .objectServer(builder.registrations);
+    builder.customize.accept(b);
+    final MeshNode node = b.start();
+    nodes.add(node);
+    return node;
+  }
+
+  /**
+   * Node {@code index}, in start order (closed nodes keep their index).
+   *
+   * @param index 0..{@code size() - 1}.
+   * @return the node.
+   * @throws IndexOutOfBoundsException when there is no such node.
+   */
+  public MeshNode node(final int index) {
+    return nodes.get(index);
+  }
+
+  /**
+   * Every node started, in start order, closed ones included.
+   *
+   * @return an unmodifiable snapshot.
+   */
+  public List<MeshNode> nodes() {
+    return List.copyOf(nodes);
+  }
+
+  /**
+   * How many nodes were started.
+   *
+   * @return the count.
+   */
+  public int size() {
+    return nodes.size();
+  }
+
+  /**
+   * The index of the node with this RoutingId.
+   *
+   * @param rid a node's RoutingId.
+   * @return its index.
+   * @throws IllegalArgumentException when no node of this mesh has it.
+   */
+  public int indexOf(final NodeRid rid) {
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).nodeRid().equals(rid)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no node of this test mesh has RoutingId " + rid);
+  }
+
+  /**
+   * The shared Location Store; its {@link InMemoryLocationStore#faults()} fail, stall or lose the answer of the next
+   * calls ({@link StoreFaults}).
+   *
+   * @return the store.
+   */
+  public InMemoryLocationStore locationStore() {
+    return locationStore;
+  }
+
+  /**
+   * The shared Relocation Store (relocation payloads); it has {@link StoreFaults} too.
+   *
+   * @return the store.
+   */
+  public InMemoryRelocationStore relocationStore() {
+    return relocationStore;
+  }
+
+  /**
+   * Creates an actor of {@code type} that lands on node {@code index}: placement picks by weight, so ids
+   * {@code prefix-0}, {@code prefix-1}, ... are created through that node until one lands there (the others stay
+   * created where they landed).
+   *
+   * @param index the node it must be on.
+   * @param prefix the id prefix, so that {@code prefix-N} is a valid ActorId (1..255 UTF-8 bytes, no NUL).
+   * @param type a registered actor type.
+   * @return the id of the actor on that node.
+   * @throws IllegalStateException when none of {@value #PLACEMENT_TRIES} tries landed there (e.g. the node has
+   *     placement weight 0).
+   * @throws SpotkitException as {@code actors().getOrCreate(...).await()}.
+   */
+  public String actorOn(final int index, final String prefix, final String type) {
+    final MeshNode on = node(index);
+    for (int i = 0; i < PLACEMENT_TRIES; i++) {
+      final String id = prefix + "-" + i;
+      if (on.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
+        return id;
+      }
+    }
+    throw new IllegalStateException("placement never chose node " + index + " (" + on.nodeRid() + ") in "
+        + PLACEMENT_TRIES + " tries");
+  }
+
+  /**
+   * Creates a User Spot of {@code type} that lands on node {@code index}, as {@link #actorOn}.
+   *
+   * @param index the node it must be on.
+   * @param prefix the id prefix.
+   * @param type a registered User Spot type.
+   * @return the SpotId.
+   * @throws IllegalStateException when none of {@value #PLACEMENT_TRIES} tries landed there.
+   * @throws SpotkitException as {@code spots().getOrCreate(...).await()}.
+   */
+  public String spotOn(final int index, final String prefix, final String type) {
+    final MeshNode on = node(index);
+    for (int i = 0; i < PLACEMENT_TRIES; i++) {
+      final String id = prefix + "-" + i;
+      if (on.spots().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
+        return id;
+      }
+    }
+    throw new IllegalStateException("placement never chose node " + index + " (" + on.nodeRid() + ") in "
+        + PLACEMENT_TRIES + " tries");
+  }
+
+  /** Closes every node still open, in reverse start order; the stores hold no resources. Idempotent. */
+  @Override
+  public void close() {
+    final List<MeshNode> all = new ArrayList<>(nodes);
+    for (int i = all.size() - 1; i >= 0; i--) {
+      all.get(i).close();
+    }
+  }
+
+  /** What every node of a {@link TestMesh} is started with. Not thread-safe. */
+  public static final class Builder {
+    private String meshName = "test";
+    private int workers = 2;
+    private Duration closeTimeout = Duration.ofSeconds(5);
+    private Consumer<ObjectServerBuilder> registrations;
+    private Consumer<MeshNode.Builder> customize = b -> { };
+
+    private Builder() {
+    }
+
+    /**
+     * The MeshName of every node.
+     *
+     * @param name 1..255 UTF-8 bytes, no NUL (checked at start).
+     * @return this builder.
+     */
+    public Builder meshName(final String name) {
+      this.meshName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * Dispatcher workers per node (default 2).
+     *
+     * @param n 1..256 (checked at start).
+     * @return this builder.
+     */
+    public Builder workers(final int n) {
+      this.workers = n;
+      return this;
+    }
+
+    /**
+     * How long each node's close waits for its objects (default 5 s).
+     *
+     * @param timeout checked at start.
+     * @return this builder.
+     */
+    public Builder closeTimeout(final Duration timeout) {
+      this.closeTimeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * The objects every node registers, as {@link MeshNode.Builder#objectServer}.
+     *
+     * @param configure registers the Entry Spot and the actor and spot types.
+     * @return this builder.
+     */
+    public Builder objectServer(final Consumer<ObjectServerBuilder> configure) {
+      this.registrations = Objects.requireNonNull(configure, "configure");
+      return this;
+    }
+
+    /**
+     * Anything else on each node's builder (metrics, event listeners, owner lease timings), applied last.
+     *
+     * @param customize called once per node with its builder.
+     * @return this builder.
+     */
+    public Builder node(final Consumer<MeshNode.Builder> customize) {
+      this.customize = Objects.requireNonNull(customize, "customize");
+      return this;
+    }
+
+    /**
+     * Starts {@code count} nodes, one after another.
+     *
+     * @param count 1..64.
+     * @return the running mesh; close it (try-with-resources).
+     * @throws IllegalArgumentException when count is out of range.
+     * @throws IllegalStateException when no {@link #objectServer} was given.
+     * @throws SpotkitException as {@link MeshNode.Builder#start()}; the nodes already started are closed.
+     */
+    public TestMesh start(final int count) {
+      if (count < 1 || count > 64) {
+        throw new IllegalArgumentException("count " + count + " must be 1..64");
+      }
+      if (registrations == null) {
+        throw new IllegalStateException("objectServer(...) registers what the nodes serve; it was not called");
+      }
+      final TestMesh mesh = new TestMesh(this);
+      try {
+        for (int i = 0; i < count; i++) {
+          mesh.addNode();
+        }
+      } catch (RuntimeException e) {
+        mesh.close();
+        throw e;
+      }
+      return mesh;
+    }
+  }
+}
