@@ -61,16 +61,9 @@ class ChatDemoTest {
     demo.messages = 20;
     demo.timeoutSeconds = 30;
     demo.relocations = 4;
-    final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    final java.io.PrintStream was = System.out;
-    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
-    final int exit;
-    try {
-      exit = demo.call();
-    } finally {
-      System.setOut(was);
-    }
-    final String line = out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    final String[] printed = new String[1];
+    final int exit = run(demo, printed);
+    final String line = printed[0];
     assertThat(line).matches("chat-bots: clients=6 rooms=3 sent=\\d+ expected=\\d+ delivered=\\d+"
         + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+ relocations=4");
     assertThat(exit).isZero();
@@ -84,16 +77,9 @@ class ChatDemoTest {
     demo.messages = 100;
     demo.timeoutSeconds = 60;
     demo.drain = true;
-    final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    final java.io.PrintStream was = System.out;
-    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
-    final int exit;
-    try {
-      exit = demo.call();
-    } finally {
-      System.setOut(was);
-    }
-    final String line = out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    final String[] printed = new String[1];
+    final int exit = run(demo, printed);
+    final String line = printed[0];
     final java.util.regex.Matcher m = java.util.regex.Pattern.compile("chat-bots: clients=12 rooms=4 sent=1200"
         + " expected=\\d+ delivered=\\d+ lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+"
         + " drained_rooms=(\\d+) drained_actors=(\\d+) kept=0").matcher(line);
@@ -102,5 +88,18 @@ class ChatDemoTest {
     assertThat(Integer.parseInt(m.group(1))).isGreaterThanOrEqualTo(2);
     assertThat(Integer.parseInt(m.group(2))).isEqualTo(3 * Integer.parseInt(m.group(1)));
     assertThat(exit).isZero();
+  }
+
+  /** Runs the demo with System.out captured: its exit code, and the line it printed in {@code printed[0]}. */
+  private static int run(final ChatDemoCommand demo, final String[] printed) throws Exception {
+    final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    final java.io.PrintStream was = System.out;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      return demo.call();
+    } finally {
+      System.setOut(was);
+      printed[0] = out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    }
   }
 }

@@ -183,12 +183,25 @@ public final class RouteMesh implements MeshListener {
    * instead of overtaking them by the local path (spec 000 section 9 gives no order across connections; this keeps
    * one sender's order across the move of its receiver onto the sender's node). Never reads the store.
    *
+   * <p>Only for the same incarnation ({@code generation}): a route to an earlier incarnation (the object was closed
+   * or its owner died, and it was created again here with a higher ObjectGeneration) names a node that no longer
+   * has it and follows nothing on; it is dropped here, and the caller delivers locally.
+   *
    * @param address by id or ref (not Instance intent).
-   * @return true when a live cached route names another node.
+   * @param generation the ObjectGeneration of the incarnation here, or 0 when not known yet (arriving).
+   * @return true when a live cached route to this incarnation names another node.
    */
-  public boolean routesElsewhere(final Address address) {
-    final Route cached = routes.get(keyOf(address));
-    return cached != null && System.nanoTime() - cached.expiresAtNanos() < 0 && !cached.owner().equals(rt.nodeRid());
+  public boolean routesElsewhere(final Address address, final long generation) {
+    final ObjectKey key = keyOf(address);
+    final Route cached = routes.get(key);
+    if (cached == null || System.nanoTime() - cached.expiresAtNanos() >= 0 || cached.owner().equals(rt.nodeRid())) {
+      return false;
+    }
+    if (generation != 0 && cached.generation() != generation) {
+      routes.remove(key, cached); // an earlier incarnation's owner: nothing to queue behind
+      return false;
+    }
+    return true;
   }
 
   /**

@@ -65,7 +65,7 @@ public final class Messaging {
     if (cached != null && cached.state == CellState.READY && (generation == 0 || cached.generation == generation)) {
       rt.admit("a message turn");
       final RouteMesh mesh = rt.mesh();
-      if (mesh == null || !mesh.routesElsewhere(address)) {
+      if (mesh == null || !mesh.routesElsewhere(address, cached.generation)) {
         offer(cached, new Envelope.Msg(message, null));
         return;
       }
@@ -117,7 +117,7 @@ public final class Messaging {
     final Relocations moves = rt.relocations();
     final RouteMesh mesh = rt.mesh();
     if (mesh != null && moves != null && moves.arrivingHere(actorId(address), followKey(address))
-        && mesh.routesElsewhere(address) && followedBack(mesh, address, envelope)) {
+        && mesh.routesElsewhere(address, 0) && followedBack(mesh, address, envelope)) {
       return; // being restored here: behind what this node sent to the old owner, which relays or follows it
     }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
@@ -140,7 +140,7 @@ public final class Messaging {
         checkGeneration(local, generation);
       }
       checkNotOwnGate(local, awaiting);
-      if (mesh != null && !(address instanceof Address.Instance) && mesh.routesElsewhere(address)
+      if (mesh != null && !(address instanceof Address.Instance) && mesh.routesElsewhere(address, local.generation)
           && followedBack(mesh, address, envelope)) {
         return; // moved here after this node sent to it elsewhere: behind those messages, not ahead of them
       }
