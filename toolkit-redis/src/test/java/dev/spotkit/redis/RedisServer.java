@@ -57,10 +57,23 @@ public final class RedisServer {
    * @throws AssertionError when redis-server is not installed or does not answer.
    */
   public static RedisServer start(final String... extraArguments) {
-    final RedisServer server = new RedisServer(findExecutable(), freePort(), List.of(extraArguments));
-    server.launch();
-    return server;
+    final String executable = findExecutable();
+    for (int attempt = 1; ; attempt++) {
+      final RedisServer server = new RedisServer(executable, freePort(), List.of(extraArguments));
+      try {
+        server.launch();
+        return server;
+      } catch (AssertionError e) {
+        // the free port was taken between the check and redis-server's bind (a busy machine): another port
+        if (attempt >= START_ATTEMPTS || server.process == null || server.process.isAlive()) {
+          throw e;
+        }
+      }
+    }
   }
+
+  /** Ports tried when redis-server exits at start (its port taken meanwhile). */
+  private static final int START_ATTEMPTS = 5;
 
   private static String findExecutable() {
     final String path = System.getenv().getOrDefault("PATH", "") + File.pathSeparator + "/usr/bin"
