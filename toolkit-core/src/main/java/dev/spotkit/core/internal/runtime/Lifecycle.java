@@ -179,10 +179,8 @@ public final class Lifecycle {
     cell.timers.cancelAll();
     rt.store().remove(cell);
     final SessionBinder.Link link = cell.session;
-    if (link != null && rt.isClosing()) {
-      link.session().close();
-    } else if (link != null) { // the client learns why (a drained node), not just EOF
-      link.session().close(SessionBinder.notStartedReason(rt));
+    if (link != null) { // a client of a drained node learns why, not just EOF
+      SessionBinder.closeNotStarted(rt, link.session());
     }
     final SpotkitException failure = error != null ? error
         : new SpotkitException.NotFound(cell.describe() + " was not created");

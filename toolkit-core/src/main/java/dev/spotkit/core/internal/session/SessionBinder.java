@@ -610,19 +610,22 @@ public final class SessionBinder implements SessionHandler {
   }
 
   /**
-   * What a client is told when its session's actor could not be created: a drained node (Relocating, Relocated)
-   * places nothing new, not even a session's actor, so the client is told to connect to another node (spec 002
-   * section 8: only a Serving node takes placements); otherwise to reconnect.
+   * Closes the session whose actor could not be created: a drained node (Relocating, Relocated) places nothing new,
+   * not even a session's actor, so the client is told to connect to another node (spec 002 section 8: only a
+   * Serving node takes placements); any other failure (a declined creation, a closing node) closes it plainly, as
+   * the application's own decision is not the framework's to explain.
    *
    * @param rt the node.
-   * @return the reason line's text (no internals).
+   * @param session the session.
    */
-  public static String notStartedReason(final NodeRuntime rt) {
+  public static void closeNotStarted(final NodeRuntime rt, final Session session) {
     final dev.spotkit.core.location.NodeState state = rt.publishedState();
-    return state == dev.spotkit.core.location.NodeState.RELOCATING
-        || state == dev.spotkit.core.location.NodeState.RELOCATED
-        ? "this server node is being drained; connect to another node"
-        : "the server could not start your session; reconnect";
+    if (!rt.isClosing() && (state == dev.spotkit.core.location.NodeState.RELOCATING
+        || state == dev.spotkit.core.location.NodeState.RELOCATED)) {
+      session.close("this server node is being drained; connect to another node");
+    } else {
+      session.close();
+    }
   }
 
   @Override
@@ -643,10 +646,11 @@ public final class SessionBinder implements SessionHandler {
           session.close();
           return;
         }
-        final Object why = failure != null ? dev.spotkit.core.internal.mesh.RouteMesh.unwrap(failure) : outcome;
-        NodeRuntime.LOG.warn("session {}: its actor of type '{}' was not created ({}); closing the session",
-            session.id(), type.stableType(), why);
-        session.close(notStartedReason(rt)); // Lifecycle.abortActor closed it already with the same words
+        if (failure != null) { // a declined creation is the application's decision: no warning for it
+          NodeRuntime.LOG.warn("session {}: its actor of type '{}' was not created ({}); closing the session",
+              session.id(), type.stableType(), dev.spotkit.core.internal.mesh.RouteMesh.unwrap(failure).toString());
+        }
+        closeNotStarted(rt, session); // Lifecycle.abortActor closed it already the same way
       }
     });
     rt.creations().startActor(actor, EmptyRequest.INSTANCE);
