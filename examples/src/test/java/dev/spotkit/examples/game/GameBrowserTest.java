@@ -21,7 +21,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The browser client in a real headless browser (Debian's {@code chromium} and {@code chromedriver}, driven by
- * Selenium): a {@link GameServer} with a WebSocket port serves the page, the page queues with auto-play on, three
+ * Selenium): a {@link GameServer} of two nodes (the gateway with a WebSocket port, which serves the page, and a
+ * worker, which hosts the match), the page queues with auto-play on, three
  * {@link GameBot}s fill the match over the line protocol, and the page shows every round and the final line, the
  * same line the bots got. Without the browser the test fails with how to install it; it never skips. Every wait is
  * bounded (Awaitility polling the page, latches).
@@ -41,7 +42,7 @@ class GameBrowserTest {
           + " are missing; install them with: apt-get install -y chromium chromium-driver (.ci/run does)");
     }
     final List<GameBot> bots = new ArrayList<>();
-    try (GameServer server = GameServer.start("127.0.0.1", 0, 1,
+    try (GameServer server = GameServer.start("127.0.0.1", 0, 2,
         new GameRules(BOTS + 1, ROUNDS, Duration.ofMillis(100)), 0)) {
       final WebDriver browser = startBrowser();
       try {
