@@ -29,17 +29,21 @@ import org.openqa.selenium.chrome.ChromeOptions;
  */
 class GameBrowserTest {
 
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  /** The browser; {@code -Dspotkit.test.chromium=PATH} to use another one. */
+  private static final Path CHROMIUM = Path.of(System.getProperty("spotkit.test.chromium", "/usr/bin/chromium"));
+  /** Its driver; {@code -Dspotkit.test.chromedriver=PATH} to use another one. */
+  private static final Path CHROMEDRIVER = Path.of(System.getProperty("spotkit.test.chromedriver",
+      "/usr/bin/chromedriver"));
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final int ROUNDS = 3;
   private static final int BOTS = 3;
 
   @Test
   void aPlayerInThePagePlaysAMatchAgainstThreeBots() throws Exception {
-    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-      fail("the browser test needs Debian's headless chromium: " + CHROMIUM + " and " + CHROMEDRIVER
-          + " are missing; install them with: apt-get install -y chromium chromium-driver (.ci/run does)");
+    final List<Path> missing = List.of(CHROMIUM, CHROMEDRIVER).stream().filter(p -> !Files.isExecutable(p)).toList();
+    if (!missing.isEmpty()) {
+      fail("the browser test needs Debian's headless chromium and chromedriver; missing (not executable): " + missing
+          + "; install them with: apt-get install -y chromium chromium-driver (.ci/run does)");
     }
     final List<GameBot> bots = new ArrayList<>();
     try (GameServer server = GameServer.start("127.0.0.1", 0, 2,
