@@ -50,7 +50,11 @@ class WebSocketCodecTest {
   }
 
   private void start(final FrameCodec codec) throws IOException {
-    server = SessionServer.start(SessionServerConfig.builder().port(0).codec(codec).build(), session ->
+    start(SessionServerConfig.builder().port(0).codec(codec));
+  }
+
+  private void start(final SessionServerConfig.Builder config) throws IOException {
+    server = SessionServer.start(config.build(), session ->
         new SessionInbound() {
           @Override
           public void onFrame(final Object frame) {
@@ -131,6 +135,27 @@ class WebSocketCodecTest {
   }
 
   @Test
+  void pingsAreAnsweredWithPongs() throws Exception {
+    start(WebSocketCodec.text("/ws", MAX));
+    final Peer peer = connect();
+    peer.ws.sendPing(ByteBuffer.wrap("are you there".getBytes(StandardCharsets.UTF_8)))
+        .get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(peer.pongs.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("are you there");
+    peer.send("still here");
+    assertThat(peer.next()).isEqualTo("echo still here");
+  }
+
+  @Test
+  void closeOnBadFrameSendsTheErrorThenCloses() throws Exception {
+    start(SessionServerConfig.builder().port(0).codec(WebSocketCodec.text("/ws", MAX)).closeOnBadFrame(true));
+    final Peer peer = connect();
+    peer.ws.sendBinary(ByteBuffer.wrap(new byte[] {7}), true).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(peer.next()).isEqualTo("error: binary frame of 1 bytes; this session takes text frames only");
+    assertThat(peer.closeCode.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(WebSocket.NORMAL_CLOSURE);
+    assertThat(closed.poll(WAIT_SECONDS, TimeUnit.SECONDS)).startsWith("closed ");
+  }
+
+  @Test
   void aSingleFrameOverTheLimitEndsTheConnectionWith1009() throws Exception {
     start(WebSocketCodec.text("/ws", MAX));
     final Peer peer = connect();
@@ -195,6 +220,7 @@ class WebSocketCodecTest {
   /** A JDK WebSocket listener collecting whole text messages and the close code; requests one message at a time. */
   private static final class Peer implements WebSocket.Listener {
     private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> pongs = new LinkedBlockingQueue<>();
     private final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
     private final StringBuilder partial = new StringBuilder();
     private volatile WebSocket ws;
@@ -216,6 +242,13 @@ class WebSocketCodecTest {
         messages.add(partial.toString());
         partial.setLength(0);
       }
+      webSocket.request(1);
+      return null;
+    }
+
+    @Override
+    public CompletionStage<?> onPong(final WebSocket webSocket, final ByteBuffer message) {
+      pongs.add(StandardCharsets.UTF_8.decode(message).toString());
       webSocket.request(1);
       return null;
     }
