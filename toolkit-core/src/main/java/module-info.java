@@ -12,6 +12,7 @@ module dev.spotkit.core {
   // DecoderException), so a user of dev.spotkit.core.session reads them through this module.
   requires transitive io.netty.buffer;
   requires transitive io.netty.codec;
+  requires io.netty.codec.http; // WebSocketCodec (its handlers are installed, never named in the API)
   requires transitive io.netty.transport;
   requires io.netty.common;
   requires io.netty.handler;

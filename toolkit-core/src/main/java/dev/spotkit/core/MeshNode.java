@@ -218,6 +218,19 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
+   * Where every session listener is bound: the first ({@link #sessionAddress()}), then the second one of
+   * {@link SessionOptions#alsoListen}, if any.
+   *
+   * @return host and actual port of each, in that order; empty without sessions.
+   */
+  public java.util.List<InetSocketAddress> sessionAddresses() {
+    final java.util.List<InetSocketAddress> addresses = new java.util.ArrayList<>(2);
+    rt.sessionAddress().ifPresent(addresses::add);
+    rt.alsoSessionAddress().ifPresent(addresses::add);
+    return java.util.List.copyOf(addresses);
+  }
+
+  /**
    * Host relocation of this node's Entry Spot actors (spec 000 section 4.2, last paragraphs; spec 001): every
    * Actor that is a member of this node's Entry Spot moves to the Entry Spot of node {@code target}, each as its
    * own relocation unit, with its state (by its relocation policy), not-yet-run queue, timers and the messages

@@ -25,6 +25,9 @@ public final class SessionOptions {
   int inboundHighWaterFrames = SessionServerConfig.DEFAULT_INBOUND_HIGH_WATER_FRAMES;
   Duration halfCloseDrain = SessionServerConfig.DEFAULT_HALF_CLOSE_DRAIN;
   Duration halfCloseQuiet = SessionServerConfig.DEFAULT_HALF_CLOSE_QUIET;
+  String alsoHost;
+  int alsoPort;
+  FrameCodec alsoCodec;
 
   SessionOptions() {
   }
@@ -63,6 +66,32 @@ public final class SessionOptions {
    */
   public SessionOptions codec(final FrameCodec frameCodec) {
     this.codec = frameCodec;
+    return this;
+  }
+
+  /**
+   * A second listener of this node for the same binding, with its own codec: for example browsers on
+   * {@code WebSocketCodec.text("/ws")} beside {@link LineCodec} clients on the first (spec 000 section 8 sessions).
+   * Its connections get actors of the same {@link #bindTo bound type} with the same limits, and it starts and
+   * stops with the first; {@link MeshNode#sessionAddresses()} lists both.
+   *
+   * @param listenHost bind address, e.g. "127.0.0.1".
+   * @param listenPort 0..65535; 0 picks a free port.
+   * @param frameCodec the second listener's codec; never null.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation if the port is out of range or the codec is null.
+   */
+  public SessionOptions alsoListen(final String listenHost, final int listenPort, final FrameCodec frameCodec) {
+    if (listenPort < 0 || listenPort > 65535) {
+      throw new SpotkitException.InvalidOperation("session port " + listenPort + " must be 0..65535 (0 = free)");
+    }
+    if (listenHost == null || frameCodec == null) {
+      throw new SpotkitException.InvalidOperation("alsoListen needs a host and a codec, e.g. alsoListen(\"127.0.0.1\","
+          + " 0, WebSocketCodec.text(\"/ws\"))");
+    }
+    this.alsoHost = listenHost;
+    this.alsoPort = listenPort;
+    this.alsoCodec = frameCodec;
     return this;
   }
 
@@ -148,6 +177,6 @@ public final class SessionOptions {
       throw new SpotkitException.NotConfigured("sessions need a codec, e.g. codec(LineCodec.utf8())");
     }
     return new NodeConfig.SessionSpec(host, port, codec, actorType, maxOutboundBytes, inboundLowWaterFrames,
-        inboundHighWaterFrames, halfCloseDrain, halfCloseQuiet);
+        inboundHighWaterFrames, halfCloseDrain, halfCloseQuiet, alsoHost, alsoPort, alsoCodec);
   }
 }

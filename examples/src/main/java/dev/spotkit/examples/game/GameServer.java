@@ -8,11 +8,16 @@ import dev.spotkit.core.RelocateResult;
 import dev.spotkit.core.SpotRelocationResult;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.session.LineCodec;
+import dev.spotkit.core.session.WebSocketCodec;
 import dev.spotkit.examples.chat.Lobby;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
 import dev.spotkit.store.LocationStore;
 import dev.spotkit.store.RelocationStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +48,11 @@ import java.util.concurrent.TimeoutException;
  * drains when it is stopped ({@code drainOnClose}), so stopping and starting the workers one by one is a rolling
  * restart there too.
  *
+ * <p><b>Browsers.</b> With a WebSocket port ({@link #start(String, int, int, GameRules, int)}), the gateway also
+ * listens there ({@code SessionOptions.alsoListen} with {@code WebSocketCodec.text("/ws")}): a browser opens
+ * {@code http://host:PORT/} (the page {@value #PAGE}, served by the codec) and its script plays over
+ * {@code ws://host:PORT/ws}, one text frame per {@link GameProtocol} line, as a {@link GamePlayer} like any other.
+ *
  * <p>Every node has a {@link Lobby} Entry Spot (the chat's, telling a player {@link GamePlayer.Disconnected}) and
  * the {@link GamePlayer} type (preserved state), so players can move to and from any node.
  */
@@ -67,6 +77,12 @@ public final class GameServer implements AutoCloseable {
   static final int GATEWAY_WEIGHT = 1;
   /** How long a worker of a one-node-per-process mesh may start moves when it is stopped (it drains first). */
   static final Duration MEMBER_DRAIN_DEADLINE = Duration.ofSeconds(20);
+  /** The browser client, a resource beside this class, served for {@code GET /} on the WebSocket port. */
+  public static final String PAGE = "game.html";
+  /** The WebSocket endpoint's path on the WebSocket port. */
+  public static final String WEBSOCKET_PATH = "/ws";
+  /** {@code webSocketPort} value for no WebSocket listener. */
+  public static final int NO_WEBSOCKET = -1;
   private static final String MESH_HOST = "127.0.0.1";
   private static final int SECRET_BYTES = 32;
 
@@ -93,10 +109,13 @@ public final class GameServer implements AutoCloseable {
   private final String meshHost;
   /** True for one node of a one-node-per-process mesh: that node closes the stores it was given. */
   private final boolean member;
+  /** The gateway's WebSocket port (0 = free), or {@link #NO_WEBSOCKET}. */
+  private final int webSocketPort;
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private GameServer(final String host, final int port, final GameRules rules, final LocationStore locations,
-      final RelocationStore relocations, final byte[] secret, final String meshHost, final boolean member) {
+      final RelocationStore relocations, final byte[] secret, final String meshHost, final boolean member,
+      final int webSocketPort) {
     this.host = host;
     this.port = port;
     this.rules = rules;
@@ -105,6 +124,7 @@ public final class GameServer implements AutoCloseable {
     this.secret = secret.clone();
     this.meshHost = meshHost;
     this.member = member;
+    this.webSocketPort = webSocketPort;
   }
 
   /**
@@ -120,6 +140,29 @@ public final class GameServer implements AutoCloseable {
    * @throws SpotkitException.Unavailable when a port cannot be bound.
    */
   public static GameServer start(final String host, final int port, final int nodeCount, final GameRules rules) {
+    return start(host, port, nodeCount, rules, NO_WEBSOCKET);
+  }
+
+  /**
+   * {@link #start(String, int, int, GameRules)} with browsers: the gateway also listens on {@code webSocketPort}
+   * for WebSocket sessions ({@code ws://host:PORT/ws}) bound to {@link GamePlayer}, and serves the page
+   * {@value #PAGE} for {@code GET /} there (see the class comment).
+   *
+   * @param host address the session listeners bind.
+   * @param port the gateway's line session port, 0..65535; worker i listens on {@code port + i}; 0 = free ports.
+   * @param nodeCount 1..{@value #MAX_NODES}.
+   * @param rules players per match, rounds and round period.
+   * @param webSocketPort the gateway's WebSocket port, 0..65535 (0 = a free one, see {@link #webSocketPort()}),
+   *     or {@link #NO_WEBSOCKET}.
+   * @return the running server.
+   * @throws IllegalArgumentException when a count or port is out of range.
+   * @throws SpotkitException.Unavailable when a port cannot be bound.
+   */
+  public static GameServer start(final String host, final int port, final int nodeCount, final GameRules rules,
+      final int webSocketPort) {
+    if (webSocketPort < NO_WEBSOCKET || webSocketPort > 65535) {
+      throw new IllegalArgumentException("websocket port " + webSocketPort + " must be between 0 and 65535");
+    }
     if (nodeCount < 1 || nodeCount > MAX_NODES) {
       throw new IllegalArgumentException("nodes " + nodeCount + " must be between 1 and " + MAX_NODES);
     }
@@ -130,7 +173,7 @@ public final class GameServer implements AutoCloseable {
     final byte[] secret = new byte[SECRET_BYTES];
     new SecureRandom().nextBytes(secret);
     final GameServer server = new GameServer(host, port, rules, new InMemoryLocationStore(),
-        new InMemoryRelocationStore(), secret, MESH_HOST, false);
+        new InMemoryRelocationStore(), secret, MESH_HOST, false, webSocketPort);
     try {
       for (int i = 0; i < nodeCount; i++) {
         server.nodes.add(server.startNode(i, nodeCount > 1));
@@ -164,7 +207,8 @@ public final class GameServer implements AutoCloseable {
    */
   public static GameServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
       final LocationStore locations, final RelocationStore relocations, final int index, final GameRules rules) {
-    final GameServer server = new GameServer(host, port, rules, locations, relocations, secret, meshHost, true);
+    final GameServer server = new GameServer(host, port, rules, locations, relocations, secret, meshHost, true,
+        NO_WEBSOCKET);
     try {
       server.nodes.add(server.startNode(index, true));
     } catch (RuntimeException e) {
@@ -197,8 +241,12 @@ public final class GameServer implements AutoCloseable {
           server.userSpot(Match.TYPE, Match::new, spot -> spot.spotWide().preserveStateWith(new Match.State())
               .applicationSignaledRelocation());
         })
-        .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8())
-            .bindTo(GamePlayer.TYPE));
+        .sessions(sessions -> {
+          sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo(GamePlayer.TYPE);
+          if (gateway && webSocketPort != NO_WEBSOCKET) {
+            sessions.alsoListen(host, webSocketPort, WebSocketCodec.text(WEBSOCKET_PATH).withPage(page()));
+          }
+        });
     if (member) {
       builder.closeStoresOnClose();
       if (!gateway) {
@@ -289,6 +337,33 @@ public final class GameServer implements AutoCloseable {
    */
   public int gatewayPort() {
     return ports().get(0);
+  }
+
+  /**
+   * The gateway's WebSocket port: the page is {@code http://host:PORT/}.
+   *
+   * @return the bound port, or {@link #NO_WEBSOCKET} without a WebSocket listener.
+   */
+  public int webSocketPort() {
+    final List<java.net.InetSocketAddress> addresses = nodes.get(0).sessionAddresses();
+    return addresses.size() < 2 ? NO_WEBSOCKET : addresses.get(1).getPort();
+  }
+
+  /**
+   * The browser client page.
+   *
+   * @return the HTML of {@value #PAGE}.
+   * @throws UncheckedIOException when the resource is missing from the jar.
+   */
+  static String page() {
+    try (InputStream in = GameServer.class.getResourceAsStream(PAGE)) {
+      if (in == null) {
+        throw new IOException("resource " + PAGE + " not found beside " + GameServer.class.getName());
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**

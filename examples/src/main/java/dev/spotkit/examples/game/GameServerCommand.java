@@ -38,6 +38,11 @@ public final class GameServerCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   int port;
 
+  @Option(names = "--websocket-port", defaultValue = "-1", paramLabel = "PORT",
+      description = "Also take browsers on the gateway: open http://HOST:PORT/ to play in the page (WebSocket"
+          + " ws://HOST:PORT/ws); 0 for a free port; -1 for none (default: ${DEFAULT-VALUE}; not with --store).")
+  int webSocketPort = GameServer.NO_WEBSOCKET;
+
   @Option(names = "--nodes", defaultValue = "3",
       description = "MeshNodes in this process (without --store): the gateway and workers that host the matches"
           + " (default: ${DEFAULT-VALUE}).")
@@ -93,6 +98,10 @@ public final class GameServerCommand implements Callable<Integer> {
           + " listening on " + host + ":" + ports.get(i) + (member.store() == null ? ""
           : " (store " + member.store() + ", prefix " + storePrefix + ")"));
     }
+    if (server.webSocketPort() != GameServer.NO_WEBSOCKET) {
+      out.println("game-server: play in a browser: http://" + host + ":" + server.webSocketPort() + "/ (WebSocket"
+          + " ws://" + host + ":" + server.webSocketPort() + GameServer.WEBSOCKET_PATH + ")");
+    }
     out.println("game-server: " + players + " players per match, " + rounds + " rounds of " + roundMillis
         + " ms; connect to the gateway (Ctrl-C stops)");
     stopped.await();
@@ -109,8 +118,15 @@ public final class GameServerCommand implements Callable<Integer> {
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
+    if (webSocketPort < GameServer.NO_WEBSOCKET || webSocketPort > 65535) {
+      throw new IllegalArgumentException("--websocket-port " + webSocketPort + " must be between 0 and 65535"
+          + " (0 = a free port), or -1 for none");
+    }
     if (member.store() == null) {
-      return GameServer.start(host, port, nodes, rules);
+      return GameServer.start(host, port, nodes, rules, webSocketPort);
+    }
+    if (webSocketPort != GameServer.NO_WEBSOCKET) {
+      throw new IllegalArgumentException("--websocket-port is not supported with --store (one node per process)");
     }
     final MeshMemberOptions.Stores stores = member.connect(storePrefix);
     return GameServer.startMember(host, port == 0 ? 0 : port + member.index(), member.meshHost(), member.secret(env),

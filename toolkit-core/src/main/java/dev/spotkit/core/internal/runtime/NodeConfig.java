@@ -125,9 +125,12 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param inboundHighWaterFrames reading stops at this many unhandled frames.
    * @param halfCloseDrain bound of a half-closed session's drain.
    * @param halfCloseQuiet quiet time that ends a half-closed session's drain earlier.
+   * @param alsoHost bind address of the second listener (same binding and limits), or null without one.
+   * @param alsoPort bind port of the second listener, 0 = free.
+   * @param alsoCodec frame codec of the second listener, or null without one.
    */
   public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
       int inboundLowWaterFrames, int inboundHighWaterFrames, Duration halfCloseDrain,
-      Duration halfCloseQuiet) {
+      Duration halfCloseQuiet, String alsoHost, int alsoPort, FrameCodec alsoCodec) {
   }
 }

@@ -88,6 +88,7 @@ public final class NodeRuntime {
   private final ConcurrentHashMap<CompletableFuture<?>, Boolean> pending = new ConcurrentHashMap<>();
   private volatile SpotCell entry;
   private volatile SessionServer sessionServer;
+  private volatile SessionServer alsoSessionServer; // SessionOptions#alsoListen, or null
   private volatile SessionBinder sessionBinder;
   /** This host run's owner lease (null without a store): OwnerId, LeaseGeneration, admission deadline. */
   private final OwnerLease ownerLease;
@@ -162,7 +163,8 @@ public final class NodeRuntime {
       return m == null ? 0 : m.connectionCount();
     }, () -> {
       final SessionServer server = sessionServer;
-      return server == null ? 0 : server.sessionCount();
+      final SessionServer also = alsoSessionServer;
+      return (server == null ? 0 : server.sessionCount()) + (also == null ? 0 : also.sessionCount());
     });
     this.scheduler = systemTimer("spotkit-timers-" + config.meshName());
     this.leaseTimer = systemTimer("spotkit-lease-" + config.meshName());
@@ -234,6 +236,13 @@ public final class NodeRuntime {
       final SessionBinder binder = new SessionBinder(this, config.actorTypes().get(spec.actorType()));
       sessionBinder = binder;
       sessionServer = SessionServer.start(serverConfig, binder);
+      if (spec.alsoCodec() != null) {
+        alsoSessionServer = SessionServer.start(SessionServerConfig.builder().host(spec.alsoHost())
+            .port(spec.alsoPort()).codec(spec.alsoCodec()).maxOutboundBytes(spec.maxOutboundBytes())
+            .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
+            .halfCloseDrain(spec.halfCloseDrain(), spec.halfCloseQuiet())
+            .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build(), binder);
+      }
     } catch (IOException e) {
       throw new SpotkitException.Unavailable("session listener could not start: " + e.getMessage(), e);
     }
@@ -444,9 +453,10 @@ public final class NodeRuntime {
   }
 
   void stopSessions() {
-    final SessionServer server = sessionServer;
-    if (server != null) {
-      server.close();
+    for (SessionServer server : new SessionServer[] {sessionServer, alsoSessionServer}) {
+      if (server != null) {
+        server.close();
+      }
     }
   }
 
@@ -783,6 +793,12 @@ public final class NodeRuntime {
   public Optional<InetSocketAddress> sessionAddress() {
     final SessionServer server = sessionServer;
     return server == null ? Optional.empty() : Optional.of(server.localAddress());
+  }
+
+  /** The second session listener's address (SessionOptions#alsoListen), or empty. */
+  public Optional<InetSocketAddress> alsoSessionAddress() {
+    final SessionServer also = alsoSessionServer;
+    return also == null ? Optional.empty() : Optional.of(also.localAddress());
   }
 
   /**
