@@ -420,10 +420,17 @@ public final class MeshNode implements AutoCloseable {
     try {
       final RelocateResult result = dev.spotkit.core.internal.relocation.HostDrains.drain(rt, drain)
           .get(drainBound(drain).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-      NodeRuntime.LOG.info("close: drained node {} first: outcome {}, {} actors and {} rooms moved, {} kept{}",
-          rt.nodeRid(), result.outcome(), result.actors().size(), result.rooms().size(), result.kept().size(),
-          result.kept().isEmpty() ? "" : " " + result.kept().stream().map(k -> k.id() + "=" + k.reason()).limit(20)
-          .toList());
+      final boolean all = result.outcome() == RelocateResult.Outcome.RELOCATED;
+      final String line = "close: drained node {} first: outcome {}, {} actors and {} rooms moved, {} kept{}"
+          + (all ? "" : "; what was kept closes with the node");
+      final Object[] args = {rt.nodeRid(), result.outcome(), result.actors().size(), result.rooms().size(),
+          result.kept().size(), result.kept().isEmpty() ? "" : " " + result.kept().stream()
+          .map(k -> k.id() + "=" + k.reason()).limit(20).toList()};
+      if (all) {
+        NodeRuntime.LOG.info(line, args);
+      } else {
+        NodeRuntime.LOG.warn(line, args);
+      }
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       NodeRuntime.LOG.warn("close: the drain of node {} failed or did not end; closing anyway: {}", rt.nodeRid(),
           e.getCause() != null ? e.getCause().toString() : e.toString());

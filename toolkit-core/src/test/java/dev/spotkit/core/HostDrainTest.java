@@ -351,6 +351,66 @@ class HostDrainTest {
     }
   }
 
+  /**
+   * Two nodes drained at once (a rolling restart that stops two workers together): each may still see the other
+   * Serving when it picks targets. A node being drained refuses a host move before relay-ready, and the drain tries
+   * what was refused again on the targets read anew, so every room ends on the third node, none is left on a
+   * drained node (where its close would end it).
+   */
+  @Test
+  void twoNodesDrainedAtOnceMoveEverythingToTheNodeThatStaysNotToEachOther() throws Exception {
+    final MeshNode a = node(null);
+    final List<String> ids = new ArrayList<>(populate(a, 4, 2, 2));
+    final MeshNode b = node(null);
+    for (int i = 0; i < 3; i++) {
+      final String room = Placed.spotOn(b, "s" + i);
+      ids.add(room);
+    }
+    final MeshNode c = node(null);
+
+    final var fromA = a.relocate(RelocateOptions.drainAnywhere());
+    final var fromB = b.relocate(RelocateOptions.drainAnywhere());
+    final RelocateResult ra = fromA.get(60, TimeUnit.SECONDS);
+    final RelocateResult rb = fromB.get(60, TimeUnit.SECONDS);
+
+    assertThat(ra.kept()).allSatisfy(k -> assertThat(k.reason()).isEqualTo(RelocateResult.Reason.LEFT));
+    assertThat(rb.kept()).allSatisfy(k -> assertThat(k.reason()).isEqualTo(RelocateResult.Reason.LEFT));
+    for (String id : ids) {
+      assertThat(owner(id)).as(id).isEqualTo(c.nodeRid().hex());
+    }
+  }
+
+  /**
+   * The target side of the case above, made deterministic: a node that published Relocating (its drain runs)
+   * refuses a room's move and an Entry actor's move before relay-ready; both stay serving on the source. Serving
+   * again, it takes them.
+   */
+  @Test
+  void aNodeBeingDrainedRefusesHostMovesBeforeRelayReadyAndTheUnitsStayServing() throws Exception {
+    final MeshNode a = node(null);
+    populate(a, 1, 1, 1);
+    final MeshNode b = node(null);
+    final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
+    field.setAccessible(true);
+    final dev.spotkit.core.internal.runtime.NodeRuntime bRuntime =
+        (dev.spotkit.core.internal.runtime.NodeRuntime) field.get(b);
+    bRuntime.publishState(dev.spotkit.core.location.NodeState.RELOCATING); // as its own drain does first
+
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId("r0"), b.nodeRid()).get(30, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(SpotkitException.Unavailable.class).hasMessageContaining("being drained itself");
+    final HostRelocationResult actors = a.relocate(b.nodeRid()).get(30, TimeUnit.SECONDS);
+    assertThat(actors.relocated()).isEmpty();
+    assertThat(actors.kept()).containsOnlyKeys(new ActorId("e0"));
+    assertThat(owner("r0")).isEqualTo(a.nodeRid().hex());
+    assertThat(owner("r0m0")).isEqualTo(a.nodeRid().hex());
+    assertThat(owner("e0")).isEqualTo(a.nodeRid().hex());
+    assertThat(b.toSpot("r0").request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await()).isZero();
+
+    bRuntime.publishState(dev.spotkit.core.location.NodeState.SERVING);
+    assertThat(a.relocateSpot(new SpotId("r0"), b.nodeRid()).get(30, TimeUnit.SECONDS).members()).isEqualTo(1);
+    assertThat(owner("r0")).isEqualTo(b.nodeRid().hex());
+  }
+
   @Test
   void aSenderOnTheNodeTheRoomsMoveToKeepsItsOrder() throws Exception {
     final MeshNode a = node(null);

@@ -108,6 +108,10 @@ public final class AggregateRestore {
     final List<InventoryEntry> inventory = InventoryTree.read(rt.store().store(), spotId,
         sealed.tree().rootSha256Hex(), sealed.tree().count(), sealed.tree().digestSha256Hex(),
         AggregateSeal.STORE_TIMEOUT);
+    if (HostDrains.drainingHere(rt)) { // before relay-ready: the room stays on its source, which may pick another
+      throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " is being drained itself; spot '" + spotId
+          + "' stays on its source");
+    }
     checkRoom(rt, spotId, inventory.size());
     final AggregateRestore r = new AggregateRestore(rt, sealed, aggregateId);
     try {

@@ -62,6 +62,10 @@ public final class HostDrains {
    * is known at most the Restore validity (10 s) plus a store call after relay-ready, a room at most two 30 s steps.
    */
   private static final Duration MOVE_BOUND = Duration.ofSeconds(75);
+  /** First pause before a units refused by their target are tried again; doubled per pass up to the max. */
+  private static final Duration RETRY_PAUSE = Duration.ofMillis(250);
+  /** Longest pause between two passes. */
+  private static final Duration RETRY_PAUSE_MAX = Duration.ofSeconds(2);
 
   private final NodeRuntime rt;
   private final RelocateOptions options;
@@ -112,14 +116,39 @@ public final class HostDrains {
     });
   }
 
+  /**
+   * Whether this node is being drained (it published Relocating or Relocated): a target in that state refuses a
+   * host move before relay-ready, since its own drain, which listed its units already, would leave the arrival
+   * behind (two nodes drained at once, each picking the other while both still looked Serving).
+   *
+   * @param rt the node.
+   * @return true while drained.
+   */
+  public static boolean drainingHere(final NodeRuntime rt) {
+    final NodeState state = rt.publishedState();
+    return state == NodeState.RELOCATING || state == NodeState.RELOCATED;
+  }
+
   private RelocateResult run() throws InterruptedException {
     rt.publishState(NodeState.RELOCATING); // placement stops picking this node (it picks Serving nodes only)
     boolean published = false;
     try {
-      picker = new TargetPicker(candidates());
-      keepUnsupported();
-      moveEntryActors();
-      moveRooms();
+      for (long pause = RETRY_PAUSE.toMillis(); ; pause = Math.min(pause * 2, RETRY_PAUSE_MAX.toMillis())) {
+        picker = new TargetPicker(candidates()); // read again each pass: a target that refused may be draining
+        keepUnsupported();
+        moveEntryActors();
+        moveRooms();
+        // A target's refusal before relay-ready (it is draining too, full, unreachable) may pass: what stayed and
+        // serves here is tried again, on the targets read anew, until the deadline leaves no room for a pass.
+        if (kept.stream().noneMatch(k -> k.reason() == Reason.TARGET_REFUSED)
+            || deadline.remaining().toMillis() < pause + RETRY_PAUSE_MAX.toMillis()) {
+          break;
+        }
+        NodeRuntime.LOG.info("host drain of node {}: {} unit(s) refused by their target; trying again in {} ms",
+            rt.nodeRid(), kept.stream().filter(k -> k.reason() == Reason.TARGET_REFUSED).count(), pause);
+        Thread.sleep(pause); // a backoff between passes of this drain's own virtual thread
+        kept.clear();
+      }
       final boolean relocated = kept.stream().allMatch(k -> k.reason() == Reason.LEFT);
       publishQuietly(relocated ? NodeState.RELOCATED : NodeState.SERVING);
       published = true;

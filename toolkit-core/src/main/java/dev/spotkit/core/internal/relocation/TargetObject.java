@@ -202,6 +202,9 @@ final class TargetObject {
     if (rt.isClosing()) {
       return "this node is closing";
     }
+    if (operationId == null && HostDrains.drainingHere(rt)) {
+      return "this node is being drained itself"; // a host move here would be left behind by its own drain
+    }
     final TargetFence to = p.targetFence();
     if (!to.nodeRid().equals(Rids.of(rt.nodeRid())) || !to.ownerId().equals(r.ownerId())
         || to.ownerLeaseGeneration() != r.leaseGeneration()
