@@ -233,6 +233,15 @@ public final class AggregateSeal {
   }
 
   /**
+   * Whether member {@code a} is in a flow of its own that a seal must not cut: not Ready, in a join, leave or move,
+   * no longer a member here, or a joiner of a SpotWide room whose mailbox is not on the Spot's gate yet.
+   */
+  private static boolean inOwnFlow(final SpotCell spot, final ActorCell a) {
+    return a.state != CellState.READY || a.barrierActive || a.relocating != null || a.membership != spot
+        || spot.spotWide && !a.onSpotGate;
+  }
+
+  /**
    * A member that cannot be sealed now (in a join, a leave or a move of its own), or an actor whose cross-node join
    * this Spot approved and that is still on its way here (its Restore commits it as a member after the CAS; a seal
    * now would leave it out of the inventory, a member of a room that moved away), or null. The approvals are read
@@ -245,8 +254,7 @@ public final class AggregateSeal {
       return "actor '" + arriving + "' (its join to " + spot.describe() + " was approved and is still arriving)";
     }
     for (ActorCell a : spot.members()) {
-      if (a.state != CellState.READY || a.barrierActive || a.relocating != null || a.membership != spot
-          || spot.spotWide && !a.onSpotGate) { // a joiner whose mailbox is not on the Spot's gate yet
+      if (inOwnFlow(spot, a)) {
         return a.describe();
       }
     }
@@ -356,8 +364,7 @@ public final class AggregateSeal {
           : new SpotkitException.Unavailable(spot.describe() + " is closing; it does not move");
     }
     for (Cell c : participants) {
-      if (c instanceof ActorCell a && (a.state != CellState.READY || a.barrierActive || a.relocating != null
-          || a.membership != spot || spot.spotWide && !a.onSpotGate)) {
+      if (c instanceof ActorCell a && inOwnFlow(spot, a)) {
         throw new SpotkitException.Unavailable(a.describe() + " is joining, leaving or moving; the room of "
             + spot.describe() + " was not sealed; retry");
       }

@@ -70,12 +70,7 @@ public final class Messaging {
         return;
       }
     }
-    cache.cell = null;
-    deliver(address, new Envelope.Msg(message, null), false);
-    final Cell here = local(address);
-    if (here != null && here.state == CellState.READY && (generation == 0 || here.generation == generation)) {
-      cache.cell = here;
-    }
+    cache.cell = deliver(address, new Envelope.Msg(message, null), false); // the Ready cell it took, or null
   }
 
   /**
@@ -108,31 +103,32 @@ public final class Messaging {
     return (CompletableFuture<R>) sink.future;
   }
 
-  private void deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
+  /** Delivers by the full path; returns the local Ready cell that took the message (generation checked), else null. */
+  private Cell deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
     rt.admit("a message turn");
     if (address instanceof Address.Instance instance) {
       rt.creations().instances().deliver(instance, envelope, awaiting);
-      return;
+      return null;
     }
     final Relocations moves = rt.relocations();
     final RouteMesh mesh = rt.mesh();
     if (mesh != null && moves != null && moves.arrivingHere(actorId(address), followKey(address))
         && mesh.routesElsewhere(address, 0) && followedBack(mesh, address, envelope)) {
-      return; // being restored here: behind what this node sent to the old owner, which relays or follows it
+      return null; // being restored here: behind what this node sent to the old owner, which relays or follows it
     }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
-      return; // relocating here: the temporary queue (spec 001 section 4.3)
+      return null; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
     if ((local == null || local.state != CellState.READY) && moves != null && followKey(address) != null
         && moves.aggregateIngress(followKey(address), envelope)) {
-      return; // moved away with its SpotWide aggregate: Message Follow
+      return null; // moved away with its SpotWide aggregate: Message Follow
     }
     if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
         && moves.sourceIngress(actorId(address), envelope)) {
       // relocated away: Message Follow through its source unit; also for the GONE cell read just before the
       // detach removed it (the store may still name this node until the target's CAS: routing by it is NotFound)
-      return;
+      return null;
     }
     if (local != null && local.state == CellState.READY) {
       final long generation = refGeneration(address);
@@ -142,16 +138,17 @@ public final class Messaging {
       checkNotOwnGate(local, awaiting);
       if (mesh != null && !(address instanceof Address.Instance) && mesh.routesElsewhere(address, local.generation)
           && followedBack(mesh, address, envelope)) {
-        return; // moved here after this node sent to it elsewhere: behind those messages, not ahead of them
+        return null; // moved here after this node sent to it elsewhere: behind those messages, not ahead of them
       }
       offer(local, envelope);
-      return;
+      return local;
     }
     if (mesh != null) {
       mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
-      return;
+      return null;
     }
     resolve(address); // throws the typed NotFound
+    return null;
   }
 
   /**

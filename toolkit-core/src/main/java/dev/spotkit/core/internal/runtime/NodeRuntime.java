@@ -227,21 +227,13 @@ public final class NodeRuntime {
 
   private void startSessions() {
     final NodeConfig.SessionSpec spec = config.sessions();
-    final SessionServerConfig serverConfig = SessionServerConfig.builder().host(spec.host()).port(spec.port())
-        .codec(spec.codec()).maxOutboundBytes(spec.maxOutboundBytes())
-        .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
-        .halfCloseDrain(spec.halfCloseDrain(), spec.halfCloseQuiet())
-        .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build();
     try {
       final SessionBinder binder = new SessionBinder(this, config.actorTypes().get(spec.actorType()));
       sessionBinder = binder;
-      sessionServer = SessionServer.start(serverConfig, binder);
+      sessionServer = SessionServer.start(listenerConfig(spec, spec.host(), spec.port(), spec.codec()), binder);
       if (spec.alsoCodec() != null) {
-        alsoSessionServer = SessionServer.start(SessionServerConfig.builder().host(spec.alsoHost())
-            .port(spec.alsoPort()).codec(spec.alsoCodec()).maxOutboundBytes(spec.maxOutboundBytes())
-            .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
-            .halfCloseDrain(spec.halfCloseDrain(), spec.halfCloseQuiet())
-            .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build(), binder);
+        alsoSessionServer = SessionServer.start(listenerConfig(spec, spec.alsoHost(), spec.alsoPort(),
+            spec.alsoCodec()), binder);
       }
     } catch (IOException e) {
       throw new SpotkitException.Unavailable("session listener could not start: " + e.getMessage(), e);
@@ -450,6 +442,15 @@ public final class NodeRuntime {
     if (!dispatcher.close(deadline.remaining())) {
       LOG.warn("node close: a dispatcher worker is still inside a handler at the close deadline; abandoned");
     }
+  }
+
+  /** One session listener's config: its address and codec, the limits every listener of the node shares. */
+  private SessionServerConfig listenerConfig(final NodeConfig.SessionSpec spec, final String host, final int port,
+      final dev.spotkit.core.session.FrameCodec codec) {
+    return SessionServerConfig.builder().host(host).port(port).codec(codec).maxOutboundBytes(spec.maxOutboundBytes())
+        .inboundWaterMarks(spec.inboundLowWaterFrames(), spec.inboundHighWaterFrames())
+        .halfCloseDrain(spec.halfCloseDrain(), spec.halfCloseQuiet())
+        .closeTimeout(Lifecycle.sessionCloseTimeout(config.closeTimeout())).build();
   }
 
   void stopSessions() {
