@@ -619,9 +619,7 @@ public final class SessionBinder implements SessionHandler {
    * @param session the session.
    */
   public static void closeNotStarted(final NodeRuntime rt, final Session session) {
-    final dev.spotkit.core.location.NodeState state = rt.publishedState();
-    if (!rt.isClosing() && (state == dev.spotkit.core.location.NodeState.RELOCATING
-        || state == dev.spotkit.core.location.NodeState.RELOCATED)) {
+    if (!rt.isClosing() && dev.spotkit.core.internal.relocation.HostDrains.drainingHere(rt)) {
       session.close("this server node is being drained; connect to another node");
     } else {
       session.close();
@@ -642,11 +640,7 @@ public final class SessionBinder implements SessionHandler {
     actor.session = link;
     actor.creation.whenComplete((outcome, failure) -> {
       if (!(outcome instanceof CreateOutcome.Created<?>)) {
-        if (rt.isClosing()) {
-          session.close();
-          return;
-        }
-        if (failure != null) { // a declined creation is the application's decision: no warning for it
+        if (failure != null && !rt.isClosing()) { // a declined creation is the application's decision: no warning
           NodeRuntime.LOG.warn("session {}: its actor of type '{}' was not created ({}); closing the session",
               session.id(), type.stableType(), dev.spotkit.core.internal.mesh.RouteMesh.unwrap(failure).toString());
         }
