@@ -63,7 +63,7 @@ class SpotAggregateSessionTest {
     @Override
     public void onJoinCompleted(final JoinResult result) {
       joins.incrementAndGet();
-      ctx.session().ifPresent(s -> s.push("joined"));
+      ctx.session().ifPresent(s -> s.push(result instanceof JoinResult.Accepted ? "joined" : "join " + result));
     }
   }
 
@@ -170,5 +170,104 @@ class SpotAggregateSessionTest {
         .containsExactlyElementsOf(IntStream.rangeClosed(0, 200).mapToObj(Integer::toString).toList());
     assertThat(handled.get(0).node()).isEqualTo(a.nodeRid());
     assertThat(handled.get(200).node()).isEqualTo(b.nodeRid());
+  }
+  @Test
+  @Spec("MEM-36")
+  void aSessionBoundMemberMovesWithItsRoomTwiceAndBackWhileItsClientKeepsSending() throws Exception {
+    final MeshNode a = node(true);
+    a.spots().getOrCreate(ROOM, "room").await();
+    final MeshNode b = node(false);
+    final MeshNode c = node(false);
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(20_000);
+      final OutputStream out = socket.getOutputStream();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      write(out, "join " + ROOM);
+      assertThat(readUntil(in, "joined")).containsExactly("joined");
+      int next = 0;
+      final List<NodeRid> route = List.of(b.nodeRid(), c.nodeRid(), a.nodeRid(), c.nodeRid());
+      MeshNode from = a;
+      for (NodeRid to : route) { // A to B to C to A to C: each move seals the binding the one before switched
+        final CompletableFuture<SpotRelocationResult> moved = from.relocateSpot(new SpotId(ROOM), to);
+        for (int i = 0; i < 50; i++) {
+          write(out, Integer.toString(next++)); // during and after the move
+        }
+        assertThat(moved).as("move to %s", to).succeedsWithin(20, TimeUnit.SECONDS)
+            .extracting(SpotRelocationResult::members).isEqualTo(1);
+        from = nodes.stream().filter(n -> n.nodeRid().equals(to)).findFirst().orElseThrow();
+      }
+      write(out, Integer.toString(next));
+      assertThat(readUntil(in, "echo " + next)).containsExactlyElementsOf(IntStream.rangeClosed(0, next)
+          .mapToObj(i -> "echo " + i).toList());
+    }
+    assertThat(handled.get(handled.size() - 1).node()).isEqualTo(c.nodeRid());
+  }
+  /**
+   * The aggregate seal points the member's row at the room's aggregate, so the member's AuthorityOwnerGeneration
+   * becomes the room's while its Session owner's binding keeps the one it had; a move reversed before relay-ready
+   * leaves them apart. The next seal, of a room move or of the member's own move, must still name the binding's.
+   */
+  @Test
+  @Spec("LOC-25")
+  void afterARoomMoveReversedBeforeRelayReadyTheRoomAndThenItsMemberAloneMoveWithTheSession() throws Exception {
+    final MeshNode a = node(true);
+    a.spots().getOrCreate(ROOM, "room").await();
+    final MeshNode noPlayers = node(false, false); // Restore fails there before relay-ready
+    final MeshNode b = node(false);
+    final MeshNode c = node(false);
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(20_000);
+      final OutputStream out = socket.getOutputStream();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      write(out, "join " + ROOM); // the player is created after the room: their generations differ
+      assertThat(readUntil(in, "joined")).containsExactly("joined");
+      assertThat(a.relocateSpot(new SpotId(ROOM), noPlayers.nodeRid())).failsWithin(20, TimeUnit.SECONDS);
+      int next = 0;
+      for (int i = 0; i < 20; i++) {
+        write(out, Integer.toString(next++));
+      }
+      assertThat(a.relocateSpot(new SpotId(ROOM), b.nodeRid())).succeedsWithin(20, TimeUnit.SECONDS)
+          .extracting(SpotRelocationResult::members).isEqualTo(1);
+      assertThat(b.relocateSpot(new SpotId(ROOM), noPlayers.nodeRid())).failsWithin(20, TimeUnit.SECONDS);
+      final String roomC = Placed.spotOn(c, "room-c");
+      write(out, "join " + roomC); // the member alone: a cross-node join from B to C seals the same binding
+      assertThat(readUntil(in, "joined")).containsExactlyElementsOf(java.util.stream.Stream.concat(IntStream
+          .range(0, next).mapToObj(i -> "echo " + i), java.util.stream.Stream.of("joined")).toList());
+      write(out, Integer.toString(next));
+      assertThat(readUntil(in, "echo " + next)).containsExactly("echo " + next);
+    }
+    assertThat(handled).extracting(Handled::line).containsExactlyElementsOf(IntStream.rangeClosed(0, 20)
+        .mapToObj(Integer::toString).toList());
+    assertThat(handled.get(handled.size() - 1).node()).isEqualTo(c.nodeRid());
+  }
+  @Test
+  @Spec("LOC-25")
+  void afterARoomMoveReversedBeforeRelayReadyItsMemberJoinsARoomOfAnotherNodeWithItsSession() throws Exception {
+    final MeshNode a = node(true);
+    a.spots().getOrCreate(ROOM, "room").await();
+    final MeshNode noPlayers = node(false, false);
+    final MeshNode c = node(false);
+    final String roomC = Placed.spotOn(c, "room-c");
+    final InetSocketAddress address = a.sessionAddress().orElseThrow();
+    try (Socket socket = new Socket(address.getHostString(), address.getPort())) {
+      socket.setSoTimeout(20_000);
+      final OutputStream out = socket.getOutputStream();
+      final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.UTF_8));
+      write(out, "join " + ROOM);
+      assertThat(readUntil(in, "joined")).containsExactly("joined");
+      assertThat(a.relocateSpot(new SpotId(ROOM), noPlayers.nodeRid())).failsWithin(20, TimeUnit.SECONDS);
+      write(out, "join " + roomC); // the member alone moves: its seal names the route the binding kept
+      for (int i = 0; i < 50; i++) {
+        write(out, Integer.toString(i)); // held at the Session owner while sealed, then sent to C
+      }
+      assertThat(readUntil(in, "echo 49")).containsExactlyElementsOf(java.util.stream.Stream.concat(
+          java.util.stream.Stream.of("joined"), IntStream.range(0, 50).mapToObj(i -> "echo " + i)).toList());
+    }
+    assertThat(handled).extracting(Handled::node).containsOnly(c.nodeRid());
   }
 }

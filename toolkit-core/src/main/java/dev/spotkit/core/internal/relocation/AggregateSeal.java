@@ -476,7 +476,7 @@ public final class AggregateSeal {
   private byte[] memberState(final ActorCell a, final byte[] state) {
     final Relocations.Binding bound = Relocations.bindingOf(a);
     final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal seal = sessionSeals.get(a);
-    final byte[] framed = Relocations.frameState(null, 0, state, bound == null ? null : bound.sealed(seal != null));
+    final byte[] framed = Relocations.frameState(null, 0, state, bound == null ? null : bound.sealedBy(seal));
     final byte[] sealBytes = seal == null ? new byte[0]
         : dev.spotkit.relocation.wire.SessionRelocationCodec.encode(seal);
     return java.nio.ByteBuffer.allocate(5 + sealBytes.length + framed.length).put((byte) 1)
@@ -791,6 +791,8 @@ public final class AggregateSeal {
             final dev.spotkit.relocation.wire.SessionRelocationFrame.Seal seal = c instanceof ActorCell a
                 ? sessionSeals.remove(a) : null;
             if (seal != null) { // LOC-25: the 44 abort releases this move's seal; held frames come back behind
+              // the binding keeps the route the seal named; the member's row stays pointed at the aggregate
+              ((ActorCell) c).sessionRouteAog = seal.currentRoute().authorityOwnerGeneration();
               rt.relocations().sendSessionRoute(dev.spotkit.core.wire.Rids.toNodeRid(seal.binding().sessionOwner()
                   .nodeRid()), new dev.spotkit.relocation.wire.SessionRelocationFrame.Route(seal.relocationId(),
                   seal.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, seal.binding(),

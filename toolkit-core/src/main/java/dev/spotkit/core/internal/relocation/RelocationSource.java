@@ -447,7 +447,7 @@ public final class RelocationSource {
       }
       try {
         final Relocations.Binding bound = Relocations.bindingOf(actor);
-        binding = bound == null ? null : bound.sealed(sessionSeal != null);
+        binding = bound == null ? null : bound.sealedBy(sessionSeal);
         final List<Envelope> drained = new ArrayList<>(actor.mailbox.drainUnrun());
         for (int i = 0; i < drained.size(); i++) { // frames of the bound session leave as one-way session work
           if (drained.get(i) instanceof Envelope.Frame frame) {

@@ -742,15 +742,23 @@ public final class Relocations {
    * @param owner the Session owner as commands 42 and 44 name it (node rid and generation, owner id and lease
    *     generation), or null when the payload came from a peer that does not carry it (then no seal is made).
    * @param bindingGeneration the binding's generation, 1..2^63-1.
-   * @param sealed true when the move this payload belongs to sealed the binding at its Session owner: the target
-   *     sends command 44 commit after its CAS and queue opening (spec 000 section 4.2 step 8).
+   * @param sealedRouteAog when the move this payload belongs to sealed the binding at its Session owner, the
+   *     AuthorityOwnerGeneration of the route its command 42 named (the target's command 44 commit names it as the
+   *     previous one, after its CAS and queue opening: spec 000 section 4.2 step 8); 0 when not sealed; -1 when
+   *     sealed by a peer that does not carry the route (the previous one is then the object's own).
    */
   public record Binding(long sessionId, NodeRid node, long nextPushSequence, boolean closed,
-      dev.spotkit.relocation.wire.SessionOwner owner, long bindingGeneration, boolean sealed) {
+      dev.spotkit.relocation.wire.SessionOwner owner, long bindingGeneration, long sealedRouteAog) {
 
-    /** The same binding, marked as sealed (or not) by the move that carries it. */
-    Binding sealed(final boolean isSealed) {
-      return new Binding(sessionId, node, nextPushSequence, closed, owner, bindingGeneration, isSealed);
+    /** True when the move this payload belongs to sealed the binding at its Session owner. */
+    boolean sealed() {
+      return sealedRouteAog != 0;
+    }
+
+    /** The same binding, marked as sealed by {@code seal} (null: not sealed) of the move that carries it. */
+    Binding sealedBy(final SessionRelocationFrame.Seal seal) {
+      return new Binding(sessionId, node, nextPushSequence, closed, owner, bindingGeneration, seal == null ? 0
+          : seal.currentRoute().authorityOwnerGeneration());
     }
 
     /** The binding as commands 42, 43 and 44 name it, or null without a Session owner. */
@@ -771,6 +779,11 @@ public final class Relocations {
    * generation, u64 binding generation, u8 sealed, u8 owner id length, owner id UTF-8).
    */
   static final int FRAMING_HAS_SESSION_OWNER = 4;
+  /**
+   * Participant state framing flag: the binding was sealed by this move, and the AuthorityOwnerGeneration of the route
+   * its command 42 named (u64) follows the Session owner.
+   */
+  static final int FRAMING_HAS_SEALED_ROUTE = 8;
 
   /** Participant state framing without a deadline or a session binding (tests and hand-written peers). */
   static byte[] frameState(final OperationId operation, final byte[] state) {
@@ -782,8 +795,9 @@ public final class Relocations {
    * application state entry's bytes are opaque to it, so the golden vectors are unchanged). Version 2, written:
    * u8 2, OperationId (16 bytes, 0 when none), i64 the join's absolute deadline in Unix ms (0 when none: a host
    * relocation), u8 flags ({@link #FRAMING_HAS_STATE}, {@link #FRAMING_HAS_BINDING},
-   * {@link #FRAMING_HAS_SESSION_OWNER}), then the session binding when flagged (u64 sessionId, u64 session node
-   * rid, u64 next push sequence, u8 closed), then its Session owner when flagged, then the state.
+   * {@link #FRAMING_HAS_SESSION_OWNER}, {@link #FRAMING_HAS_SEALED_ROUTE}), then the session binding when flagged
+   * (u64 sessionId, u64 session node rid, u64 next push sequence, u8 closed), then its Session owner when flagged,
+   * then the sealed route's AuthorityOwnerGeneration when flagged, then the state.
    * Version 1, still read: u8 1, OperationId, u8 hasState, then the state. The target fails a Restore that
    * finishes after the deadline before its relay-ready reply, so a join is never committed after its timeout
    * (spec 000 section 4: the timeout covers the join plus any needed relocation); the binding travels here
@@ -800,13 +814,14 @@ public final class Relocations {
     final byte[] ownerId = binding == null || binding.owner() == null ? new byte[0]
         : binding.owner().ownerId().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     final boolean hasOwner = binding != null && binding.owner() != null;
+    final boolean sealedRoute = hasOwner && binding.sealed();
     final ByteBuffer b = ByteBuffer.allocate(26 + (binding == null ? 0 : BINDING_BYTES)
-        + (hasOwner ? 26 + 8 + ownerId.length : 0) + (state == null ? 0 : state.length));
+        + (hasOwner ? 26 + 8 + ownerId.length : 0) + (sealedRoute ? 8 : 0) + (state == null ? 0 : state.length));
     b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
     b.putLong(joinDeadlineUnixMs);
     b.put((byte) ((state == null ? 0 : FRAMING_HAS_STATE) | (binding == null ? 0 : FRAMING_HAS_BINDING)
-        | (hasOwner ? FRAMING_HAS_SESSION_OWNER : 0)));
+        | (hasOwner ? FRAMING_HAS_SESSION_OWNER : 0) | (sealedRoute ? FRAMING_HAS_SEALED_ROUTE : 0)));
     if (binding != null) {
       b.putLong(binding.sessionId()).putLong(binding.node().value()).putLong(binding.nextPushSequence())
           .put((byte) (binding.closed() ? 1 : 0));
@@ -815,6 +830,9 @@ public final class Relocations {
       b.putLong(binding.owner().nodeGeneration()).putLong(binding.owner().ownerLeaseGeneration())
           .putLong(binding.bindingGeneration()).put((byte) (binding.sealed() ? 1 : 0))
           .put((byte) ownerId.length).put(ownerId);
+    }
+    if (sealedRoute) {
+      b.putLong(binding.sealedRouteAog());
     }
     if (state != null) {
       b.put(state);
@@ -839,7 +857,7 @@ public final class Relocations {
     final long push = state.getLong();
     final boolean closed = state.get() == 1;
     if ((flags & FRAMING_HAS_SESSION_OWNER) == 0) {
-      return new Binding(sessionId, node, push, closed, null, SessionBinder.BINDING_GENERATION, false);
+      return new Binding(sessionId, node, push, closed, null, SessionBinder.BINDING_GENERATION, 0);
     }
     if (state.remaining() < 26) {
       throw new SpotkitException.DataLost("the session owner of actor '" + actorId + "' is truncated");
@@ -854,10 +872,18 @@ public final class Relocations {
     }
     final byte[] owner = new byte[length];
     state.get(owner);
+    // -1: sealed by a peer that does not name the route (the target then names the object's own generation)
+    long sealedRouteAog = sealed ? -1 : 0;
+    if ((flags & FRAMING_HAS_SEALED_ROUTE) != 0) {
+      if (state.remaining() < 8) {
+        throw new SpotkitException.DataLost("the sealed route of actor '" + actorId + "' is truncated");
+      }
+      sealedRouteAog = state.getLong();
+    }
     try {
       return new Binding(sessionId, node, push, closed, new dev.spotkit.relocation.wire.SessionOwner(Rids.of(node),
           nodeGeneration, new String(owner, java.nio.charset.StandardCharsets.UTF_8), lease), bindingGeneration,
-          sealed);
+          sealedRouteAog);
     } catch (IllegalArgumentException e) {
       throw new SpotkitException.DataLost("the session owner of actor '" + actorId + "' is invalid: "
           + e.getMessage());
@@ -878,7 +904,7 @@ public final class Relocations {
     final Relocations r = rt.relocations();
     return new Binding(link.session().id(), rt.nodeRid(), 0, link.disconnectQueuedHere(),
         new dev.spotkit.relocation.wire.SessionOwner(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
-        r.ownerId(), r.leaseGeneration()), SessionBinder.BINDING_GENERATION, false);
+        r.ownerId(), r.leaseGeneration()), SessionBinder.BINDING_GENERATION, 0);
   }
 
   /**
@@ -892,6 +918,21 @@ public final class Relocations {
     final NodeRuntime rt = actor.runtime();
     return new dev.spotkit.relocation.wire.ActorRoute(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
         actor.storeRecord.authorityOwnerGeneration(), rt.relocations().leaseGeneration());
+  }
+
+  /**
+   * The route a Session owner's binding holds for an actor Ready on this node, as a command 42 names it: {@link
+   * #routeOf}, with the AuthorityOwnerGeneration of {@link ActorCell#sessionRouteAog} when a reversed room move
+   * left the binding on an earlier one.
+   *
+   * @param actor the actor, Ready here with its store record.
+   * @return the route the binding holds.
+   */
+  static dev.spotkit.relocation.wire.ActorRoute sealedRouteOf(final ActorCell actor) {
+    final dev.spotkit.relocation.wire.ActorRoute now = routeOf(actor);
+    final long bound = actor.sessionRouteAog;
+    return bound == 0 ? now : new dev.spotkit.relocation.wire.ActorRoute(now.nodeRid(), now.nodeGeneration(), bound,
+        now.ownerLeaseGeneration());
   }
 
   /**

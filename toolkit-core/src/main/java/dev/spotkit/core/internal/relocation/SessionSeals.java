@@ -1,12 +1,11 @@
 package dev.spotkit.core.internal.relocation;
 
 import dev.spotkit.core.internal.join.PendingJoin;
-import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.PeerLanes;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.CellState;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.session.SessionBinder;
-import dev.spotkit.core.Deadline;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
@@ -16,9 +15,7 @@ import dev.spotkit.relocation.wire.RelocationIdentity;
 import dev.spotkit.relocation.wire.WireFormatException;
 import dev.spotkit.relocation.wire.SessionRelocationCodec;
 import dev.spotkit.relocation.wire.SessionRelocationFrame;
-import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -33,10 +30,13 @@ import java.util.concurrent.TimeUnit;
 final class SessionSeals {
   private final Relocations r;
   private final NodeRuntime rt;
+  /** Commands 42 and 44 to each Session owner, in the order this node made them (a commit before the next seal). */
+  private final PeerLanes lanes;
 
   SessionSeals(final Relocations r) {
     this.r = r;
     this.rt = r.runtime();
+    this.lanes = new PeerLanes(rt);
   }
 
   /**
@@ -94,7 +94,7 @@ final class SessionSeals {
       return;
     }
     final SessionRelocationFrame.Seal seal = new SessionRelocationFrame.Seal(identity.relocationId(),
-        identity.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, wire, Relocations.routeOf(actor));
+        identity.coordinatorFence(), dev.spotkit.relocation.wire.Role.SOURCE, wire, Relocations.sealedRouteOf(actor));
     seal(actor, binding.node(), seal, () -> {
       if (actor.state != CellState.READY || rt.isClosing()) { // gone or closing while the seal was confirmed
         sendRoute(binding.node(), new SessionRelocationFrame.Route(seal.relocationId(),
@@ -133,13 +133,19 @@ final class SessionSeals {
   private void seal(final ActorCell actor, final NodeRid sessionNode, final SessionRelocationFrame.Seal seal,
       final Runnable sealed, final java.util.function.Consumer<SpotkitException> failed) {
     final String what = "session seal of " + actor.describe() + " at its Session owner, node " + sessionNode;
-    if (sessionNode.equals(rt.nodeRid())) {
-      final SessionBinder binder = rt.sessionBinder();
-      if (binder != null && binder.onSeal(seal, Relocations.nowMs()).isPresent()) {
-        sealed.run();
-      } else {
-        failed.accept(new SpotkitException.Unavailable(what + " was refused (see the log)"));
-      }
+    if (sessionNode.equals(rt.nodeRid())) { // behind this node's earlier 44s to itself (lanes), on the gate
+      final long at = Relocations.nowMs();
+      lanes.run(sessionNode, () -> {
+        final SessionBinder binder = rt.sessionBinder();
+        final boolean installed = binder != null && binder.onSeal(seal, at).isPresent();
+        actor.control(() -> {
+          if (installed) {
+            sealed.run();
+          } else {
+            failed.accept(new SpotkitException.Unavailable(what + " was refused (see the log)"));
+          }
+        });
+      }, why -> actor.control(() -> failed.accept(rt.shuttingDown("relocation of " + actor.describe()))));
       return;
     }
     final PendingSeal pending = new PendingSeal(actor, seal, sealed, failed);
@@ -151,14 +157,14 @@ final class SessionSeals {
       failed.accept(rt.shuttingDown("relocation of " + actor.describe()));
       return;
     }
-    final byte[] frame = SessionRelocationCodec.encode(seal);
-    rt.async(() -> rt.mesh().connection(sessionNode, rt.mesh().endpointOf(rt.meshName().value(), sessionNode, what),
-        Deadline.after(Duration.ofMillis(SessionBinder.SEAL_TIMEOUT_MS))).send(frame)).whenComplete((sent, f) -> {
-          if ((f != null || !Boolean.TRUE.equals(sent)) && pendingSeals.remove(seal.relocationId(), pending)) {
-            actor.control(() -> failed.accept(new SpotkitException.Unavailable(what + ": command 42 was not sent ("
-                + (f == null ? "connection closed" : RouteMesh.unwrap(f).toString()) + ")")));
-          }
-        });
+    // behind this node's earlier 44s to that Session owner: a seal must not overtake the commit that gave the
+    // binding the route it names
+    lanes.send(sessionNode, SessionRelocationCodec.encode(seal), what, why -> {
+      if (pendingSeals.remove(seal.relocationId(), pending)) {
+        actor.control(() -> failed.accept(new SpotkitException.Unavailable(what + ": command 42 was not sent ("
+            + why + ")")));
+      }
+    });
   }
 
   /**
@@ -191,29 +197,19 @@ final class SessionSeals {
    * @param route the commit (from the target) or abort (from the source).
    */
   void sendRoute(final NodeRid sessionNode, final SessionRelocationFrame.Route route) {
+    final java.util.function.Consumer<String> notSent = why -> NodeRuntime.LOG.warn(
+        "session route update {} to node {} not sent: {}", route.action(), sessionNode, why);
     if (sessionNode.equals(rt.nodeRid())) {
-      final SessionBinder binder = rt.sessionBinder();
       final long at = Relocations.nowMs();
-      if (binder != null) { // not inline: the sender may hold the actor's ingress lock, the binding takes it
-        rt.async(() -> {
+      lanes.run(sessionNode, () -> { // not inline: the sender may hold the actor's ingress lock, the binding takes it
+        final SessionBinder binder = rt.sessionBinder();
+        if (binder != null) {
           binder.onRoute(route, at);
-          return null;
-        });
-      }
+        }
+      }, notSent);
       return;
     }
-    final byte[] frame = SessionRelocationCodec.encode(route);
-    final Optional<PeerConnection> open = rt.mesh().open(sessionNode);
-    if (open.isPresent() && open.get().send(frame)) {
-      return;
-    }
-    rt.async(() -> rt.mesh().connection(sessionNode, rt.mesh().endpointOf(rt.meshName().value(), sessionNode,
-        "session route update"), Deadline.after(Duration.ofSeconds(5))).send(frame)).whenComplete((sent, f) -> {
-          if (f != null || !Boolean.TRUE.equals(sent)) {
-            NodeRuntime.LOG.warn("session route update {} to node {} not sent: {}", route.action(), sessionNode,
-                f == null ? "connection closed" : RouteMesh.unwrap(f).toString());
-          }
-        });
+    lanes.send(sessionNode, SessionRelocationCodec.encode(route), "session route update", notSent);
   }
 
   /**

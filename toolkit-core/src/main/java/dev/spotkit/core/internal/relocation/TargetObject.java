@@ -734,7 +734,8 @@ final class TargetObject {
     }
     r.sendSessionRoute(bound.node(), new SessionRelocationFrame.Route(identity.relocationId(),
         identity.coordinatorFence(), Role.TARGET, bound.wire(c.id, c.generation),
-        new SessionRouteAction.Commit(previousAuthorityOwnerGeneration, Relocations.routeOf(c))));
+        new SessionRouteAction.Commit(bound.sealedRouteAog() > 0 ? bound.sealedRouteAog()
+        : previousAuthorityOwnerGeneration, Relocations.routeOf(c))));
   }
 
   private PeerConnection connectionToSource() {

@@ -46,6 +46,14 @@ public final class ActorCell extends Cell {
   public volatile SessionBinder.Link session;
   /** The bound client session of an actor that relocated (restored from the payload), else null. */
   public volatile BoundSession binding;
+  /**
+   * The AuthorityOwnerGeneration its Session owner's binding names for this actor when it is not the one of
+   * {@link #storeRecord}, else 0: a room's aggregate seal points the member's row at the aggregate (its effective
+   * AuthorityOwnerGeneration becomes the aggregate's) and, when that move is reversed before relay-ready, the 44
+   * abort leaves the binding on the route the seal named (spec 000 section 4.2 step 8). The next seal names this
+   * one. Written on the actor's gate by the reversal; read by the next seal.
+   */
+  public volatile long sessionRouteAog;
 
   public ActorCell(final NodeRuntime rt, final String id, final NodeConfig.ActorType type) {
     super(rt, id, ObjectKey.actor(id), type.stableType(), "actor");

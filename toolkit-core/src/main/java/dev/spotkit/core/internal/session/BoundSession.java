@@ -85,7 +85,7 @@ public final class BoundSession implements Session {
   /** The binding as carried in a relocation payload (see {@link Relocations#frameState}); not sealed. */
   public Relocations.Binding binding() {
     return new Relocations.Binding(sessionId, node, nextSequence.get(), closed.get(), arrived.owner(),
-        arrived.bindingGeneration(), false);
+        arrived.bindingGeneration(), 0);
   }
 
   /** The node that holds the client connection. */

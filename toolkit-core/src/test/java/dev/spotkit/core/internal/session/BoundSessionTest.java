@@ -80,7 +80,7 @@ class BoundSessionTest {
     final ActorCell cell = rt.actors.get("p");
     // the session node: a node of this mesh that published no descriptor (it was killed and its lease lapsed)
     final NodeRid gone = new NodeRid(0x0dea_d000_0000_0001L);
-    final BoundSession session = new BoundSession(rt, new Relocations.Binding(7, gone, 0, false, null, 1, false),
+    final BoundSession session = new BoundSession(rt, new Relocations.Binding(7, gone, 0, false, null, 1, 0),
         cell);
 
     int refused = 0;
