@@ -45,7 +45,8 @@ public record AggregateScenario(long seed, int members, int joiners, int leavers
     final int members = 1 + r.nextInt(16);
     return new AggregateScenario(seed, members, r.nextInt(4), r.nextInt(Math.min(members, 3) + 1),
         1 + r.nextInt(4), 10 + r.nextInt(50), r.nextInt(12), 16 + r.nextInt(400),
-        faulty && r.nextInt(3) == 0 ? 300 + r.nextInt(2_000) : 6_000 + r.nextInt(6_000), 2_000 + r.nextInt(4_000),
+        faulty && r.nextInt(3) == 0 ? 300 + r.nextInt(2_000) : 6_000 + r.nextInt(6_000),
+        r.nextInt(3) == 0 ? 50 + r.nextInt(400) : 2_000 + r.nextInt(4_000),
         faulty ? r.nextDouble() * 0.03 : 0, faulty ? r.nextInt(3) : 0,
         faulty ? r.nextDouble() * 0.25 : 0, faulty ? r.nextDouble() * 0.4 : 0,
         faulty && r.nextInt(15) == 0, faulty && r.nextInt(15) == 0, faulty && r.nextInt(20) == 0,

@@ -60,8 +60,6 @@ class AggregateSimulationTest {
   @Spec("MEM-37")
   @Spec("SPOT-07")
   @Spec("LOC-20")
-  @Spec("REL-01")
-  @Spec("REL-30")
   void seedsKeepEveryInvariant() {
     final String one = System.getProperty("spotkit.aggsim.seed");
     if (one != null) {

@@ -283,7 +283,7 @@ final class AggregateSource {
   private void readAfterFailure() {
     w.submitStore(new AggregateWorld.StoreOp("source read", f -> {
       if (f.equals("transient")) {
-        w.timer(w.now + 50, () -> w.driver.add(this::readAfterFailure)); // modelled as a retry (see the report)
+        w.retryTimer(w.now + 50, () -> w.driver.add(this::readAfterFailure)); // modelled as a retry (see the report)
         return;
       }
       final AggregateStore.Snapshot s = w.store.read();

@@ -401,7 +401,7 @@ final class AggregateTarget {
           giveUp(in, corr, "Unavailable: re-read after an unknown CAS outcome failed");
         } else {
           w.checker.mark("reread_retried");
-          w.timer(w.now + 20, () -> {
+          w.retryTimer(w.now + 20, () -> {
             if (at == epoch) {
               lane.add(() -> reRead(in, corr, attempt)); // never guess: read again
             }

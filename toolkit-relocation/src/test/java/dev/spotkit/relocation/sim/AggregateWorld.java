@@ -101,7 +101,8 @@ public final class AggregateWorld {
   record StoreOp(String what, Consumer<String> run) {
   }
 
-  private record Timer(long at, Runnable task) {
+  /** A timer; an essential one (a retry) keeps the world from resting until it fired. */
+  private record Timer(long at, Runnable task, boolean essential) {
   }
 
   final AggregateScenario sc;
@@ -227,6 +228,11 @@ public final class AggregateWorld {
     }
     for (int s = 0; s < sc.senders(); s++) {
       if (!toSource.get(s).isEmpty() || !toTarget.get(s).isEmpty()) {
+        return false;
+      }
+    }
+    for (final Timer t : timers) {
+      if (t.essential()) {
         return false;
       }
     }
@@ -529,7 +535,11 @@ public final class AggregateWorld {
   }
 
   void timer(final long at, final Runnable task) {
-    timers.add(new Timer(at, task));
+    timers.add(new Timer(at, task, false));
+  }
+
+  void retryTimer(final long at, final Runnable task) {
+    timers.add(new Timer(at, task, true));
   }
 
   private void advanceClock() {
