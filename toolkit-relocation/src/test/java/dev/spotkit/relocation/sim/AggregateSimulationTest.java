@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * 002 sections 1.2, 8.1 and 8.2; spec 003 section 5): a room with 1..16 members, senders writing to the room and to
  * members, joins and leaves around the seal, deliveries reordered across lanes, stalled lanes, lost connections, lost
  * or late store answers, and a target killed before or after relay-ready. Every schedule keeps every invariant of
- * {@link AggregateChecker}. {@code -Dspotkit.aggsim.seed=N} replays one seed with its trace;
+ * {@link AggregateChecker}. {@code -Dspotkit.aggsim.seed=N} replays one seed with its trace (with
+ * {@code -Dspotkit.aggsim.variant=V}, one of {@link AggregateVariant});
  * {@code -Dspotkit.aggsim.seeds=N} sets how many seeds run (default 10,000, from {@code -Dspotkit.aggsim.first},
  * default 1).
  */
@@ -51,7 +52,8 @@ class AggregateSimulationTest {
     final AggregateChecker c = traced.run();
     return "AGGREGATE SIMULATION FAILURE seed=" + seed + " variant=" + variant + ": " + c.failure() + "\n  "
         + traced.describeRun() + "\n  replay: bin/mvn -o -B -pl toolkit-relocation test-compile surefire:test"
-        + " -Dtest=AggregateSimulationTest -Dspotkit.aggsim.seed=" + seed
+ + " -Dtest=AggregateSimulationTest -Dspotkit.aggsim.seed=" + seed
+        + (variant == AggregateVariant.SPEC ? "" : " -Dspotkit.aggsim.variant=" + variant)
         + " -Dsurefire.failIfNoSpecifiedTests=false\n    " + String.join("\n    ", traced.traceLines());
   }
 
@@ -64,8 +66,9 @@ class AggregateSimulationTest {
     final String one = System.getProperty("spotkit.aggsim.seed");
     if (one != null) {
       final long seed = Long.parseLong(one);
-      System.out.println(explain(seed, AggregateVariant.SPEC));
-      assertThat(runSeed(seed, AggregateVariant.SPEC).failure()).isNull();
+      final AggregateVariant variant = AggregateVariant.valueOf(System.getProperty("spotkit.aggsim.variant", "SPEC"));
+      System.out.println(explain(seed, variant));
+      assertThat(runSeed(seed, variant).failure()).isNull();
       return;
     }
     final long first = Long.getLong("spotkit.aggsim.first", 1);

@@ -55,6 +55,6 @@ class AggregateSimulatorCoverageTest {
     }
     // Rare paths: the arrival expired before a late relay, the relay lost with its connection.
     assertThat(seeds).containsKeys("relay_without_staging", "relay_lost_with_connection",
-        "relay_not_sent_connection_closed");
+        "relay_not_sent_connection_closed", "abandoned_but_target_committed");
   }
 }
