@@ -39,12 +39,12 @@ final class AggregateSource {
   final List<Long> relayed = new ArrayList<>();
   long followEnds;
   boolean captureFailed;
+
   AggregateSource(final AggregateWorld w) {
     this.w = w;
   }
 
-  // ================================================================ the move, w.source half
-
+  /** {@code AggregateMoves.relocate}: the operator's move; the intent goes on the room's control lane. */
   void startMove() {
     phase = AggregateWorld.Phase.INTENT;
     giveUpAt = w.now + AggregateWorld.PERMIT_WAIT_MS;
@@ -93,7 +93,7 @@ final class AggregateSource {
     w.driver.add(this::captureAndStore);
   }
 
-  /** {@code captureAndStore}: the adapters, then the inventory in the w.store; the envelope. */
+  /** {@code captureAndStore}: the adapters, then the inventory in the store; the envelope. */
   private void captureAndStore() {
     if (w.sc.pCaptureFail() && !captureFailed) {
       captureFailed = true;
@@ -140,12 +140,13 @@ final class AggregateSource {
     final ChunkPlan plan = ChunkPlan.of(payload(), w.sc.chunkBytes());
     moveConn = w.conn;
     pending = new AggregateWorld.Call(nextCorr++, w.conn, w.now + w.sc.stepTimeoutMs());
-    w.aToB.add(new AggregateWorld.Prepare(w.conn, pending.corr(), aggregateId, sealedVersion, root, inventory.size(), plan.totalLength(),
-        plan.chunkCount(), plan.checksumCrc32c()));
+    w.aToB.add(new AggregateWorld.Prepare(w.conn, pending.corr(), aggregateId, sealedVersion, root, inventory.size(),
+        plan.totalLength(), plan.chunkCount(), plan.checksumCrc32c()));
     for (long i = 0; i < plan.chunkCount(); i++) {
       w.aToB.add(new AggregateWorld.Chunk(w.conn, aggregateId, i, plan.chunk(i)));
     }
-    w.trace(() -> "shipped " + plan.totalLength() + " bytes in " + plan.chunkCount() + " chunks on connection " + w.conn);
+    w.trace(() -> "shipped " + plan.totalLength() + " bytes in " + plan.chunkCount() + " chunks on connection "
+        + w.conn);
   }
 
   void onReplyFrame(final AggregateWorld.Frame f) {
@@ -209,7 +210,7 @@ final class AggregateSource {
     w.checker.unsealed();
     phase = AggregateWorld.Phase.RESTORED;
     w.checker.mark("restored");
-    w.trace(() -> "restored on the w.source");
+    w.trace(() -> "restored on the source");
   }
 
   private void relayReady() {
