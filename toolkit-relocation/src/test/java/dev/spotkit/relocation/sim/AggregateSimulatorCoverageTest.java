@@ -38,7 +38,7 @@ class AggregateSimulatorCoverageTest {
     assertThat(largeRooms).as("rooms of 12..16 members committed").isGreaterThan(50);
     for (final String mark : new String[] {
         // joins and leaves around the seal
-        "seal_waited_for_arriving_join", "join_approved_while_intent_pending", "join_refused_sealed",
+        "seal_waited_for_arriving_join", "seal_includes_join_that_raced_it", "join_approved_while_intent_pending", "join_refused_sealed",
         "join_refused_moved", "leave_refused_sealed", "leave_before_seal", "leave_after_restore",
         // work around the seal and the boundary
         "held_after_seal", "arrived_after_hold_taken", "direct_into_staging", "followed", "follow_delivered",

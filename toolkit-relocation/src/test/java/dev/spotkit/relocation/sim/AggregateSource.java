@@ -82,6 +82,9 @@ final class AggregateSource {
     keys.add(AggregateWorld.SPOT);
     inventory = ParticipantInventory.of(keys).keys();
     w.checker.sealed(inventory);
+    if (inventory.stream().anyMatch(w.racedJoins::contains)) {
+      w.checker.mark("seal_includes_join_that_raced_it");
+    }
     for (final String k : inventory) {
       final AggregateWorld.Cell c = w.source.get(k);
       c.open = false;

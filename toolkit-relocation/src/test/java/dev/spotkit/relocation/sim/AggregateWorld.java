@@ -138,6 +138,8 @@ public final class AggregateWorld {
   private int stalls;
   private final int moveStartStep;
   private final Set<String> keysEverSeen = new LinkedHashSet<>();
+  /** Joins that landed while the seal's intent waited for them. */
+  final Set<String> racedJoins = new LinkedHashSet<>();
 
   /** The move's source half. */
   final AggregateSource move = new AggregateSource(this);
@@ -449,6 +451,9 @@ public final class AggregateWorld {
         joiners.remove(j);
         if (move.sealedRoom) {
           checker.mark("join_arrived_while_sealed");
+        }
+        if (move.phase == Phase.INTENT) {
+          racedJoins.add(j); // approved before the seal's intent ran, landed while it waited
         }
         join(j);
         trace(() -> "join of " + j + " committed");
