@@ -473,6 +473,112 @@ class SpotAggregateMoveTest {
         .await()).isInstanceOf(SpotkitException.Unavailable.class).hasMessageContaining("did not commit");
   }
 
+  /** A view of the shared store whose writes and reads a test can disturb: {@code onWrite} decides per batch. */
+  private dev.spotkit.store.LocationStore view(
+      final java.util.function.Function<dev.spotkit.store.WriteBatch, java.util.concurrent.CompletionStage<
+          dev.spotkit.store.WriteResult>> onWrite, final AtomicInteger failAggregateReads) {
+    return new dev.spotkit.store.LocationStore() {
+      @Override
+      public java.util.concurrent.CompletionStage<dev.spotkit.store.ReadResult> read(final String key) {
+        if (key.startsWith("aggregate\0") && failAggregateReads.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          return java.util.concurrent.CompletableFuture.failedFuture(new dev.spotkit.store.StoreException.Unavailable(
+              "test: the read of the aggregate does not answer", null));
+        }
+        return store.read(key);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<dev.spotkit.store.WriteResult> write(
+          final dev.spotkit.store.WriteBatch batch) {
+        final java.util.concurrent.CompletionStage<dev.spotkit.store.WriteResult> custom = onWrite.apply(batch);
+        return custom != null ? custom : store.write(batch);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<dev.spotkit.store.ScanResult> scan(
+          final dev.spotkit.store.ScanRequest request) {
+        return store.scan(request);
+      }
+    };
+  }
+
+  private static boolean aggregateCommit(final dev.spotkit.store.WriteBatch batch) {
+    return batch.mutations().stream().anyMatch(m -> m.key().startsWith("aggregate\0"))
+        && batch.mutations().stream().anyMatch(m -> m.key().startsWith("authority\0spot\0"));
+  }
+
+  @Test
+  @Spec("MEM-37")
+  void aCasThatAppliedWithItsAnswerLostAndItsFirstReReadFailingStillOpensTheRoomOnTheTarget() throws Exception {
+    final int members = 8;
+    final AtomicBoolean loseAnswer = new AtomicBoolean();
+    final AtomicInteger failAggregateReads = new AtomicInteger();
+    final dev.spotkit.store.LocationStore view = view(batch -> {
+      if (loseAnswer.get() && aggregateCommit(batch) && loseAnswer.compareAndSet(true, false)) {
+        // applied, but the answer is lost, and the target's re-reads of the aggregate fail twice
+        return store.write(batch).thenCompose(applied -> {
+          failAggregateReads.set(2);
+          return java.util.concurrent.CompletableFuture.failedFuture(
+              new dev.spotkit.store.StoreException.Indeterminate("test: the answer of the aggregate CAS was lost", null));
+        });
+      }
+      return null;
+    }, failAggregateReads);
+    final MeshNode a = node(true, false, view);
+    room(a, members);
+    for (int i = 0; i < members; i++) {
+      a.toActor("m" + i).send(new Note("before", i));
+    }
+    final MeshNode b = node(true, false, view);
+    loseAnswer.set(true);
+    assertThat(a.relocateSpot(new SpotId(ROOM), b.nodeRid())).succeedsWithin(30, TimeUnit.SECONDS);
+    assertThat(loseAnswer).isFalse(); // the fault was injected
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(b.nodeRid().hex());
+    for (int i = 0; i < members; i++) { // state and queue arrived: nobody lost the room
+      assertThat(b.toActor("m" + i).request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await())
+          .isEqualTo(1L);
+      assertThat(b.toActor("m" + i).request(new Where(), String.class).timeout(Duration.ofSeconds(10)).await())
+          .isEqualTo(b.nodeRid().hex());
+    }
+  }
+
+  @Test
+  @Spec("MEM-37")
+  void aRequestHeldForTheRelayIsAnsweredUnavailableAtOnceWhenTheCasDoesNotCommit() throws Exception {
+    final int members = 4;
+    final AtomicBoolean refuse = new AtomicBoolean();
+    final AtomicBoolean sealSeen = new AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicReference<MeshNode> source = new java.util.concurrent.atomic
+        .AtomicReference<>();
+    final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Long>> held =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    final dev.spotkit.store.LocationStore view = view(batch -> {
+      final boolean aggregate = batch.mutations().stream().anyMatch(m -> m.key().startsWith("aggregate\0"));
+      if (refuse.get() && aggregate && !aggregateCommit(batch) && sealSeen.compareAndSet(false, true)) {
+        // the seal's write: every mailbox is closed, so this request waits in m1's ingress hold for the relay
+        held.set(source.get().toActor("m1").request(new Count(), Long.class).timeout(Duration.ofSeconds(60))
+            .toFuture());
+      }
+      if (refuse.get() && aggregateCommit(batch)) {
+        return java.util.concurrent.CompletableFuture.completedFuture(new dev.spotkit.store.WriteResult.Conflict());
+      }
+      return null;
+    }, new AtomicInteger());
+    final MeshNode a = node(true, false, view);
+    source.set(a);
+    room(a, members);
+    final MeshNode b = node(true, false, view);
+    refuse.set(true);
+    final long started = System.nanoTime();
+    assertThatThrownBy(() -> a.relocateSpot(new SpotId(ROOM), b.nodeRid()).join()).cause()
+        .isInstanceOf(SpotkitException.Unavailable.class);
+    assertThat(held.get()).as("a request held by the seal").isNotNull();
+    // answered by the abandon, long before its 60 s deadline (which would end it with DeadlineExceeded)
+    assertThat(held.get()).failsWithin(20, TimeUnit.SECONDS).withThrowableThat().havingRootCause()
+        .isInstanceOf(SpotkitException.Unavailable.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(40));
+  }
+
   @Test
   @Spec("LOC-16")
   void aTargetWithoutRoomForEveryMemberRefusesTheWholeRoomBeforeRelayReady() throws Exception {

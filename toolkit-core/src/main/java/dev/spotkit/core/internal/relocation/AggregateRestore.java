@@ -17,6 +17,7 @@ import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.internal.runtime.Turn;
 import dev.spotkit.core.internal.session.BoundSession;
 import dev.spotkit.core.location.AggregateAuthority;
+import dev.spotkit.core.location.AggregateRecord;
 import dev.spotkit.core.location.InventoryEntry;
 import dev.spotkit.core.location.InventoryTree;
 import dev.spotkit.core.location.LocationRecords;
@@ -374,14 +375,24 @@ public final class AggregateRestore {
     for (Map.Entry<String, Cell> e : staged.entrySet()) { // from the CAS on, work routed here waits in order
       rt.relocations().aggregateStaging.put(e.getKey(), e.getValue());
     }
+    final PlacementBatches.Target self = rt.store().self();
+    AggregateAuthority.Outcome answer;
     try {
-      final PlacementBatches.Target self = rt.store().self();
-      outcome = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+      answer = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
           PlacementBatches.DEFAULT_ATTEMPTS).commit(sealed, aggregateId, self);
+    } catch (SpotkitException.Unavailable e) {
+      // the CAS may have applied with its answer lost and the re-read failing too: never guess (spec 002 section
+      // 10; spec 000 section 8: the target re-reads the same authority), or the source, reading it committed, hands
+      // over a room that nobody opens
+      answer = confirmCommitted(self).orElseThrow(() -> {
+        discard();
+        return e;
+      });
     } catch (RuntimeException e) {
       discard();
       throw e;
     }
+    outcome = answer;
     if (!(outcome instanceof AggregateAuthority.Outcome.Committed committed)) {
       discard();
       return outcome;
@@ -391,6 +402,46 @@ public final class AggregateRestore {
     rt.async(() -> InventoryTree.deleteReplaced(rt.store().store(), spot.id, committed.previousInventoryRoot(),
         committed.record().inventoryRoot(), AggregateSeal.STORE_TIMEOUT));
     return outcome;
+  }
+
+  /** Reads for the aggregate after a commit whose answer was lost: tries, ms apart (then doubling). */
+  static final int CONFIRM_TRIES = 6;
+  static final long CONFIRM_FIRST_WAIT_MS = 50;
+
+  /**
+   * After a CAS that failed without a definite answer: re-reads the aggregate, at most {@link #CONFIRM_TRIES} times
+   * 50 ms apart and doubling (about 3 s in all, within the source's step timeout), until one read answers.
+   *
+   * @return Committed when the aggregate names this move (its AggregateId) and this node's owner; empty when a read
+   *     shows it does not, or no read answered (the caller discards: the spec's failure scope).
+   */
+  private java.util.Optional<AggregateAuthority.Outcome.Committed> confirmCommitted(
+      final PlacementBatches.Target self) {
+    final AggregateAuthority authority = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+        PlacementBatches.DEFAULT_ATTEMPTS);
+    long waitMs = CONFIRM_FIRST_WAIT_MS;
+    for (int i = 0; i < CONFIRM_TRIES; i++) {
+      try {
+        final java.util.Optional<AggregateAuthority.Stored> read = authority.read(spot.id);
+        if (read.isPresent() && read.get().record().aggregateId().equals(aggregateId)
+            && read.get().record().ownerId().equals(self.ownerId())) {
+          final AggregateRecord record = read.get().record();
+          // the replaced inventory is not known here: its chunks stay (the next move's seal replaces them)
+          return java.util.Optional.of(new AggregateAuthority.Outcome.Committed(record, read.get().version(), null,
+              record.inventoryRoot()));
+        }
+        return java.util.Optional.empty();
+      } catch (RuntimeException unanswered) {
+        try {
+          Thread.sleep(waitMs);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return java.util.Optional.empty();
+        }
+        waitMs *= 2;
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   private void open() {

@@ -102,6 +102,11 @@ public final class AggregateSeal {
   private final ParticipantInventory inventory;
   private final Map<Cell, List<Envelope>> captured = new IdentityHashMap<>();
   private final Map<Cell, List<CellTimers.Entry>> capturedTimers = new IdentityHashMap<>();
+  /**
+   * The hold each participant handed over at {@link #takeHold} (requests keep their reply sinks here): refused by
+   * {@link #abandon} when the target does not commit. On the Spot's gate.
+   */
+  private final Map<Cell, List<Envelope.Msg>> taken = new IdentityHashMap<>();
   private final Map<Cell, byte[]> states = new IdentityHashMap<>();
   /** The command 42 installed for each session-bound member (on the Spot's gate). */
   private final Map<ActorCell, dev.spotkit.relocation.wire.SessionRelocationFrame.Seal> sessionSeals =
@@ -644,9 +649,13 @@ public final class AggregateSeal {
         drained = new ArrayList<>(c.mailbox.drainUnrun());
       }
       final List<dev.spotkit.relocation.wire.FrozenRecord> records = new ArrayList<>();
+      final List<Envelope.Msg> handed = taken.computeIfAbsent(c, k -> new ArrayList<>());
       for (Envelope e : drained) {
         switch (e) {
-          case Envelope.Msg msg -> records.add(r.freeze(msg, c));
+          case Envelope.Msg msg -> {
+            handed.add(msg);
+            records.add(r.freeze(msg, c));
+          }
           case Envelope.Marker marker -> marker.task().run();
           case Envelope.Tick tick -> { }
           case Envelope.Frame frame -> records.add(r.freeze(frame.link().leaving(frame), c));
@@ -701,8 +710,9 @@ public final class AggregateSeal {
   /**
    * After relay-ready, when the target's CAS did not commit (spec 000 section 8: no source restore): every
    * participant here refuses its held and later work, a request with {@link SpotkitException.Unavailable} at once
-   * and a one-way message as a dead letter, instead of keeping it until its deadline. The Location Store still
-   * names this node; its rows go with the node's close.
+   * and a one-way message as a dead letter, instead of keeping it until its deadline. That includes the queue
+   * captured at the seal and the hold handed over for the relay: the target never ran them and never answers them
+   * (it discards its staging). The Location Store still names this node; its rows go with the node's close.
    *
    * @param why the reason, for the errors.
    * @return completes once every participant refuses (on the Spot's gate).
@@ -711,6 +721,12 @@ public final class AggregateSeal {
     return onGate(() -> {
       for (Cell c : participants) {
         final java.util.function.Consumer<Envelope> refuse = e -> refuse(c, e, why);
+        for (Envelope e : captured.getOrDefault(c, List.of())) { // markers and ticks go with this instance
+          if (e instanceof Envelope.Msg) {
+            refuse.accept(e);
+          }
+        }
+        taken.getOrDefault(c, List.of()).forEach(refuse);
         synchronized (c.ingressLock) {
           final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
           c.followAggregate = refuse;
