@@ -336,6 +336,9 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     if (cause instanceof SpotkitException typed) {
       return typed;
     }
+    if (cause instanceof dev.spotkit.core.mesh.MeshConnectionException lost) { // the peer went away: Unavailable
+      return new SpotkitException.Unavailable(what + ": " + lost.getMessage(), lost);
+    }
     return new SpotkitException.InternalFailure(what + " threw " + failure, failure);
   }
 }
