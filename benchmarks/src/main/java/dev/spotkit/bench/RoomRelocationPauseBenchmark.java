@@ -55,9 +55,12 @@ import org.openjdk.jmh.runner.IterationType;
  * moved by host relocation ({@link MeshNode#relocate(dev.spotkit.core.NodeRid)}: its node's only Entry Spot actor).
  *
  * <p>A paced platform thread sends a {@link Probe} (carrying its send time) from node A every
- * {@value #PROBE_PAUSE_MICROS} us to the room and to the probed member (the last one in the aggregate's inventory
- * order, {@code m} followed by {@code members - 1} zero-padded), or to the single actor. Each node's factories tag
- * the instances they make with the node (A or B), so a handler knows on which side it runs.
+ * {@value #PROBE_PAUSE_MICROS} us ({@value #PROBE_PAUSE_MICROS_LARGE} us for 10,000 members) to the room and to the
+ * probed member (the last one in the aggregate's inventory order, {@code m} followed by {@code members - 1}
+ * zero-padded), or to the single actor. Each node's factories tag the instances they make with the node (A or B), so
+ * a handler knows on which side it runs. After each move, outside the measured operation, the benchmark waits until
+ * the probes the hold relayed are drained (a probe sent after the move was handled), so the next move starts with
+ * no backlog.
  *
  * <p>Score (JMH SampleTime, ms/op): one whole move, from the {@code relocateSpot} (or {@code relocate}) call until
  * its result. The pause is printed per fork after the trial, in microseconds, from HdrHistograms of the measurement
@@ -84,8 +87,13 @@ public class RoomRelocationPauseBenchmark {
 
   /** Bytes of preserved state of every member and of the single actor: 1 KiB. */
   static final int STATE_BYTES = 1024;
-  /** Pause of the probe sender between two rounds of probes, microseconds. */
+  /** Pause of the probe sender between two rounds of probes, microseconds (rooms under 10,000 members, actor). */
   static final long PROBE_PAUSE_MICROS = 100;
+  /**
+   * The same for a room of 10,000 members or more, microseconds: its pauses last seconds, and at 100 us the hold
+   * would relay ~10,000 probes per second of pause, a load of its own.
+   */
+  static final long PROBE_PAUSE_MICROS_LARGE = 1_000;
   /** The room's SpotId. */
   static final String ROOM = "room-1";
   private static final String SECRET = "spotkit-bench-cluster-secret-0123456789";
@@ -128,10 +136,13 @@ public class RoomRelocationPauseBenchmark {
     volatile int target = -1;
     volatile long first;
     volatile long firstLatency;
+    /** Send time of the last probe handled (anywhere). */
+    volatile long lastSent;
 
     void handled(final int node, final long sentNanos) {
       final long now = System.nanoTime();
       lastOn.set(node, now);
+      lastSent = sentNanos;
       if (node == target && first == 0) {
         firstLatency = now - sentNanos;
         first = now;
@@ -332,6 +343,15 @@ public class RoomRelocationPauseBenchmark {
     raw.append(TimeUnit.NANOSECONDS.toMicros(nanos));
   }
 
+  /**
+   * Waits until every watched object handled a probe sent after this call: the backlog the move's hold left behind
+   * is drained, so the next move's held probe does not wait behind it (outside the measured operation).
+   */
+  static void caughtUp(final ProbeWatch... watches) {
+    final long mark = System.nanoTime();
+    await(() -> java.util.Arrays.stream(watches).allMatch(w -> w.lastSent - mark > 0), "probe backlog drained");
+  }
+
   /** Waits until {@code done} is true, at most {@link #WAIT_SECONDS}. */
   static void await(final java.util.function.BooleanSupplier done, final String what) {
     final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
@@ -389,12 +409,14 @@ public class RoomRelocationPauseBenchmark {
       here = 0;
       final Target room = nodes[0].toSpot(ROOM);
       final Target member = nodes[0].toActor(memberId(members - 1));
+      final long pause = TimeUnit.MICROSECONDS.toNanos(members >= 10_000 ? PROBE_PAUSE_MICROS_LARGE
+          : PROBE_PAUSE_MICROS);
       sending.set(true);
       sender = Thread.ofPlatform().daemon().name("probe-sender").start(() -> {
         while (sending.get()) {
           room.send(new Probe(System.nanoTime()));
           member.send(new Probe(System.nanoTime()));
-          LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(PROBE_PAUSE_MICROS));
+          LockSupport.parkNanos(pause);
         }
       });
       await(() -> ROOM_WATCH.lastOn.get(0) != 0 && MEMBER_WATCH.lastOn.get(0) != 0, "first probes");
@@ -441,9 +463,13 @@ public class RoomRelocationPauseBenchmark {
       await(() -> ROOM_WATCH.first != 0 && MEMBER_WATCH.first != 0, "first probes on the target");
       final int source = here;
       here = 1 - here;
-      if (!measuring) {
-        return;
+      if (measuring) {
+        recordMove(source);
       }
+      caughtUp(ROOM_WATCH, MEMBER_WATCH);
+    }
+
+    private void recordMove(final int source) {
       final long open = ROOM_WATCH.first;
       final long lastSource = Math.max(ROOM_WATCH.lastOn.get(source), MEMBER_WATCH.lastOn.get(source));
       final long sealed = done - result.paused().toNanos();
@@ -574,9 +600,13 @@ public class RoomRelocationPauseBenchmark {
           "first probe on the target and both relocation_committed events");
       final int source = here;
       here = 1 - here;
-      if (!measuring) {
-        return;
+      if (measuring) {
+        recordMove(source);
       }
+      caughtUp(MEMBER_WATCH);
+    }
+
+    private void recordMove(final int source) {
       final long open = MEMBER_WATCH.first;
       final long lastSource = MEMBER_WATCH.lastOn.get(source);
       record(held, MEMBER_WATCH.firstLatency);
