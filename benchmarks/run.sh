@@ -5,7 +5,9 @@
 #      of 64 KiB / 1 MiB / 16 MiB); the Redis Location Store (LocationStoreBenchmark: authority read, CAS write,
 #      creation vs raw Lettuce EVALSHA; needs redis-server on the PATH, each fork starts its own); the relocation
 #      pause (RelocationPauseBenchmark: JoinSpot round trip of one actor across two MeshNodes vs on one, SampleTime,
-#      plus a GAP line per fork; ~6 minutes);
+#      plus a GAP line per fork; ~6 minutes); the room (aggregate) pause (RoomRelocationPauseBenchmark: 10 / 1,000 /
+#      10,000 members, annotation defaults, ~15 minutes; RESULTS.md "Room (aggregate) moves" has the shorter commands
+#      used there and benchmarks/pauses.py merges its PAUSE/RAW lines);
 #   2. the blocking-handler probe (HdrHistogram);
 #   3. ratios.py: median of the 3 forks per variant, ratios Spotkit/Pekko and Spotkit/raw; for the relocation
 #      benchmark MiB/s of payload and relocation/raw; for the pause benchmark p50/p99 and crossNode/sameNode.
