@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * The baseline for the chat benchmark: a plain Netty server speaking the {@link ChatProtocol} with no actors. Room
  * membership is a map from room name to the set of its members' channels; a line said in a room is encoded once
  * and written to every member's channel (the sender too) from the sender's event loop, so each sender's lines reach
- * every member in the order it sent them. Rooms exist while they have members.
+ * every member in the order it sent them ({@code writeAndFlush} per member and line, no flush coalescing). Rooms
+ * exist while they have members.
  *
  * <p>Same answers as the {@link ChatServer} for {@code /nick}, {@code /join}, {@code /leave}, {@code /rooms},
  * {@code /who}, a room line, an unsafe line ({@link ChatProtocol#lineProblem}) and an unknown command;
@@ -80,13 +81,12 @@ public final class RawChatServer implements AutoCloseable {
           .childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(final SocketChannel channel) {
-              channel.pipeline().addLast(new LineBasedFrameDecoder(MAX_LINE_BYTES, true, true),
-                  server.new Client());
+              channel.pipeline().addLast(new LineBasedFrameDecoder(MAX_LINE_BYTES, true, true), server.new Client());
             }
           })
           .bind(host, port).syncUninterruptibly().channel();
       return server;
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Netty rethrows the bind's checked IOException (e.g. BindException) unchecked
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw new java.io.UncheckedIOException(new java.io.IOException("cannot listen on " + host + ":" + port + ": "
           + e.getMessage(), e));
