@@ -88,7 +88,7 @@ public final class ChatBenchCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   double keepUp;
 
-  @Option(names = "--p99-limit-ms", defaultValue = "50",
+  @Option(names = "--p99-limit-ms", defaultValue = "100",
       description = "Highest p99 latency of a run that keeps up, ms (default: ${DEFAULT-VALUE}).")
   double p99LimitMillis;
 
