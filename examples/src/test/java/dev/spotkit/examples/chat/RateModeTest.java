@@ -94,7 +94,8 @@ class RateModeTest {
     try {
       code = new CommandLine(new SpotkitExamples()).execute("chat-bench", "--servers", "raw", "--in-process",
           "--clients", "4", "--rooms", "2", "--start-rate", "20", "--max-steps", "1", "--refine", "0",
-          "--step-seconds", "1", "--measure-seconds", "1", "--settle-ms", "0", "--p99-limit-ms", "1000", "--keep-up", "0.5");
+          "--step-seconds", "1", "--measure-seconds", "1", "--settle-ms", "0", "--p50-limit-ms", "1000",
+          "--keep-up", "0.5");
     } finally {
       System.setOut(was);
     }

@@ -36,7 +36,8 @@ class RawChatServerTest {
       assertThat(bobIn.readLine()).isEqualTo("[lobby] bob: hello");
       assertThat(annIn.readLine()).isEqualTo("[lobby] bob: hello");
       say(ann, "/who");
-      assertThat(annIn.readLine()).as("members in no particular order").isIn("who lobby: ann bob", "who lobby: bob ann");
+      assertThat(annIn.readLine()).as("members in no particular order")
+          .isIn("who lobby: ann bob", "who lobby: bob ann");
       say(ann, "/rooms");
       assertThat(annIn.readLine()).isEqualTo("rooms: lobby(2)");
       say(ann, "bell\u0007");
