@@ -13,6 +13,7 @@ module dev.spotkit.examples {
   requires io.netty.buffer;
   requires io.netty.codec;
   requires io.netty.common;
+  requires io.netty.handler;
   requires io.netty.transport;
   requires org.slf4j;
   requires micrometer.registry.prometheus;

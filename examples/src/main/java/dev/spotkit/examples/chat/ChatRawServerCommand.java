@@ -26,6 +26,11 @@ public final class ChatRawServerCommand implements Callable<Integer> {
       description = "Port to listen on; 0 for a free port (default: ${DEFAULT-VALUE}).")
   int port;
 
+  @Option(names = "--consolidate-flushes",
+      description = "Coalesce each connection's flushes (Netty's FlushConsolidationHandler): several lines per TCP"
+          + " segment under load.")
+  boolean consolidateFlushes;
+
   /** Where the error line goes; stderr unless a test replaces it. */
   PrintStream err = System.err;
 
@@ -39,7 +44,7 @@ public final class ChatRawServerCommand implements Callable<Integer> {
     }
     final RawChatServer server;
     try {
-      server = RawChatServer.start(host, port);
+      server = RawChatServer.start(host, port, consolidateFlushes);
     } catch (java.io.UncheckedIOException e) {
       err.println("chat-raw-server: " + e.getCause().getMessage() + "; choose another port, or 0 for a free one");
       return CommandLine.ExitCode.USAGE;

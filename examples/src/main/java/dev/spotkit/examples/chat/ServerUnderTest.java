@@ -18,9 +18,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A chat server that {@link ChatBenchCommand} measures: {@code spotkit} ({@code chat-server}, one node) or
- * {@code raw} ({@code chat-raw-server}), in a child JVM of its own ({@link #child}) or in this one
- * ({@link #inProcess}), listening on a free loopback port.
+ * A chat server that {@link ChatBenchCommand} measures: {@code spotkit} ({@code chat-server}, one node), {@code raw}
+ * ({@code chat-raw-server}) or {@code raw-batched} ({@code chat-raw-server --consolidate-flushes}), in a child JVM
+ * of its own ({@link #child}) or in this one ({@link #inProcess}), listening on a free loopback port.
  */
 final class ServerUnderTest implements AutoCloseable {
 
@@ -44,12 +44,12 @@ final class ServerUnderTest implements AutoCloseable {
   /**
    * Starts the server in this JVM.
    *
-   * @param server {@code spotkit} or {@code raw}.
+   * @param server {@code spotkit}, {@code raw} or {@code raw-batched}.
    * @return the running server; {@link #pid()} is -1 (its CPU cannot be told apart from the bots').
    */
   static ServerUnderTest inProcess(final String server) {
-    if (server.equals("raw")) {
-      final RawChatServer raw = RawChatServer.start("127.0.0.1", 0);
+    if (server.startsWith("raw")) {
+      final RawChatServer raw = RawChatServer.start("127.0.0.1", 0, server.equals("raw-batched"));
       return new ServerUnderTest(raw.port(), -1, raw);
     }
     final ChatServer ours = ChatServer.start("127.0.0.1", 0, 1);
@@ -59,9 +59,10 @@ final class ServerUnderTest implements AutoCloseable {
   /**
    * Starts the server in a child JVM: this JVM's java binary, its flags (without flight recordings and logs
    * meant for this process) and class path, main class {@code SpotkitExamples}, then {@code chat-server --port 0}
-   * or {@code chat-raw-server --port 0}; its stderr goes to this process's stderr.
+   * or {@code chat-raw-server --port 0} (with {@code --consolidate-flushes} for {@code raw-batched}); its stderr goes
+   * to this process's stderr.
    *
-   * @param server {@code spotkit} or {@code raw}.
+   * @param server {@code spotkit}, {@code raw} or {@code raw-batched}.
    * @return the running server.
    * @throws UncheckedIOException when the child cannot be started or did not print its port within 60 s (it is
    *     stopped then).
@@ -76,7 +77,10 @@ final class ServerUnderTest implements AutoCloseable {
     }
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         dev.spotkit.examples.SpotkitExamples.class.getName(),
-        server.equals("raw") ? "chat-raw-server" : "chat-server", "--port", "0"));
+        server.startsWith("raw") ? "chat-raw-server" : "chat-server", "--port", "0"));
+    if (server.equals("raw-batched")) {
+      command.add("--consolidate-flushes");
+    }
     final Process process;
     try {
       process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

@@ -39,6 +39,14 @@ class RateModeTest {
     }
   }
 
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aShortPacedRunAgainstTheRawServerWithConsolidatedFlushesDeliversEverythingOnSchedule() throws Exception {
+    try (RawChatServer server = RawChatServer.start("127.0.0.1", 0, true)) {
+      assertPacedRunPasses(server.port());
+    }
+  }
+
   private static void assertPacedRunPasses(final int port) throws InterruptedException {
     final BotSwarm.Settings settings =
         new BotSwarm.Settings("127.0.0.1", List.of(port), 4, 2, 25, Duration.ofSeconds(30), 50);

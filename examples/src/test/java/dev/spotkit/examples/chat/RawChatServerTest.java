@@ -17,7 +17,16 @@ class RawChatServerTest {
 
   @Test
   void itSpeaksTheChatProtocol() throws Exception {
-    try (RawChatServer server = RawChatServer.start("127.0.0.1", 0);
+    speaksTheChatProtocol(false);
+  }
+
+  @Test
+  void itSpeaksTheChatProtocolWithConsolidatedFlushes() throws Exception {
+    speaksTheChatProtocol(true);
+  }
+
+  private static void speaksTheChatProtocol(final boolean consolidateFlushes) throws Exception {
+    try (RawChatServer server = RawChatServer.start("127.0.0.1", 0, consolidateFlushes);
         Socket ann = connect(server.port());
         Socket bob = connect(server.port())) {
       final BufferedReader annIn = reader(ann);
