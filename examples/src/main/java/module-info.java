@@ -9,9 +9,16 @@ module dev.spotkit.examples {
   requires dev.spotkit.redis;
   requires info.picocli;
   requires HdrHistogram;
+  // the raw Netty chat server (RawChatServer), the benchmark's baseline
+  requires io.netty.buffer;
+  requires io.netty.codec;
+  requires io.netty.common;
+  requires io.netty.handler;
+  requires io.netty.transport;
   requires org.slf4j;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;
+  requires java.management; // chat-bench: the JVM flags a server child process is started with
 
   opens dev.spotkit.examples to info.picocli;
   opens dev.spotkit.examples.chat to info.picocli, com.fasterxml.jackson.databind;

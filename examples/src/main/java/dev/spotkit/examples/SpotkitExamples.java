@@ -1,7 +1,9 @@
 package dev.spotkit.examples;
 
+import dev.spotkit.examples.chat.ChatBenchCommand;
 import dev.spotkit.examples.chat.ChatBotsCommand;
 import dev.spotkit.examples.chat.ChatDemoCommand;
+import dev.spotkit.examples.chat.ChatRawServerCommand;
 import dev.spotkit.examples.chat.ChatServerCommand;
 import dev.spotkit.examples.game.GameBotsCommand;
 import dev.spotkit.examples.game.GameDemoCommand;
@@ -16,12 +18,16 @@ import picocli.CommandLine.Command;
  *   java -jar spotkit-examples.jar chat-demo                 # server + bots in one process
  *   java -jar spotkit-examples.jar chat-server --port 7000   # then: nc 127.0.0.1 7000
  *   java -jar spotkit-examples.jar chat-bots --port 7000 --clients 50 --rooms 5 --messages 200
+ *   java -jar spotkit-examples.jar chat-bots --port 7000 --rate 100   # open loop: 100 lines/s per bot
+ *   java -jar spotkit-examples.jar chat-raw-server --port 7100  # the plain Netty baseline
+ *   java -jar spotkit-examples.jar chat-bench               # spotkit vs raw: saturation, 25/50/90% load
  *   java -jar spotkit-examples.jar game-demo --drain       # matches through a rolling restart
  * </pre>
  */
 @Command(name = "spotkit-examples", mixinStandardHelpOptions = true, version = "spotkit-examples 0.1.0-SNAPSHOT",
     description = "Spotkit examples.",
     subcommands = {ChatServerCommand.class, ChatBotsCommand.class, ChatDemoCommand.class,
+        ChatRawServerCommand.class, ChatBenchCommand.class,
         GameServerCommand.class, GameBotsCommand.class, GameDemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class SpotkitExamples implements Runnable {

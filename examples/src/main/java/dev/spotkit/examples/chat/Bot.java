@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -34,6 +36,8 @@ final class Bot implements AutoCloseable {
   final String room;
   private final int messages;
   private final AtomicLongArray sendNanos;
+  /** Null: send as fast as possible; else the fixed schedule of this bot's lines. */
+  private final Pace pace;
 
   private final CompletableFuture<Void> nickAck = new CompletableFuture<>();
   private final CompletableFuture<Void> joinAck = new CompletableFuture<>();
@@ -57,6 +61,8 @@ final class Bot implements AutoCloseable {
   // Written only by the reader thread; read by the swarm after that thread ended.
   final Histogram latencyMicros = new Histogram(MAX_LATENCY_MICROS, 3);
   long delivered;
+  /** {@link System#nanoTime()} of the last new delivery, 0 before the first. */
+  long lastDeliveryNanos;
   long duplicated;
   long reordered;
   long errors;
@@ -73,13 +79,35 @@ final class Bot implements AutoCloseable {
     int highest = -1;
   }
 
+  /**
+   * A bot's fixed send schedule: line {@code seq} is due {@code (seq + phase) * periodNanos} after the swarm's start.
+   *
+   * @param periodNanos nanoseconds between two lines of this bot (1e9 / lines per second), above 0.
+   * @param phase this bot's offset in periods, 0 (inclusive) to 1 (exclusive), so the bots' lines are spread evenly.
+   */
+  record Pace(double periodNanos, double phase) {
+    /** Validates. */
+    Pace {
+      if (!(periodNanos > 0) || !(phase >= 0 && phase < 1)) {
+        throw new IllegalArgumentException("period " + periodNanos + " ns must be above 0, phase " + phase
+            + " in [0, 1)");
+      }
+    }
+
+    /** When line {@code seq} is due, as a {@link System#nanoTime()} value. */
+    long due(final long startNanos, final int seq) {
+      return startNanos + (long) ((seq + phase) * periodNanos);
+    }
+  }
+
   Bot(final int index, final String room, final int[] roomMates, final int messages,
-      final AtomicLongArray sendNanos) {
+      final AtomicLongArray sendNanos, final Pace pace) {
     this.index = index;
     this.nick = "bot" + index;
     this.room = room;
     this.messages = messages;
     this.sendNanos = sendNanos;
+    this.pace = pace;
     for (int mate : roomMates) {
       tracks.put(mate, new Track());
     }
@@ -127,12 +155,47 @@ final class Bot implements AutoCloseable {
     joinAck.get(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
   }
 
-  /** Says {@code messages} numbered lines: {@code <nick> <seq>}. */
-  void sendAll() throws IOException {
-    for (int seq = 0; seq < messages; seq++) {
-      sendNanos.set(index * messages + seq, System.nanoTime()); // read back by the receivers in onText
-      sendLine(nick + " " + seq);
-      sent++;
+  /**
+   * Says {@code messages} numbered lines: {@code <nick> <seq>}. Unpaced, one after the other as fast as the socket
+   * takes them, each timed from its actual send. Paced, each line when it is due ({@link Pace#due}): the sender
+   * sleeps until the next line is due, then writes every line due by now in one flush (a sender that fell behind
+   * catches up at once), each timed from its intended send time, not the actual one.
+   *
+   * @param startNanos the schedule's start ({@link System#nanoTime()}); unused when unpaced.
+   * @param deadlineNanos when to give up ({@link System#nanoTime()}).
+   * @throws IOException when the connection fails.
+   * @throws TimeoutException when the deadline passed before every line was sent.
+   */
+  void sendAll(final long startNanos, final long deadlineNanos) throws IOException, TimeoutException {
+    if (pace == null) {
+      for (int seq = 0; seq < messages; seq++) {
+        sendNanos.set(index * messages + seq, System.nanoTime()); // read back by the receivers in onText
+        sendLine(nick + " " + seq);
+        sent++;
+      }
+      return;
+    }
+    int seq = 0;
+    while (seq < messages) { // each pass sends at least one line, or sleeps until the next is due
+      final long now = System.nanoTime();
+      if (now - deadlineNanos > 0) {
+        throw new TimeoutException(nick + ": " + seq + " of " + messages + " lines sent by the deadline");
+      }
+      final long due = pace.due(startNanos, seq);
+      if (due - now > 0) {
+        LockSupport.parkNanos(Math.min(due - now, deadlineNanos - now)); // pacing, not synchronisation
+        continue;
+      }
+      for (long at = due; seq < messages && at - now <= 0; at = pace.due(startNanos, seq)) {
+        sendNanos.set(index * messages + seq, at); // the intended time: latency counts any delay of this send
+        out.write(nick);
+        out.write(' ');
+        out.write(Integer.toString(seq));
+        out.write('\n');
+        sent++;
+        seq++;
+      }
+      out.flush();
     }
   }
 
@@ -193,6 +256,8 @@ final class Bot implements AutoCloseable {
     }
     track.seen.set(seq);
     delivered++;
+    final long now = System.nanoTime();
+    lastDeliveryNanos = now;
     if (seq < track.highest) {
       reordered++;
     } else {
@@ -200,7 +265,7 @@ final class Bot implements AutoCloseable {
     }
     final long sentAt = sendNanos.get(sender * messages + seq); // written by the sender in sendAll
     if (sentAt != 0) {
-      final long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - sentAt);
+      final long micros = TimeUnit.NANOSECONDS.toMicros(now - sentAt);
       latencyMicros.recordValue(Math.max(1, Math.min(micros, MAX_LATENCY_MICROS)));
     }
     if (delivered == expected) {

@@ -20,12 +20,17 @@ import java.util.Locale;
  *     {@code failure}); 0 or more.
  * @param duplicated extra copies of a line a receiver already had.
  * @param reordered lines a receiver got after a later line of the same sender.
- * @param p50Millis median latency from send to receipt, in milliseconds.
- * @param p99Millis 99th percentile latency from send to receipt, in milliseconds.
+ * @param p50Millis median delivery latency, in milliseconds: from the send (with {@code --rate}: from the line's
+ *     intended send time) to its receipt, over every delivery.
+ * @param p99Millis 99th percentile delivery latency, in milliseconds.
+ * @param p999Millis 99.9th percentile delivery latency, in milliseconds.
+ * @param deliveriesPerSecond sustained deliveries per second: {@code delivered} over the time from the start of
+ *     sending (the schedule's start with {@code --rate}) to the last delivery; 0 when nothing was delivered.
  * @param failure null, or why the run failed (join timeout, deliveries timed out, connections reset...).
  */
 public record BotReport(int clients, int rooms, long sent, long expected, long delivered, long lost, long timedOut,
-    int reset, long duplicated, long reordered, double p50Millis, double p99Millis, String failure) {
+    int reset, long duplicated, long reordered, double p50Millis, double p99Millis, double p999Millis,
+    double deliveriesPerSecond, String failure) {
 
   /**
    * Whether every line reached every member exactly once and in each sender's order.
@@ -40,15 +45,16 @@ public record BotReport(int clients, int rooms, long sent, long expected, long d
    * The one summary line (the failure, if any, goes to stderr apart from it).
    *
    * @return {@code chat-bots: clients=N rooms=R sent=S expected=E delivered=D lost=L duplicated=U reordered=O
-   *     timed_out=T reset=B p50_ms=.. p99_ms=..}, one line without a line break: {@code lost} counts deliveries
-   *     that will not arrive, {@code timed_out} those still outstanding when the run timed out, {@code reset} the
-   *     bots whose connection the server dropped; latencies in milliseconds with two decimals.
+   *     timed_out=T reset=B p50_ms=.. p99_ms=.. p999_ms=.. deliveries_per_s=..}, one line without a line break:
+   *     {@code lost} counts deliveries that will not arrive, {@code timed_out} those still outstanding when the run
+   *     timed out, {@code reset} the bots whose connection the server dropped; latencies in milliseconds with two
+   *     decimals; {@code deliveries_per_s} the sustained deliveries per second, a whole number.
    */
   public String line() {
     return String.format(Locale.ROOT,
         "chat-bots: clients=%d rooms=%d sent=%d expected=%d delivered=%d lost=%d duplicated=%d reordered=%d"
-            + " timed_out=%d reset=%d p50_ms=%.2f p99_ms=%.2f",
+            + " timed_out=%d reset=%d p50_ms=%.2f p99_ms=%.2f p999_ms=%.2f deliveries_per_s=%.0f",
         clients, rooms, sent, expected, delivered, lost, duplicated, reordered, timedOut, reset, p50Millis,
-        p99Millis);
+        p99Millis, p999Millis, deliveriesPerSecond);
   }
 }

@@ -42,9 +42,14 @@ public final class BotSwarm {
    * @param rooms rooms, 1 to clients; bot i joins room {@code "room" + (i % rooms)}.
    * @param messages lines per bot, 0 to 1,000,000.
    * @param timeout bound on the whole run.
+   * @param rate lines per second per bot, 0 to 1,000,000: 0 = each bot sends as fast as it can (closed loop, the
+   *     latency is measured from the actual send); above 0 = each bot sends on a fixed schedule (open loop): line
+   *     {@code seq} of bot {@code i} is due at {@code start + (seq + i / clients) / rate} seconds, the bots' schedules
+   *     evenly staggered, and its latency is measured from that intended time, so a bot held up by a slow server
+   *     does not hide the queueing (no coordinated omission).
    */
   public record Settings(String host, List<Integer> ports, int clients, int rooms, int messages,
-      Duration timeout) {
+      Duration timeout, double rate) {
     /** Validates, naming the bad value; copies {@code ports}. */
     public Settings {
       Objects.requireNonNull(host, "host");
@@ -59,6 +64,32 @@ public final class BotSwarm {
       check(rooms >= 1 && rooms <= clients, "rooms " + rooms + " must be between 1 and clients (" + clients + ")");
       check(messages >= 0 && messages <= 1_000_000, "messages " + messages + " must be between 0 and 1000000");
       check(!timeout.isNegative() && !timeout.isZero(), "timeout " + timeout + " must be positive");
+      check(rate >= 0 && rate <= 1_000_000, "rate " + rate + " must be between 0 (as fast as possible) and 1000000"
+          + " lines/s per bot");
+    }
+
+    /**
+     * Unpaced: every bot sends as fast as it can ({@code rate} 0).
+     *
+     * @param host server host.
+     * @param ports server ports.
+     * @param clients bots.
+     * @param rooms rooms.
+     * @param messages lines per bot.
+     * @param timeout bound on the whole run.
+     */
+    public Settings(final String host, final List<Integer> ports, final int clients, final int rooms,
+        final int messages, final Duration timeout) {
+      this(host, ports, clients, rooms, messages, timeout, 0);
+    }
+
+    /**
+     * Whether the bots send on a fixed schedule.
+     *
+     * @return true when {@code rate} is above 0.
+     */
+    public boolean paced() {
+      return rate > 0;
     }
 
     /**
@@ -110,7 +141,7 @@ public final class BotSwarm {
     final long deadline = System.nanoTime() + settings.timeout().toNanos();
     final List<Bot> bots = newBots(settings);
     final Queue<Future<?>> readers = new ConcurrentLinkedQueue<>();
-    Outcome outcome = new Outcome(null, false);
+    Outcome outcome = new Outcome(null, false, 0);
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       try {
         outcome = talk(settings, bots, threads, readers, deadline, onJoined);
@@ -129,9 +160,14 @@ public final class BotSwarm {
    *
    * @param failure null, or why the run stopped.
    * @param timedOut whether it stopped because the deadline passed.
+   * @param sendStart {@link System#nanoTime()} when the bots started sending (their schedule's start when paced);
+   *     0 when they never did.
    */
-  private record Outcome(String failure, boolean timedOut) {
+  private record Outcome(String failure, boolean timedOut, long sendStart) {
   }
+
+  /** Lead time before the first paced line is due, so every bot's sender is running when the schedule starts. */
+  private static final long PACED_LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   private static List<Bot> newBots(final Settings s) {
     final AtomicLongArray sendNanos = new AtomicLongArray(s.clients() * s.messages());
@@ -142,7 +178,8 @@ public final class BotSwarm {
       for (int k = 0; k < mates.length; k++) {
         mates[k] = room + k * s.rooms();
       }
-      bots.add(new Bot(i, "room" + room, mates, s.messages(), sendNanos));
+      bots.add(new Bot(i, "room" + room, mates, s.messages(), sendNanos,
+          s.paced() ? new Bot.Pace(1e9 / s.rate(), (double) i / s.clients()) : null));
     }
     return bots;
   }
@@ -165,23 +202,24 @@ public final class BotSwarm {
       return joined;
     }
     Thread.ofVirtual().name("bots-joined").start(onJoined);
+    final long start = System.nanoTime() + (s.paced() ? PACED_LEAD_NANOS : 0);
     final List<Future<?>> sends = new ArrayList<>();
     for (Bot bot : bots) {
       sends.add(threads.submit(() -> {
-        bot.sendAll();
+        bot.sendAll(start, deadline);
         return null;
       }));
     }
     final Outcome sentAll = awaitAll(sends, deadline, "send");
     if (sentAll != null) {
-      return sentAll;
+      return new Outcome(sentAll.failure(), sentAll.timedOut(), start);
     }
     for (Bot bot : bots) {
       if (!bot.awaitAll(deadline)) { // a bot whose connection was dropped returns at once
-        return new Outcome("timed out after " + s.timeout().toMillis() + " ms waiting for deliveries", true);
+        return new Outcome("timed out after " + s.timeout().toMillis() + " ms waiting for deliveries", true, start);
       }
     }
-    return new Outcome(null, false);
+    return new Outcome(null, false, start);
   }
 
   /** Null when every future completed; else the first failure, marked as a timeout when it was one. */
@@ -191,13 +229,13 @@ public final class BotSwarm {
       try {
         futures.get(i).get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
-        return new Outcome(phase + " timed out (bot" + i + ")", true);
+        return new Outcome(phase + " timed out (bot" + i + ")", true, 0);
       } catch (java.util.concurrent.ExecutionException e) {
         if (e.getCause() instanceof java.util.concurrent.TimeoutException) {
           // the bot's own wait hit the same deadline first
-          return new Outcome(phase + " timed out (bot" + i + ")", true);
+          return new Outcome(phase + " timed out (bot" + i + ")", true, 0);
         }
-        return new Outcome(phase + " failed (bot" + i + "): " + reason(e), false);
+        return new Outcome(phase + " failed (bot" + i + "): " + reason(e), false, 0);
       }
     }
     return null;
@@ -238,6 +276,7 @@ public final class BotSwarm {
     long timedOut = 0;
     long duplicated = 0;
     long reordered = 0;
+    long lastDelivery = 0;
     final List<String> drops = new ArrayList<>();
     for (Bot bot : bots) {
       sent += bot.sent;
@@ -245,6 +284,7 @@ public final class BotSwarm {
       delivered += bot.delivered;
       duplicated += bot.duplicated;
       reordered += bot.reordered;
+      lastDelivery = Math.max(lastDelivery, bot.lastDeliveryNanos);
       latency.add(bot.latencyMicros);
       final long outstanding = bot.expected() - bot.delivered;
       if (bot.dropped() != null) {
@@ -256,9 +296,12 @@ public final class BotSwarm {
         lost += outstanding; // the run stopped early (0 when it passed)
       }
     }
+    final long window = lastDelivery - outcome.sendStart();
+    final double perSecond = outcome.sendStart() == 0 || delivered == 0 || window <= 0 ? 0
+        : delivered * 1e9 / window;
     return new BotReport(s.clients(), s.rooms(), sent, expected, delivered, lost, timedOut, drops.size(),
         duplicated, reordered, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
-        failure(outcome.failure(), timedOut, drops));
+        latency.getValueAtPercentile(99.9) / 1000.0, perSecond, failure(outcome.failure(), timedOut, drops));
   }
 
   /** The run's failure text: why it stopped, the deliveries timed out, and the bots the server dropped. */

@@ -16,6 +16,12 @@ import picocli.CommandLine.Spec;
  * ({@link BotReport#line()}); the exit code is 0 only when nothing was lost, timed out, duplicated or reordered
  * and no bot's connection was reset. Why a run failed goes to stderr. Several ports (the nodes of one mesh)
  * get the bots round-robin. See {@link BotSwarm}.
+ *
+ * <p>{@code --rate R} (lines per second per bot, above 0) makes it an open-loop load: each bot sends its lines on a
+ * fixed schedule, one every 1/R s, and latency counts from each line's intended send time, so a server that falls
+ * behind shows as latency rather than as a slower sender. Without it each bot sends as fast as it can. The summary
+ * line carries the sustained {@code deliveries_per_s} and the delivery latency {@code p50_ms}, {@code p99_ms},
+ * {@code p999_ms}.
  */
 @Command(name = "chat-bots", mixinStandardHelpOptions = true,
     description = "Load and check a chat server: every line must reach every room member once, in order.")
@@ -45,6 +51,11 @@ public final class ChatBotsCommand implements Callable<Integer> {
       description = "Bound on the whole run (default: ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
+  @Option(names = "--rate", paramLabel = "LINES_PER_S",
+      description = "Lines per second per bot, sent on a fixed schedule (open loop; latency from each line's intended"
+          + " send time); above 0, at most 1000000 (default: as fast as each bot can).")
+  Double rate;
+
   @Spec
   CommandSpec spec;
 
@@ -57,7 +68,11 @@ public final class ChatBotsCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "give the server's port: --port P (repeatable) or"
           + " --ports P1,P2,...");
     }
-    return runAndPrint(settings(spec, host, all, clients, rooms, messages, timeoutSeconds));
+    if (rate != null && !(rate > 0)) {
+      throw new ParameterException(spec.commandLine(), "--rate " + rate + " must be above 0 lines/s per bot (leave"
+          + " it out to send as fast as possible)");
+    }
+    return runAndPrint(settings(spec, host, all, clients, rooms, messages, timeoutSeconds, rate == null ? 0 : rate));
   }
 
   /**
@@ -67,8 +82,19 @@ public final class ChatBotsCommand implements Callable<Integer> {
    */
   static BotSwarm.Settings settings(final CommandSpec spec, final String host, final List<Integer> ports,
       final int clients, final int rooms, final int messages, final int timeoutSeconds) {
+    return settings(spec, host, ports, clients, rooms, messages, timeoutSeconds, 0);
+  }
+
+  /**
+   * Validated settings with a send rate; a bad value is a usage error naming it, not a stack trace.
+   *
+   * @param rate lines per second per bot; 0 = as fast as possible.
+   * @return the settings.
+   */
+  static BotSwarm.Settings settings(final CommandSpec spec, final String host, final List<Integer> ports,
+      final int clients, final int rooms, final int messages, final int timeoutSeconds, final double rate) {
     try {
-      return new BotSwarm.Settings(host, ports, clients, rooms, messages, Duration.ofSeconds(timeoutSeconds));
+      return new BotSwarm.Settings(host, ports, clients, rooms, messages, Duration.ofSeconds(timeoutSeconds), rate);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec == null ? new CommandLine(new ChatBotsCommand()) : spec.commandLine(),
           e.getMessage(), e);

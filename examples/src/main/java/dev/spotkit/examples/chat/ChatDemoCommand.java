@@ -183,7 +183,7 @@ public final class ChatDemoCommand implements Callable<Integer> {
           bots.expected() + walk.said(), bots.delivered() + walk.echoed(),
           bots.lost() + (walkTimedOut ? 0 : unechoed), bots.timedOut() + (walkTimedOut ? unechoed : 0),
           bots.reset(), bots.duplicated() + walk.duplicated(), bots.reordered() + walk.reordered(),
-          bots.p50Millis(), bots.p99Millis(), failure);
+          bots.p50Millis(), bots.p99Millis(), bots.p999Millis(), bots.deliveriesPerSecond(), failure);
       if (failure != null) {
         System.err.println("chat-demo: " + failure);
       }

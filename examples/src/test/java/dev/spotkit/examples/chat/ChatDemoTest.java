@@ -27,7 +27,8 @@ class ChatDemoTest {
       assertThat(report.reordered()).isZero();
       assertThat(report.passed()).isTrue();
       assertThat(report.line()).matches("chat-bots: clients=10 rooms=2 sent=200 expected=1000 delivered=1000"
-          + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\d+\\.\\d\\d p99_ms=\\d+\\.\\d\\d");
+          + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\d+\\.\\d\\d p99_ms=\\d+\\.\\d\\d"
+          + " p999_ms=\\d+\\.\\d\\d deliveries_per_s=\\d+");
     }
   }
 
@@ -65,7 +66,8 @@ class ChatDemoTest {
     final int exit = run(demo, printed);
     final String line = printed[0];
     assertThat(line).matches("chat-bots: clients=6 rooms=3 sent=\\d+ expected=\\d+ delivered=\\d+"
-        + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+ relocations=4");
+        + " lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+"
+        + " p999_ms=\\S+ deliveries_per_s=\\d+ relocations=4");
     assertThat(exit).isZero();
   }
 
@@ -82,7 +84,7 @@ class ChatDemoTest {
     final String line = printed[0];
     final java.util.regex.Matcher m = java.util.regex.Pattern.compile("chat-bots: clients=12 rooms=4 sent=1200"
         + " expected=\\d+ delivered=\\d+ lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+ p99_ms=\\S+"
-        + " drained_rooms=(\\d+) drained_actors=(\\d+) kept=0").matcher(line);
+        + " p999_ms=\\S+ deliveries_per_s=\\d+ drained_rooms=(\\d+) drained_actors=(\\d+) kept=0").matcher(line);
     assertThat(m.matches()).as(line).isTrue();
     // 4 rooms on 3 nodes: the busiest node owns 2 or more, and each moved with its 3 members
     assertThat(Integer.parseInt(m.group(1))).isGreaterThanOrEqualTo(2);
