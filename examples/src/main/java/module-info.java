@@ -8,12 +8,14 @@ module dev.spotkit.examples {
   requires dev.spotkit.core;
   requires dev.spotkit.redis;
   requires info.picocli;
+  requires com.fasterxml.jackson.databind; // spotkit-admin --json
   requires HdrHistogram;
   requires org.slf4j;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;
 
   opens dev.spotkit.examples to info.picocli;
+  opens dev.spotkit.examples.admin to info.picocli;
   opens dev.spotkit.examples.chat to info.picocli, com.fasterxml.jackson.databind;
   opens dev.spotkit.examples.game to info.picocli, com.fasterxml.jackson.databind;
 }

@@ -1,5 +1,6 @@
 package dev.spotkit.examples;
 
+import dev.spotkit.examples.admin.AdminCommand;
 import dev.spotkit.examples.chat.ChatBotsCommand;
 import dev.spotkit.examples.chat.ChatDemoCommand;
 import dev.spotkit.examples.chat.ChatServerCommand;
@@ -17,12 +18,13 @@ import picocli.CommandLine.Command;
  *   java -jar spotkit-examples.jar chat-server --port 7000   # then: nc 127.0.0.1 7000
  *   java -jar spotkit-examples.jar chat-bots --port 7000 --clients 50 --rooms 5 --messages 200
  *   java -jar spotkit-examples.jar game-demo --drain       # matches through a rolling restart
+ *   java -jar spotkit-examples.jar spotkit-admin nodes --store-prefix spotkit-chat   # operate a Redis mesh
  * </pre>
  */
 @Command(name = "spotkit-examples", mixinStandardHelpOptions = true, version = "spotkit-examples 0.1.0-SNAPSHOT",
     description = "Spotkit examples.",
     subcommands = {ChatServerCommand.class, ChatBotsCommand.class, ChatDemoCommand.class,
-        GameServerCommand.class, GameBotsCommand.class, GameDemoCommand.class,
+        GameServerCommand.class, GameBotsCommand.class, GameDemoCommand.class, AdminCommand.class,
         CommandLine.HelpCommand.class})
 public final class SpotkitExamples implements Runnable {
 

@@ -88,7 +88,7 @@ public final class ChatServer implements AutoCloseable {
     final List<AutoCloseable> stores = List.of(locations, relocations);
     try {
       final MeshNode.Builder builder = builder(host, port, locations, relocations)
-          .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret))
+          .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret).acceptAdminDrains()) // spotkit-admin drain
           .closeStoresOnClose();
       tune.accept(builder);
       final MeshNode node = builder.start();

@@ -254,8 +254,13 @@ public final class GameServer implements AutoCloseable {
       }
     }
     if (meshed) {
-      builder.mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret)
-          .placementWeight(gateway ? GATEWAY_WEIGHT : MeshOptions.MAX_PLACEMENT_WEIGHT));
+      builder.mesh(mesh -> {
+        mesh.listen(meshHost, 0).clusterSecret(secret)
+            .placementWeight(gateway ? GATEWAY_WEIGHT : MeshOptions.MAX_PLACEMENT_WEIGHT);
+        if (member) {
+          mesh.acceptAdminDrains(); // spotkit-admin drain
+        }
+      });
     }
     return builder.start();
   }
