@@ -169,8 +169,8 @@ final class MeshAdminImpl implements MeshAdmin {
 
   private static void checkArguments(final MeshName mesh, final NodeRid node, final Set<NodeRid> targets,
       final Duration deadline, final Duration pickUpWithin, final String requestedBy) {
-    if (mesh == null || node == null || targets == null || targets.contains(null) || deadline == null
-        || pickUpWithin == null || requestedBy == null) {
+    if (mesh == null || node == null || targets == null || targets.stream().anyMatch(t -> t == null)
+        || deadline == null || pickUpWithin == null || requestedBy == null) {
       throw new SpotkitException.InvalidOperation("requestDrain needs a MeshName, a NodeRid, a target set (maybe"
           + " empty, no null), a deadline, a pick-up time and who asks");
     }
