@@ -215,7 +215,7 @@ class AdminCommandTest {
     final Run relocations = admin("relocations");
     assertThat(relocations.code()).isZero();
     assertThat(relocations.out()).contains("draining nodes:").containsPattern("admin +" + aHex + " +RELOCATED")
-        .containsPattern(aHex + " +[0-9a-f]{32} +DONE +spotkit-admin@\\S+ +\\d+s +RELOCATED: 2 actors");
+        .containsPattern(aHex + " +[0-9a-f]{32} +DONE +spotkit-admin@\\S+ +\\S+ +RELOCATED: 2 actors");
     final JsonNode request = JSON.readTree(admin("relocations", "--json").out()).get("drainRequests").get(0);
     assertThat(request.get("state").asText()).isEqualTo("DONE");
     assertThat(request.get("outcome").get("actors").toString()).contains("worker-3", "worker-4");
