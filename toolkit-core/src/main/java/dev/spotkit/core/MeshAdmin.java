@@ -15,10 +15,12 @@ import java.util.Set;
  * <pre>{@code
  * try (LocationStore store = RedisLocationStore.connect("redis://127.0.0.1:6379", "chat")) {
  *   MeshAdmin admin = MeshAdmin.over(store, Duration.ofSeconds(5));
- *   admin.nodes(null).forEach(System.out::println);
- *   DrainStatus asked = admin.requestDrain(node.meshName(), node.node(), Set.of(), Duration.ofSeconds(30),
- *       Duration.ofSeconds(60), "ops@host");
- *   DrainStatus done = admin.awaitDrain(asked, Duration.ofSeconds(60));
+ *   List<MeshAdmin.NodeStatus> nodes = admin.nodes(null);     // state, lease, load, endpoint
+ *   MeshAdmin.NodeStatus node = nodes.get(0);
+ *   MeshAdmin.DrainStatus asked = admin.requestDrain(node.meshName(), node.node(), Set.of(),
+ *       Duration.ofSeconds(30), Duration.ofSeconds(60), "ops@host");   // drain deadline, pick-up time
+ *   MeshAdmin.DrainStatus done = admin.awaitDrain(asked, Duration.ofSeconds(60));
+ *   done.outcome().ifPresent(o -> System.out.println(o.actorsMoved() + " actors moved, " + o.keptCount() + " kept"));
  * }
  * }</pre>
  *
