@@ -8,6 +8,7 @@ module dev.spotkit.examples {
   requires dev.spotkit.core;
   requires dev.spotkit.redis;
   requires info.picocli;
+  requires com.fasterxml.jackson.databind; // spotkit-admin --json
   requires HdrHistogram;
   // the raw Netty chat server (RawChatServer), the benchmark's baseline
   requires io.netty.buffer;
@@ -21,6 +22,7 @@ module dev.spotkit.examples {
   requires java.management; // chat-bench: the JVM flags a server child process is started with
 
   opens dev.spotkit.examples to info.picocli;
+  opens dev.spotkit.examples.admin to info.picocli;
   opens dev.spotkit.examples.chat to info.picocli, com.fasterxml.jackson.databind;
   opens dev.spotkit.examples.game to info.picocli, com.fasterxml.jackson.databind;
 }

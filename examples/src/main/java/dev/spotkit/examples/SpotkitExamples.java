@@ -1,5 +1,6 @@
 package dev.spotkit.examples;
 
+import dev.spotkit.examples.admin.AdminCommand;
 import dev.spotkit.examples.chat.ChatBenchCommand;
 import dev.spotkit.examples.chat.ChatBotsCommand;
 import dev.spotkit.examples.chat.ChatDemoCommand;
@@ -22,13 +23,14 @@ import picocli.CommandLine.Command;
  *   java -jar spotkit-examples.jar chat-raw-server --port 7100  # the plain Netty baseline
  *   java -jar spotkit-examples.jar chat-bench               # spotkit vs raw: saturation, 25/50/90% load
  *   java -jar spotkit-examples.jar game-demo --drain       # matches through a rolling restart
+ *   java -jar spotkit-examples.jar spotkit-admin nodes --store-prefix spotkit-chat   # operate a Redis mesh
  * </pre>
  */
 @Command(name = "spotkit-examples", mixinStandardHelpOptions = true, version = "spotkit-examples 0.1.0-SNAPSHOT",
     description = "Spotkit examples.",
     subcommands = {ChatServerCommand.class, ChatBotsCommand.class, ChatDemoCommand.class,
         ChatRawServerCommand.class, ChatBenchCommand.class,
-        GameServerCommand.class, GameBotsCommand.class, GameDemoCommand.class,
+        GameServerCommand.class, GameBotsCommand.class, GameDemoCommand.class, AdminCommand.class,
         CommandLine.HelpCommand.class})
 public final class SpotkitExamples implements Runnable {
 

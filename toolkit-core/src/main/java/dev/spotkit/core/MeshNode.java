@@ -65,6 +65,7 @@ public final class MeshNode implements AutoCloseable {
     this.drainOnClose = drainOnClose;
     this.locations = new LocationQueriesImpl(role == ObjectRole.NONE || store == null ? null
         : new LocationQuery(store, storeTimeout), rt::isClosing, rt.meshName() + "/" + rt.nodeRid());
+    dev.spotkit.core.internal.relocation.DrainRequests.watch(rt); // MeshOptions.acceptAdminDrains, else nothing
   }
 
   /**

@@ -22,6 +22,10 @@ public final class MeshOptions {
   int objectLimit;
   long maxPendingOutboundBytes = MeshConfig.DEFAULT_MAX_PENDING_OUTBOUND_BYTES;
   java.time.Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+  java.time.Duration adminDrainPoll;
+
+  /** Default poll interval of {@link #acceptAdminDrains()}: 1 s. */
+  public static final java.time.Duration DEFAULT_ADMIN_DRAIN_POLL = java.time.Duration.ofSeconds(1);
 
   /** Default bound on how long a one-way send to another node may be slowed by a peer that does not read. */
   public static final java.time.Duration DEFAULT_SEND_TIMEOUT = java.time.Duration.ofSeconds(5);
@@ -168,12 +172,45 @@ public final class MeshOptions {
     return this;
   }
 
+  /**
+   * Lets an operator drain this node from outside the mesh ({@code spotkit-admin drain}, issue 15): an object server
+   * with this option reads the Spotkit-defined Location Store key {@code admin-drain\0{MeshName}\0{hex(NodeRid)}}
+   * every {@code pollInterval} (one store read per interval; off by default). When an admin wrote a drain request
+   * there, the node takes it with one conditional write (so it runs once), runs
+   * {@link MeshNode#relocate(RelocateOptions)} with the request's targets ({@code drainTo}, or
+   * {@code drainAnywhere} when none) and deadline, and writes the result (what moved, what stayed, or why the drain
+   * failed) into the same record, kept 10 min for the admin to read. Whoever can write the Location Store can
+   * already change every owner, so the request grants no new power; keep the store private to the mesh.
+   *
+   * @param pollInterval 100 ms..1 min: the longest wait before a request is seen.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when null or outside that range.
+   */
+  public MeshOptions acceptAdminDrains(final java.time.Duration pollInterval) {
+    if (pollInterval == null || pollInterval.compareTo(java.time.Duration.ofMillis(100)) < 0
+        || pollInterval.compareTo(java.time.Duration.ofMinutes(1)) > 0) {
+      throw new SpotkitException.InvalidOperation("acceptAdminDrains poll interval " + pollInterval + " must be"
+          + " 100 ms..1 min");
+    }
+    this.adminDrainPoll = pollInterval;
+    return this;
+  }
+
+  /**
+   * {@link #acceptAdminDrains(java.time.Duration)} with {@link #DEFAULT_ADMIN_DRAIN_POLL} (1 s).
+   *
+   * @return these options.
+   */
+  public MeshOptions acceptAdminDrains() {
+    return acceptAdminDrains(DEFAULT_ADMIN_DRAIN_POLL);
+  }
+
   NodeConfig.MeshSpec toSpec() {
     if (secret == null) {
       throw new SpotkitException.NotConfigured("the mesh needs a cluster secret shared by every node; call"
           + " mesh(m -> m.clusterSecret(...))");
     }
     return new NodeConfig.MeshSpec(host, port, secret.clone(), maxFrameBytes, placementWeight, objectLimit,
-        maxPendingOutboundBytes, sendTimeout);
+        maxPendingOutboundBytes, sendTimeout, adminDrainPoll);
   }
 }

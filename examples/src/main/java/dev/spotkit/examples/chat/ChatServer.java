@@ -60,7 +60,8 @@ public final class ChatServer implements AutoCloseable {
    * endpoint ({@code meshHost} and a free port) in its MeshNode descriptor and reaches the others through
    * theirs. The node with {@code activateDirectory} activates the {@link RoomDirectory} at start (any node would
    * on the first {@code /rooms}). The node owns the stores ({@code closeStoresOnClose()}): it closes them at
-   * the end of its close ({@link #close()}); on a failed start they are closed too.
+   * the end of its close ({@link #close()}); on a failed start they are closed too. It accepts operator drain
+   * requests through the store ({@code MeshOptions.acceptAdminDrains()}, {@code spotkit-admin drain}).
    *
    * @param host address the session listener binds, e.g. 127.0.0.1.
    * @param port session port, 0..65535; 0 = a free port.
@@ -88,7 +89,7 @@ public final class ChatServer implements AutoCloseable {
     final List<AutoCloseable> stores = List.of(locations, relocations);
     try {
       final MeshNode.Builder builder = builder(host, port, locations, relocations)
-          .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret))
+          .mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret).acceptAdminDrains()) // spotkit-admin drain
           .closeStoresOnClose();
       tune.accept(builder);
       final MeshNode node = builder.start();

@@ -46,7 +46,8 @@ import java.util.concurrent.TimeoutException;
  * <p>One node per OS process ({@link #startMember}): every process is given the same shared stores (Redis) and
  * cluster secret and finds the others through their MeshNode descriptors; index 0 is the gateway. A worker process
  * drains when it is stopped ({@code drainOnClose}), so stopping and starting the workers one by one is a rolling
- * restart there too.
+ * restart there too. Every member also accepts operator drain requests through the store
+ * ({@code MeshOptions.acceptAdminDrains()}, {@code spotkit-admin drain}).
  *
  * <p><b>Browsers.</b> With a WebSocket port ({@link #start(String, int, int, GameRules, int)}), the gateway also
  * listens there ({@code SessionOptions.alsoListen} with {@code WebSocketCodec.text("/ws")}): a browser opens
@@ -254,8 +255,13 @@ public final class GameServer implements AutoCloseable {
       }
     }
     if (meshed) {
-      builder.mesh(mesh -> mesh.listen(meshHost, 0).clusterSecret(secret)
-          .placementWeight(gateway ? GATEWAY_WEIGHT : MeshOptions.MAX_PLACEMENT_WEIGHT));
+      builder.mesh(mesh -> {
+        mesh.listen(meshHost, 0).clusterSecret(secret)
+            .placementWeight(gateway ? GATEWAY_WEIGHT : MeshOptions.MAX_PLACEMENT_WEIGHT);
+        if (member) {
+          mesh.acceptAdminDrains(); // spotkit-admin drain
+        }
+      });
     }
     return builder.start();
   }

@@ -91,6 +91,40 @@ public final class LocationKeys {
     return LogicalKey.of("authority", kind.segment(), "").preimage();
   }
 
+  /**
+   * {@code admin-drain\0{MeshName}\0{hex(RoutingId)}}: an operator's drain request to one node and that node's
+   * answer ({@link DrainRequestRecord}, issue 15).
+   *
+   * <p>Spotkit-defined, not a spec preimage: only Spotkit nodes built with
+   * {@code MeshOptions.acceptAdminDrains(...)} read it. Other-language runtimes ignore it.
+   *
+   * @param meshName the RouteMesh name, without a 0x00 byte.
+   * @param routingIdHex the node's RoutingId as lowercase hex.
+   * @return the key.
+   * @throws IllegalArgumentException when the name contains 0x00 or the hex is not lowercase hex of a byte or more.
+   */
+  public static LogicalKey adminDrain(final String meshName, final String routingIdHex) {
+    return LogicalKey.of("admin-drain", meshName, hex(parseRoutingIdHex(routingIdHex)));
+  }
+
+  /**
+   * The scan prefix of every drain request of every mesh: {@code admin-drain\0}.
+   *
+   * @return the prefix preimage.
+   */
+  public static String adminDrainPrefix() {
+    return "admin-drain\0";
+  }
+
+  /**
+   * The scan prefix of every MeshNode descriptor of every mesh: {@code mesh-node\0}.
+   *
+   * @return the prefix preimage.
+   */
+  public static String meshNodePrefix() {
+    return "mesh-node\0";
+  }
+
   private static byte[] parseRoutingIdHex(final String routingIdHex) {
     if (routingIdHex.isEmpty() || !routingIdHex.matches("([0-9a-f]{2})+")) {
       throw new IllegalArgumentException("RoutingId hex '" + routingIdHex

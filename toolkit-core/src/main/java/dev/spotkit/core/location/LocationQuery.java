@@ -25,7 +25,8 @@ import java.util.Optional;
  * in one cycle; a change completed during the cycle may first appear in the next one. A store failure ends the
  * whole page with an error and no partial entries.
  *
- * <p>Not reported yet: the "owner unavailable after commit" state (it would need an owner lease read per entry).
+ * <p>A SpotWide room member's row that points at the room's aggregate ({@link AggregatePointer}) is reported with the
+ * aggregate's owner, as routing resolves it (one aggregate read per room per call).
  * Blocking: waits for each store call at most the timeout given; virtual threads only. Thread-safety: any thread.
  */
 public final class LocationQuery {
@@ -122,7 +123,8 @@ public final class LocationQuery {
     final ReadResult read = StoreCalls.await(store.read(key.logicalKey().preimage()), timeout,
         "read of " + key.logicalKey());
     return read instanceof ReadResult.Found found
-        ? Optional.of(LocationView.of(key, AuthorityRecord.decode(found.value()), found.version()))
+        ? Optional.of(LocationView.of(key, AggregateAuthority.effective(store, AuthorityRecord.decode(found.value()),
+            timeout), found.version()))
         : Optional.empty();
   }
 
@@ -160,6 +162,7 @@ public final class LocationQuery {
     }
     final String prefix = LocationKeys.authorityPrefix(kind);
     final List<LocationView> out = new ArrayList<>();
+    final java.util.Map<String, Optional<AggregateRecord>> aggregates = new java.util.HashMap<>();
     Optional<ScanCursor> cursor = continuation;
     for (int page = 0; page < MAX_STORE_PAGES_PER_LIST && out.size() < pageSize; page++) {
       final ScanResult result = StoreCalls.await(store.scan(new ScanRequest(prefix, cursor,
@@ -169,7 +172,8 @@ public final class LocationQuery {
       }
       for (ScanEntry entry : p.entries()) {
         final ObjectKey key = new ObjectKey(kind, entry.key().substring(prefix.length()));
-        final LocationView view = LocationView.of(key, AuthorityRecord.decode(entry.value()), entry.version());
+        final LocationView view = LocationView.of(key, effective(AuthorityRecord.decode(entry.value()), aggregates),
+            entry.version());
         if (stableType.map(view.stableType()::equals).orElse(true)
             && meshName.map(view.meshName()::equals).orElse(true)) {
           out.add(view);
@@ -181,5 +185,24 @@ public final class LocationQuery {
       }
     }
     return new Listing.Page(out, cursor);
+  }
+
+  /**
+   * A member row that points at its room's aggregate names the aggregate's owner ({@link AggregatePointer}): after
+   * a room moved, its members' own rows still name the old node, so the query follows the pointer (one read per
+   * room per call), as routing does.
+   */
+  private AuthorityRecord effective(final AuthorityRecord row,
+      final java.util.Map<String, Optional<AggregateRecord>> aggregates) {
+    final Optional<String> spot = AggregatePointer.spotOf(row.payload());
+    if (spot.isEmpty()) {
+      return row;
+    }
+    final Optional<AggregateRecord> aggregate = aggregates.computeIfAbsent(spot.get(), id -> {
+      final ReadResult r = StoreCalls.await(store.read(LocationKeys.aggregate(id).preimage()), timeout,
+          "read of the aggregate of Spot '" + id + "'");
+      return r instanceof ReadResult.Found f ? Optional.of(AggregateRecord.decode(f.value())) : Optional.empty();
+    });
+    return aggregate.map(a -> AggregateAuthority.follow(row, a)).orElse(row);
   }
 }

@@ -108,9 +108,14 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param maxFrameBytes frame limit.
    * @param placementWeight 0..10000.
    * @param objectLimit 0 = none.
+   * @param maxPendingOutboundBytes the per-peer outbound bound.
+   * @param sendTimeout how long a one-way send may wait for room.
+   * @param adminDrainPoll how often the node reads its operator drain request key, or null: it reads none
+   *     ({@code MeshOptions.acceptAdminDrains}).
    */
   public record MeshSpec(String host, int port, byte[] secret, int maxFrameBytes, int placementWeight,
-      int objectLimit, long maxPendingOutboundBytes, java.time.Duration sendTimeout) {
+      int objectLimit, long maxPendingOutboundBytes, java.time.Duration sendTimeout,
+      java.time.Duration adminDrainPoll) {
   }
 
   /**
