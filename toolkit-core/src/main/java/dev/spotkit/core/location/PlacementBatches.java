@@ -14,6 +14,7 @@ import dev.spotkit.store.WriteBatch;
 import dev.spotkit.store.WriteResult;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,8 @@ public final class PlacementBatches {
   private final LocationStore store;
   private final Duration timeout;
   private final int maxAttempts;
+  /** Keys the commit of each open reservation of this instance will need (one round trip fewer per commit). */
+  private final Reservations reservations = new Reservations();
   /** No store call starts or waits past this; null for none. */
   private final dev.spotkit.core.Deadline deadline;
 
@@ -299,23 +302,25 @@ public final class PlacementBatches {
     final String authKey = request.key().logicalKey().preimage();
     final String descKey = LocationKeys.meshNode(t.meshName(), t.routingIdHex()).preimage();
     final String capKey = LocationKeys.nodeCapacity(t.meshName(), t.routingIdHex()).preimage();
+    // every key the batch depends on is known before the first read: one readAll, one write (2 round trips)
+    final List<String> keys = List.of(authKey, descKey, LocationKeys.ownerLease(t.ownerId()).preimage(), capKey,
+        GenerationCounter.OBJECT.key().preimage(), GenerationCounter.AUTHORITY_OWNER.key().preimage());
     final AuthorityRecord.Capacity bundle = request.capacity();
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
-      final ReadResult auth = read(authKey);
-      if (auth instanceof ReadResult.Found found) {
+      final List<ReadResult> reads = readAll(keys);
+      if (reads.get(0) instanceof ReadResult.Found found) {
         return new Reservation.Existing(AuthorityRecord.decode(found.value()), found.version(), found.now());
       }
-      final ReadResult desc = read(descKey);
+      final ReadResult desc = reads.get(1);
       final Optional<Reservation.Refused> notServing = checkDescriptor(request, desc);
       if (notServing.isPresent()) {
         return notServing.get();
       }
-      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), callTimeout());
+      final Leases.Check lease = Leases.check(t.ownerId(), t.leaseGeneration(), reads.get(2));
       if (!lease.valid()) {
         return new Reservation.Refused(Refusal.LEASE_INVALID, t.hostRun(), lease.why());
       }
-      final ReadResult cap = read(capKey);
-      if (!(cap instanceof ReadResult.Found capFound)) {
+      if (!(reads.get(3) instanceof ReadResult.Found capFound)) {
         return new Reservation.Refused(Refusal.NO_CAPACITY_RECORD, t.hostRun(), "no record at "
             + LocationKeys.nodeCapacity(t.meshName(), t.routingIdHex()));
       }
@@ -324,10 +329,8 @@ public final class PlacementBatches {
       if (full.isPresent()) {
         return new Reservation.Refused(Refusal.CAPACITY_FULL, t.hostRun(), full.get());
       }
-      final Generations.Issued object = Generations.prepare(GenerationCounter.OBJECT,
-          read(GenerationCounter.OBJECT.key().preimage()));
-      final Generations.Issued owner = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
-          read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
+      final Generations.Issued object = Generations.prepare(GenerationCounter.OBJECT, reads.get(4));
+      final Generations.Issued owner = Generations.prepare(GenerationCounter.AUTHORITY_OWNER, reads.get(5));
       final AuthorityRecord record = new AuthorityRecord(request.payload(), object.objectGeneration(),
           owner.authorityOwnerGeneration(), t.ownerId(), t.leaseGeneration(), new AuthorityRecord.Allocation(
           AuthorityRecord.State.RESERVED, request.kind(), request.stableType(), t.meshName(), t.routingIdHex(),
@@ -340,7 +343,9 @@ public final class PlacementBatches {
               object.advance(), owner.advance()));
       final Optional<Written> written = write(batch, authKey, bytes, "reserve of " + request.key().logicalKey());
       if (written.isPresent()) {
-        return new Reservation.Reserved(record, written.get().version().orElseThrow(), written.get().now());
+        final StoreVersion version = written.get().version().orElseThrow();
+        reservations.remember(authKey, version, record);
+        return new Reservation.Reserved(record, version, written.get().now());
       }
     }
     throw exhausted("reserve of " + request.key().logicalKey());
@@ -398,7 +403,8 @@ public final class PlacementBatches {
    */
   public Outcome commit(final ObjectKey key, final StoreVersion reservedVersion, final StoreBytes payload,
       final List<Mutation> extra) {
-    return change(key, "commit", extra, (record, version) -> {
+    return change(key, "commit", extra, reservations.take(key.logicalKey().preimage(), reservedVersion),
+        (record, version) -> {
       if (!version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED) {
         return null;
       }
@@ -425,7 +431,8 @@ public final class PlacementBatches {
    *     capacity record (the target node is gone and removed it) means nothing to give back: the row is deleted.
    */
   public Outcome abort(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
-    return change(key, "abort", extra, (record, version) ->
+    return change(key, "abort", extra, reservations.take(key.logicalKey().preimage(), reservedVersion),
+        (record, version) ->
         !version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED ? null
             : new Plan(null, LeaseRule.NONE, NodeCapacityRecord::release, true));
   }
@@ -474,7 +481,7 @@ public final class PlacementBatches {
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public boolean sweepAbandoned(final ObjectKey key, final StoreVersion version) {
-    return change(key, "sweep", List.of(), (record, found) -> !found.equals(version)
+    return change(key, "sweep", List.of(), List.of(), (record, found) -> !found.equals(version)
         || record.allocation().state() != AuthorityRecord.State.ACTIVE
         ? null : new Plan(null, LeaseRule.GONE, NodeCapacityRecord::retire, true)) instanceof Outcome.Done;
   }
@@ -493,7 +500,7 @@ public final class PlacementBatches {
    *     capacity record (the node is gone and removed it) means nothing to give back: the row is deleted.
    */
   public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final List<Mutation> extra) {
-    return change(key, "delete", extra, (record, version) ->
+    return change(key, "delete", extra, List.of(), (record, version) ->
         !record.objectGeneration().equals(generation) || record.allocation().state() != AuthorityRecord.State.ACTIVE
             ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
@@ -510,7 +517,7 @@ public final class PlacementBatches {
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public Outcome deleteAt(final ObjectKey key, final StoreVersion version) {
-    return change(key, "delete", List.of(), (record, found) -> !found.equals(version)
+    return change(key, "delete", List.of(), List.of(), (record, found) -> !found.equals(version)
         || record.allocation().state() != AuthorityRecord.State.ACTIVE
         ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
@@ -544,7 +551,7 @@ public final class PlacementBatches {
         return new Outcome.Missing(read.now());
       }
       final List<Condition> follows = new ArrayList<>();
-      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows);
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows, new Reads(List.of()));
       if (!found.version().equals(expectedVersion)) {
         return new Outcome.Changed(record, found.version());
       }
@@ -614,13 +621,14 @@ public final class PlacementBatches {
    * aggregate's owner and allocation node (spec 000 section 7), and the batch is conditioned on the aggregate's
    * version, so it cannot apply across an aggregate move; other rows are returned as they are.
    */
-  private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions) {
+  private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions,
+      final Reads reads) {
     final Optional<String> spot = AggregatePointer.spotOf(row.payload());
     if (spot.isEmpty()) {
       return row;
     }
     final String aggKey = LocationKeys.aggregate(spot.get()).preimage();
-    final ReadResult r = read(aggKey);
+    final ReadResult r = reads.get(aggKey);
     if (!(r instanceof ReadResult.Found f)) {
       conditions.add(new Condition.ExpectAbsent(aggKey));
       return row;
@@ -655,23 +663,40 @@ public final class PlacementBatches {
     Plan plan(AuthorityRecord record, StoreVersion version);
   }
 
-  private Outcome change(final ObjectKey key, final String op, final List<Mutation> extra, final Decide decide) {
+  /**
+   * One try of read-decide-write over the row and what it depends on. Round trips: one readAll of the row and
+   * {@code hints} (the keys the row is expected to need: its owner lease, its node's capacity record, its aggregate),
+   * one readAll of whatever the row turned out to need beyond the hints (none when they were right; the aggregate
+   * first when the row follows one), one write. Every key read is pinned by a condition, so a guess that was wrong
+   * costs a round trip, never a wrong write.
+   */
+  private Outcome change(final ObjectKey key, final String op, final List<Mutation> extra, final List<String> hints,
+      final Decide decide) {
     final String authKey = key.logicalKey().preimage();
     final String what = op + " of " + key.logicalKey();
+    final List<String> first = new ArrayList<>(1 + hints.size());
+    first.add(authKey);
+    first.addAll(hints);
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
-      final ReadResult read = read(authKey);
+      final Reads reads = new Reads(first);
+      final ReadResult read = reads.get(authKey);
       if (!(read instanceof ReadResult.Found found)) {
         return new Outcome.Missing(read.now());
       }
       final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
           found.version())));
-      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), conditions);
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), conditions, reads);
       final Plan plan = decide.plan(record, found.version());
       if (plan == null) {
         return new Outcome.Changed(record, found.version());
       }
+      final AuthorityRecord.Allocation a = record.allocation();
+      final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());
+      final String capKey = capLogical.preimage();
+      final String leaseKey = LocationKeys.ownerLease(record.ownerId()).preimage();
+      reads.fetch(plan.lease() == LeaseRule.NONE ? List.of(capKey) : List.of(leaseKey, capKey));
       if (plan.lease() != LeaseRule.NONE) {
-        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), callTimeout());
+        final Leases.Check lease = Leases.check(record.ownerId(), record.ownerLeaseGeneration(), reads.get(leaseKey));
         if (plan.lease() == LeaseRule.LIVE) {
           if (!lease.valid()) {
             return new Outcome.LeaseInvalid(lease.why());
@@ -684,10 +709,7 @@ public final class PlacementBatches {
           conditions.add(lease.deadCondition().get());
         }
       }
-      final AuthorityRecord.Allocation a = record.allocation();
-      final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());
-      final String capKey = capLogical.preimage();
-      final ReadResult cap = read(capKey);
+      final ReadResult cap = reads.get(capKey);
       final NodeCapacityRecord usage;
       if (cap instanceof ReadResult.Found capFound) {
         try {
@@ -800,6 +822,91 @@ public final class PlacementBatches {
 
   private ReadResult read(final String key) {
     return StoreCalls.await(store.read(key), callTimeout(), "read of " + key.replace("\0", "\\0"));
+  }
+
+  /** Reads {@code keys} in one store request ({@link LocationStore#readAll}): one round trip. */
+  private List<ReadResult> readAll(final List<String> keys) {
+    final List<ReadResult> out = StoreCalls.await(store.readAll(keys), callTimeout(), "read of " + keys.size()
+        + " keys from " + keys.get(0).replace("\0", "\\0"));
+    if (out.size() != keys.size()) {
+      throw new SpotkitException.InternalFailure("the location store answered " + out.size() + " results for a"
+          + " read of " + keys.size() + " keys");
+    }
+    return out;
+  }
+
+  /**
+   * The reads of one try of an operation: keys asked together in one {@link LocationStore#readAll} each time,
+   * answers kept for the rest of the try (never across tries: a retry reads everything again). Not thread-safe;
+   * one try, one thread.
+   */
+  private final class Reads {
+    private final Map<String, ReadResult> answers = new HashMap<>();
+
+    /** Reads {@code first} at once (one round trip; none when empty). */
+    Reads(final List<String> first) {
+      fetch(first);
+    }
+
+    /** Reads, in one round trip, those of {@code keys} not read yet in this try; none when all were. */
+    void fetch(final List<String> keys) {
+      final List<String> missing = new ArrayList<>(keys.size());
+      for (String key : keys) {
+        if (!answers.containsKey(key) && !missing.contains(key)) {
+          missing.add(key);
+        }
+      }
+      if (missing.isEmpty()) {
+        return;
+      }
+      final List<ReadResult> results = readAll(missing);
+      for (int i = 0; i < missing.size(); i++) {
+        answers.put(missing.get(i), results.get(i));
+      }
+    }
+
+    /** The answer for {@code key}: the one read in this try, or one read now. */
+    ReadResult get(final String key) {
+      fetch(List.of(key));
+      return answers.get(key);
+    }
+  }
+
+  /**
+   * The reservations this instance made and has not committed or aborted yet, by authority key: for each, the
+   * keys its commit or abort will need besides the row (owner lease, capacity record, aggregate), so those are
+   * read in the same round trip as the row. Bounded (the oldest are forgotten past {@link #MAX}); a forgotten or
+   * mismatching entry only costs the commit one more round trip. Thread-safety: any thread (one lock).
+   */
+  private static final class Reservations {
+    static final int MAX = 4096;
+    private final LinkedHashMap<String, Remembered> byKey = new LinkedHashMap<>();
+
+    private record Remembered(StoreVersion version, List<String> keys) {
+    }
+
+    synchronized void remember(final String authKey, final StoreVersion version, final AuthorityRecord row) {
+      final AuthorityRecord.Allocation a = row.allocation();
+      final List<String> keys = new ArrayList<>(3);
+      keys.add(LocationKeys.ownerLease(row.ownerId()).preimage());
+      keys.add(LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex()).preimage());
+      AggregatePointer.spotOf(row.payload()).ifPresent(spot -> keys.add(LocationKeys.aggregate(spot).preimage()));
+      byKey.remove(authKey);
+      byKey.put(authKey, new Remembered(version, List.copyOf(keys)));
+      if (byKey.size() > MAX) {
+        byKey.remove(byKey.keySet().iterator().next());
+      }
+    }
+
+    /** The keys remembered for that reservation (forgotten now), or none. */
+    synchronized List<String> take(final String authKey, final StoreVersion version) {
+      final Remembered r = byKey.get(authKey);
+      if (r == null || !r.version().equals(version)) {
+        return List.of();
+      }
+      byKey.remove(authKey);
+      return r.keys();
+    }
   }
 
   /** An applied write: the row's new version (empty when deleted) and StoreNow. */
