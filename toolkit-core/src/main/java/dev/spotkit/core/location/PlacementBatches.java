@@ -14,7 +14,6 @@ import dev.spotkit.store.WriteBatch;
 import dev.spotkit.store.WriteResult;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +61,9 @@ public final class PlacementBatches {
   private final Duration timeout;
   private final int maxAttempts;
   /** Keys the commit of each open reservation of this instance will need (one round trip fewer per commit). */
-  private final Reservations reservations = new Reservations();
+  private final OpenReservations reservations = new OpenReservations();
+  /** Concurrent reserves and commits of this instance, one store request per group. */
+  private final PlacementGroups groups = new PlacementGroups(this);
   /** No store call starts or waits past this; null for none. */
   private final dev.spotkit.core.Deadline deadline;
 
@@ -298,6 +299,11 @@ public final class PlacementBatches {
    * @throws RecordDecodeException when a row or record is unreadable.
    */
   public Reservation reserve(final ReserveRequest request) {
+    return groups.reserve(request);
+  }
+
+  /** Reserve on its own: one readAll, one write per try (a row too large to share a group's batch). */
+  Reservation reserveAlone(final ReserveRequest request) {
     final Target t = request.target();
     final String authKey = request.key().logicalKey().preimage();
     final String descKey = LocationKeys.meshNode(t.meshName(), t.routingIdHex()).preimage();
@@ -351,7 +357,7 @@ public final class PlacementBatches {
     throw exhausted("reserve of " + request.key().logicalKey());
   }
 
-  private Optional<Reservation.Refused> checkDescriptor(final ReserveRequest request, final ReadResult desc) {
+  Optional<Reservation.Refused> checkDescriptor(final ReserveRequest request, final ReadResult desc) {
     final Target t = request.target();
     if (!(desc instanceof ReadResult.Found found)) {
       return Optional.of(new Reservation.Refused(Refusal.NOT_SERVING, t.hostRun(), "descriptor "
@@ -403,8 +409,15 @@ public final class PlacementBatches {
    */
   public Outcome commit(final ObjectKey key, final StoreVersion reservedVersion, final StoreBytes payload,
       final List<Mutation> extra) {
-    return change(key, "commit", extra, reservations.take(key.logicalKey().preimage(), reservedVersion),
-        (record, version) -> {
+    final List<String> hints = reservations.take(key.logicalKey().preimage(), reservedVersion);
+    return hints.isEmpty() ? commitAlone(key, reservedVersion, payload, extra, hints)
+        : groups.commit(key, reservedVersion, payload, extra, hints);
+  }
+
+  /** Commit on its own: the row with {@code hints}, what else it needs, one write per try. */
+  Outcome commitAlone(final ObjectKey key, final StoreVersion reservedVersion, final StoreBytes payload,
+      final List<Mutation> extra, final List<String> hints) {
+    return change(key, "commit", extra, hints, (record, version) -> {
       if (!version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED) {
         return null;
       }
@@ -551,7 +564,8 @@ public final class PlacementBatches {
         return new Outcome.Missing(read.now());
       }
       final List<Condition> follows = new ArrayList<>();
-      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows, new Reads(List.of()));
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows,
+          new StoreReads(this::readAll, List.of()));
       if (!found.version().equals(expectedVersion)) {
         return new Outcome.Changed(record, found.version());
       }
@@ -622,7 +636,7 @@ public final class PlacementBatches {
    * version, so it cannot apply across an aggregate move; other rows are returned as they are.
    */
   private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions,
-      final Reads reads) {
+      final StoreReads reads) {
     final Optional<String> spot = AggregatePointer.spotOf(row.payload());
     if (spot.isEmpty()) {
       return row;
@@ -678,7 +692,7 @@ public final class PlacementBatches {
     first.add(authKey);
     first.addAll(hints);
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
-      final Reads reads = new Reads(first);
+      final StoreReads reads = new StoreReads(this::readAll, first);
       final ReadResult read = reads.get(authKey);
       if (!(read instanceof ReadResult.Found found)) {
         return new Outcome.Missing(read.now());
@@ -803,12 +817,24 @@ public final class PlacementBatches {
     return out;
   }
 
+  LocationStore store() {
+    return store;
+  }
+
+  int maxAttempts() {
+    return maxAttempts;
+  }
+
+  OpenReservations reservations() {
+    return reservations;
+  }
+
   /**
    * The wait of the next store call: the timeout, or less when the deadline is nearer.
    *
    * @throws SpotkitException.Unavailable when the deadline passed: the call is not sent, so nothing changes.
    */
-  private Duration callTimeout() {
+  Duration callTimeout() {
     if (deadline == null) {
       return timeout;
     }
@@ -825,7 +851,7 @@ public final class PlacementBatches {
   }
 
   /** Reads {@code keys} in one store request ({@link LocationStore#readAll}): one round trip. */
-  private List<ReadResult> readAll(final List<String> keys) {
+  List<ReadResult> readAll(final List<String> keys) {
     final List<ReadResult> out = StoreCalls.await(store.readAll(keys), callTimeout(), "read of " + keys.size()
         + " keys from " + keys.get(0).replace("\0", "\\0"));
     if (out.size() != keys.size()) {
@@ -833,80 +859,6 @@ public final class PlacementBatches {
           + " read of " + keys.size() + " keys");
     }
     return out;
-  }
-
-  /**
-   * The reads of one try of an operation: keys asked together in one {@link LocationStore#readAll} each time,
-   * answers kept for the rest of the try (never across tries: a retry reads everything again). Not thread-safe;
-   * one try, one thread.
-   */
-  private final class Reads {
-    private final Map<String, ReadResult> answers = new HashMap<>();
-
-    /** Reads {@code first} at once (one round trip; none when empty). */
-    Reads(final List<String> first) {
-      fetch(first);
-    }
-
-    /** Reads, in one round trip, those of {@code keys} not read yet in this try; none when all were. */
-    void fetch(final List<String> keys) {
-      final List<String> missing = new ArrayList<>(keys.size());
-      for (String key : keys) {
-        if (!answers.containsKey(key) && !missing.contains(key)) {
-          missing.add(key);
-        }
-      }
-      if (missing.isEmpty()) {
-        return;
-      }
-      final List<ReadResult> results = readAll(missing);
-      for (int i = 0; i < missing.size(); i++) {
-        answers.put(missing.get(i), results.get(i));
-      }
-    }
-
-    /** The answer for {@code key}: the one read in this try, or one read now. */
-    ReadResult get(final String key) {
-      fetch(List.of(key));
-      return answers.get(key);
-    }
-  }
-
-  /**
-   * The reservations this instance made and has not committed or aborted yet, by authority key: for each, the
-   * keys its commit or abort will need besides the row (owner lease, capacity record, aggregate), so those are
-   * read in the same round trip as the row. Bounded (the oldest are forgotten past {@link #MAX}); a forgotten or
-   * mismatching entry only costs the commit one more round trip. Thread-safety: any thread (one lock).
-   */
-  private static final class Reservations {
-    static final int MAX = 4096;
-    private final LinkedHashMap<String, Remembered> byKey = new LinkedHashMap<>();
-
-    private record Remembered(StoreVersion version, List<String> keys) {
-    }
-
-    synchronized void remember(final String authKey, final StoreVersion version, final AuthorityRecord row) {
-      final AuthorityRecord.Allocation a = row.allocation();
-      final List<String> keys = new ArrayList<>(3);
-      keys.add(LocationKeys.ownerLease(row.ownerId()).preimage());
-      keys.add(LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex()).preimage());
-      AggregatePointer.spotOf(row.payload()).ifPresent(spot -> keys.add(LocationKeys.aggregate(spot).preimage()));
-      byKey.remove(authKey);
-      byKey.put(authKey, new Remembered(version, List.copyOf(keys)));
-      if (byKey.size() > MAX) {
-        byKey.remove(byKey.keySet().iterator().next());
-      }
-    }
-
-    /** The keys remembered for that reservation (forgotten now), or none. */
-    synchronized List<String> take(final String authKey, final StoreVersion version) {
-      final Remembered r = byKey.get(authKey);
-      if (r == null || !r.version().equals(version)) {
-        return List.of();
-      }
-      byKey.remove(authKey);
-      return r.keys();
-    }
   }
 
   /** An applied write: the row's new version (empty when deleted) and StoreNow. */
@@ -941,7 +893,7 @@ public final class PlacementBatches {
     return Optional.empty();
   }
 
-  private SpotkitException.Unavailable exhausted(final String what) {
+  SpotkitException.Unavailable exhausted(final String what) {
     return new SpotkitException.Unavailable(what + " conflicted " + maxAttempts + " times in a row (counters,"
         + " capacity record, descriptor or lease kept moving); nothing was changed by this call; retry later");
   }
