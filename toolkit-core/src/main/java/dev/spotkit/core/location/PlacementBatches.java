@@ -829,6 +829,10 @@ public final class PlacementBatches {
     return reservations;
   }
 
+  PlacementGroups groups() {
+    return groups;
+  }
+
   /**
    * The wait of the next store call: the timeout, or less when the deadline is nearer.
    *

@@ -107,6 +107,11 @@ final class PlacementGroups {
     return run(new CommitOp(key, reservedVersion, payload, extra, hints));
   }
 
+  /** Operations queued and not yet taken into a group (tests). */
+  int queued() {
+    return queue.size();
+  }
+
   private <T> T run(final Op<T> op) {
     queue.add(op);
     boolean interrupted = false;
