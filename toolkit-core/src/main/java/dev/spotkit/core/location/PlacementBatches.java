@@ -50,8 +50,16 @@ import java.util.Optional;
  * never guessed: the authority row is re-read and compared byte for byte with what was written (spec 002
  * section 10).
  *
+ * <p>Round trips (issue 16; each is one store request, {@link LocationStore#readAll} for reads): reserve 2 (one
+ * readAll of the row, descriptor, owner lease, capacity record and both counters; one write), commit 2 when this
+ * instance made the reservation (the row is read together with the lease and capacity keys the reservation named)
+ * and 3 otherwise, abort 2 or 3 likewise, delete 3. Concurrent reserves and commits of one instance go out together,
+ * one readAll and one write per group ({@link PlacementGroups}), instead of conflicting with each other on the
+ * counters and the capacity record; each caller still gets the answer a lone call would give.
+ *
  * <p>Blocking: waits for each store call at most the timeout given; call from virtual threads only.
- * Thread-safety: stateless apart from the store; any thread.
+ * Thread-safety: any thread; the state kept is the keys each open reservation's commit will need (bounded) and the
+ * queue of grouped calls.
  */
 public final class PlacementBatches {
   /** Default bound on tries per operation: enough for 64 writers racing on one capacity record. */
@@ -290,7 +298,8 @@ public final class PlacementBatches {
 
   /**
    * Reserve (spec 002 sections 6.1 and 7): Missing to Creating, with the capacity bundle, ObjectGeneration and
-   * the first AuthorityOwnerGeneration issued in the same batch.
+   * the first AuthorityOwnerGeneration issued in the same batch. Two store requests when alone; concurrent callers
+   * of this instance share them (consecutive generation values in arrival order, one counter advance per group).
    *
    * @param request what and where.
    * @return Reserved, Existing or Refused.
