@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * persistence) starts at the server's time in microseconds, and so does the sequence of a replica promoted
  * without the primary's last writes (its replication id differs from the one recorded with the sequence), so
  * no version from before a data loss comes back and a CAS that waited across it can only Conflict. Reads
- * check expiry against the server's {@code TIME}.
+ * check expiry against the server's {@code TIME}. {@link #readAll(List)} reads up to 2,048 keys in one script call
+ * (one round trip, one point in time, one StoreNow); the creation path uses it for its independent reads.
  *
  * <p>Writes: one Lua script per batch (EVALSHA, EVAL on NOSCRIPT). It checks every condition and decodes every
  * touched record first, then applies every mutation, bumps the sequence once and returns the version and the

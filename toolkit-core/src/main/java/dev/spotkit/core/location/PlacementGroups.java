@@ -123,8 +123,8 @@ final class PlacementGroups {
           }
         } finally {
           lead.unlock();
+          wakeNext(); // even when the group failed hard: queued callers must not wait for a leader that left
         }
-        wakeNext();
       } else {
         LockSupport.park(this);
         if (Thread.interrupted()) {
