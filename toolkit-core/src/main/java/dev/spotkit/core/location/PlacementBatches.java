@@ -50,12 +50,10 @@ import java.util.Optional;
  * never guessed: the authority row is re-read and compared byte for byte with what was written (spec 002
  * section 10).
  *
- * <p>Round trips (issue 16; each is one store request, {@link LocationStore#readAll} for reads): reserve 2 (one
- * readAll of the row, descriptor, owner lease, capacity record and both counters; one write), commit 2 when this
- * instance made the reservation (the row is read together with the lease and capacity keys the reservation named)
- * and 3 otherwise, abort 2 or 3 likewise, delete 3. Concurrent reserves and commits of one instance go out together,
- * one readAll and one write per group ({@link PlacementGroups}), instead of conflicting with each other on the
- * counters and the capacity record; each caller still gets the answer a lone call would give.
+ * <p>Round trips (issue 16; one store request each, {@link LocationStore#readAll} for reads): reserve 2, commit 2
+ * when this instance reserved (row, lease and capacity read together) else 3, abort likewise, delete 3. Concurrent
+ * reserves and commits of one instance go out as one readAll and one write per group ({@link PlacementGroups}),
+ * each caller answered as a lone call would be.
  *
  * <p>Blocking: waits for each store call at most the timeout given; call from virtual threads only.
  * Thread-safety: any thread; the state kept is the keys each open reservation's commit will need (bounded) and the
@@ -71,7 +69,7 @@ public final class PlacementBatches {
   /** Keys the commit of each open reservation of this instance will need (one round trip fewer per commit). */
   private final OpenReservations reservations = new OpenReservations();
   /** Concurrent reserves and commits of this instance, one store request per group. */
-  private final PlacementGroups groups = new PlacementGroups(this);
+  private final PlacementGroups groups;
   /** No store call starts or waits past this; null for none. */
   private final dev.spotkit.core.Deadline deadline;
 
@@ -110,6 +108,7 @@ public final class PlacementBatches {
       throw new IllegalArgumentException("maxAttempts " + maxAttempts + " is outside 1..10000");
     }
     this.maxAttempts = maxAttempts;
+    this.groups = new PlacementGroups(this, store, maxAttempts, reservations);
   }
 
   /**
@@ -824,18 +823,6 @@ public final class PlacementBatches {
       }
     }
     return out;
-  }
-
-  LocationStore store() {
-    return store;
-  }
-
-  int maxAttempts() {
-    return maxAttempts;
-  }
-
-  OpenReservations reservations() {
-    return reservations;
   }
 
   PlacementGroups groups() {

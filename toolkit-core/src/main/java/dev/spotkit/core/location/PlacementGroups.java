@@ -51,11 +51,18 @@ final class PlacementGroups {
   static final long MAX_GROUP_BYTES = 2L << 20;
 
   private final PlacementBatches batches;
+  private final dev.spotkit.store.LocationStore store;
+  private final int maxAttempts;
+  private final OpenReservations reservations;
   private final ReentrantLock lead = new ReentrantLock();
   private final ConcurrentLinkedQueue<Op<?>> queue = new ConcurrentLinkedQueue<>();
 
-  PlacementGroups(final PlacementBatches batches) {
+  PlacementGroups(final PlacementBatches batches, final dev.spotkit.store.LocationStore store, final int maxAttempts,
+      final OpenReservations reservations) {
     this.batches = batches;
+    this.store = store;
+    this.maxAttempts = maxAttempts;
+    this.reservations = reservations;
   }
 
   /** One queued operation and its answer; answered once, by whoever runs its group. */
@@ -208,7 +215,7 @@ final class PlacementGroups {
     final String objectKey = GenerationCounter.OBJECT.key().preimage();
     final String ownerKey = GenerationCounter.AUTHORITY_OWNER.key().preimage();
     List<ReserveOp> open = ops;
-    for (int attempt = 0; attempt < batches.maxAttempts() && !open.isEmpty(); attempt++) {
+    for (int attempt = 0; attempt < maxAttempts && !open.isEmpty(); attempt++) {
       final Set<String> keys = new LinkedHashSet<>(List.of(objectKey, ownerKey));
       for (ReserveOp op : open) {
         final PlacementBatches.Target t = op.request.target();
@@ -272,7 +279,7 @@ final class PlacementGroups {
         for (int i = 0; i < n; i++) {
           final Written w = written.get(included.get(i).authKey);
           if (w != null) {
-            batches.reservations().remember(included.get(i).authKey, w.version(), rows.get(i));
+            reservations.remember(included.get(i).authKey, w.version(), rows.get(i));
             answer(included.get(i), new PlacementBatches.Reservation.Reserved(rows.get(i), w.version(), w.now()));
           }
         }
@@ -366,7 +373,7 @@ final class PlacementGroups {
   private void commitGroup(final List<CommitOp> ops) {
     List<CommitOp> open = ops;
     final List<CommitOp> alone = new ArrayList<>();
-    for (int attempt = 0; attempt < batches.maxAttempts() && !open.isEmpty(); attempt++) {
+    for (int attempt = 0; attempt < maxAttempts && !open.isEmpty(); attempt++) {
       final Set<String> keys = new LinkedHashSet<>();
       for (CommitOp op : open) {
         keys.add(op.authKey);
@@ -505,7 +512,7 @@ final class PlacementGroups {
     final Map<String, Written> out = new HashMap<>();
     final WriteResult result;
     try {
-      result = StoreCalls.await(batches.store().write(batch), batches.callTimeout(), "write of " + what);
+      result = StoreCalls.await(store.write(batch), batches.callTimeout(), "write of " + what);
     } catch (SpotkitException.Unavailable e) {
       if (!(e.getCause() instanceof StoreException.Indeterminate)) {
         throw e;
