@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -44,12 +45,13 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The Redis Location Store's own cost per operation, against a local {@code redis-server} this benchmark starts
- * per fork (free loopback port, {@code --save "" --appendonly no}) and stops. One caller thread, one request in
- * flight at a time, so every score is round trips per second:
+ * per fork (free loopback port, {@code --save "" --appendonly no}) and stops. Without a number in its name a
+ * benchmark has one caller thread, one request in flight at a time, so its score is round trips per second:
  * <ul>
  *   <li>{@code baselineEvalsha}: raw Lettuce {@code EVALSHA} of {@code return 1} on its own connection (the
  *       {@code redis-benchmark}-style floor: one round trip through Lettuce, Netty and the Lua engine);</li>
@@ -58,8 +60,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code casWrite}: one conditional write of that row ({@code ExpectVersion} + Put: the shape of an owner
  *       change), the version chained from the previous write;</li>
  *   <li>{@code creation}: a new actor id through {@link PlacementBatches} exactly as the framework creates one:
- *       {@code reserve} (authority, descriptor, owner-lease and capacity reads, then one batch writing the
- *       Creating row, counters and reserved slot) and {@code commit} (one batch: Ready row, slot to active).</li>
+ *       {@code reserve} (one readAll of authority, descriptor, owner lease, capacity and both counters, then one
+ *       batch writing the Creating row, counters and reserved slot) and {@code commit} (one readAll of the row,
+ *       lease and capacity, then one batch: Ready row, slot to active): 4 round trips.</li>
+ *   <li>{@code creation8}, {@code creation64}, {@code baselineEvalsha8}, {@code baselineEvalsha64}: the same with
+ *       8 and 64 caller threads ({@code @Threads}); the creators share one {@link PlacementBatches} (one node),
+ *       whose concurrent reserves and commits go out as one read and one write per group.</li>
  * </ul>
  * Compare each store score with {@code baselineEvalsha} of the same run: the ratio is the store's overhead in
  * round trips and script work.
@@ -88,7 +94,7 @@ public class LocationStoreBenchmark {
   private String casKey;
   private StoreBytes casValue;
   private StoreVersion casVersion;
-  private long created;
+  private final AtomicLong created = new AtomicLong();
 
   /**
    * Starts redis-server, connects both clients and writes the node records a reservation checks (owner lease,
@@ -245,6 +251,54 @@ public class LocationStoreBenchmark {
    */
   @Benchmark
   public StoreVersion creation() {
-    return createOne(ObjectKey.actor("bench-" + created++));
+    return createOne(ObjectKey.actor("bench-" + created.getAndIncrement()));
+  }
+
+  /**
+   * Baseline with 8 callers: each thread one EVALSHA at a time, all on the one raw connection (Lettuce pipelines
+   * them), so the score is the connection's round trips per second at that concurrency.
+   *
+   * @return the script's answer (1).
+   * @throws Exception on a Redis error or a 5 s timeout.
+   */
+  @Benchmark
+  @Threads(8)
+  public Long baselineEvalsha8() throws Exception {
+    return baselineEvalsha();
+  }
+
+  /**
+   * Baseline with 64 callers on the one raw connection.
+   *
+   * @return the script's answer (1).
+   * @throws Exception on a Redis error or a 5 s timeout.
+   */
+  @Benchmark
+  @Threads(64)
+  public Long baselineEvalsha64() throws Exception {
+    return baselineEvalsha();
+  }
+
+  /**
+   * Creations by 8 concurrent callers of one node's {@link PlacementBatches} (as one MeshNode's creations share
+   * it), each creating new ids one after another.
+   *
+   * @return the Ready row's version.
+   */
+  @Benchmark
+  @Threads(8)
+  public StoreVersion creation8() {
+    return creation();
+  }
+
+  /**
+   * Creations by 64 concurrent callers of one node's {@link PlacementBatches}.
+   *
+   * @return the Ready row's version.
+   */
+  @Benchmark
+  @Threads(64)
+  public StoreVersion creation64() {
+    return creation();
   }
 }

@@ -115,6 +115,32 @@ public final class InMemoryLocationStore implements LocationStore {
     });
   }
 
+  /**
+   * Reads every key under the one lock, so all answers are of one point in time and carry one StoreNow (spec 002
+   * section 6.1; {@link LocationStore#readAll}). The fault hooks see one READ call touching all the keys.
+   *
+   * @param keys 1..2,048 keys, each UTF-8 1..1024 bytes.
+   * @return one Missing or Found per key, in order.
+   * @throws StoreLimitException at once when the list or a key is out of range.
+   */
+  @Override
+  public CompletionStage<List<ReadResult>> readAll(final List<String> keys) {
+    StoreLimits.checkReadAll(keys);
+    final List<String> copy = List.copyOf(keys);
+    return faults.run(new StoreFaults.Call(StoreFaults.Kind.READ, copy), () -> {
+      synchronized (lock) {
+        final StoreNow now = now();
+        final List<ReadResult> out = new ArrayList<>(copy.size());
+        for (String key : copy) {
+          final Value value = live(key, now.epochMillis());
+          out.add(value == null ? new ReadResult.Missing(now)
+              : new ReadResult.Found(value.bytes(), value.version(), value.expiry(), now));
+        }
+        return out;
+      }
+    });
+  }
+
   @Override
   public CompletionStage<WriteResult> write(final WriteBatch batch) {
     Objects.requireNonNull(batch, "batch");

@@ -1,5 +1,8 @@
 package dev.spotkit.store;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -15,6 +18,8 @@ import java.util.concurrent.CompletionStage;
  *   <li>{@link #read(String)}: Missing with StoreNow, or Found with the bytes, the version, the expiry (or
  *       none) and StoreNow. Reading never creates a value, a version or a generation. A value whose expiry
  *       passed is Missing.</li>
+ *   <li>{@link #readAll(List)}: the same answers for several keys in one request, in the order asked, all of
+ *       one point in time with one StoreNow (the providers here); the default reads each key on its own.</li>
  *   <li>{@link #write(WriteBatch)}: all conditions are checked first, then every mutation applies, or none.
  *       Applied carries the new version of each put key and StoreNow; Conflict carries no detail. Each put
  *       gets a version different from every version the key had before.</li>
@@ -50,6 +55,34 @@ public interface LocationStore extends AutoCloseable {
    * @throws StoreLimitException at once (not through the stage) when the key is out of range.
    */
   CompletionStage<ReadResult> read(String key);
+
+  /**
+   * Reads several keys in one request (spec 002 section 6.1 "Read and CAS", FACTS.md "Location Store provider
+   * contract"): what {@link #read(String)} answers for each key, in the order of {@code keys}. A provider that can
+   * (Redis: one script; in memory: one lock) reads every key at one point in time, so all answers carry the same
+   * StoreNow; the default sends one {@link #read(String)} per key, all at once, and answers when the last one does,
+   * without that guarantee. A caller builds nothing on the point in time beyond what versions give it: every
+   * change is still conditioned on the versions read (CAS).
+   *
+   * <p>Nothing here is specific to authority, capacity or leases (spec 002 section 2.1): keys and bytes stay
+   * opaque. Reading never creates a value, a version or a generation. A key may appear more than once.
+   *
+   * @param keys 1..{@link StoreLimits#MAX_BATCH_KEYS} (2,048) keys, each UTF-8 1..1024 bytes.
+   * @return one Missing or Found per key, in order; the stage fails with {@link StoreException.Unavailable} when
+   *     the read failed (reads never change anything, so never Indeterminate).
+   * @throws StoreLimitException at once (not through the stage) when a key is out of range or the list is empty
+   *     or longer than 2,048.
+   * @throws NullPointerException when {@code keys} or one of them is null.
+   */
+  default CompletionStage<List<ReadResult>> readAll(final List<String> keys) {
+    StoreLimits.checkReadAll(keys);
+    final List<CompletableFuture<ReadResult>> reads = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      reads.add(read(key).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(done -> reads.stream().map(CompletableFuture::join).toList());
+  }
 
   /**
    * One all-or-nothing conditional write.

@@ -96,6 +96,24 @@ public final class StoreLimits {
   }
 
   /**
+   * Checks the keys of one {@link LocationStore#readAll(java.util.List)}.
+   *
+   * @param keys 1..{@link #MAX_BATCH_KEYS} keys, each UTF-8 1..1024 bytes; repeats allowed.
+   * @throws StoreLimitException when the list is empty or longer than 2,048, or a key is out of range.
+   * @throws NullPointerException when the list or a key is null.
+   */
+  public static void checkReadAll(final java.util.List<String> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty() || keys.size() > MAX_BATCH_KEYS) {
+      throw new StoreLimitException("read keys", keys.size(), keys.isEmpty() ? 1 : MAX_BATCH_KEYS, "a read of "
+          + keys.size() + " keys is outside the limit 1.." + MAX_BATCH_KEYS + " keys; split it into several reads");
+    }
+    for (String key : keys) {
+      checkKey(Objects.requireNonNull(key, "key"));
+    }
+  }
+
+  /**
    * Checks a Location Store value.
    *
    * @param value the value.

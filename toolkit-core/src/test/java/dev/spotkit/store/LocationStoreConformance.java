@@ -242,6 +242,54 @@ public abstract class LocationStoreConformance {
     assertThat(scanAll(ns, 10)).containsOnlyKeys(ns + "forever", ns + "lease");
   }
 
+  // ---------------------------------------------------------------- readAll (one request, several keys)
+
+  @Test
+  public void readAllAnswersWhatReadAnswersForEachKeyInOrderWithOneStoreNow() {
+    final StoreVersion a = put(ns + "a", "alpha");
+    final StoreVersion b = ((WriteResult.Applied) write(List.of(), List.of(Mutation.Put.expiring(ns + "b",
+        StoreBytes.utf8("beta"), Duration.ofHours(1))))).version(ns + "b");
+    final List<ReadResult> all = await(store.readAll(List.of(ns + "b", ns + "absent", ns + "a", ns + "b")));
+    assertThat(all).hasSize(4);
+    final ReadResult.Found first = (ReadResult.Found) all.get(0);
+    assertThat(first.value().asUtf8()).isEqualTo("beta");
+    assertThat(first.version()).isEqualTo(b);
+    assertThat(first.expiresAtMillis()).isEqualTo(((ReadResult.Found) read(ns + "b")).expiresAtMillis());
+    assertThat(all.get(1)).isInstanceOf(ReadResult.Missing.class);
+    assertThat(((ReadResult.Found) all.get(2)).version()).isEqualTo(a);
+    assertThat(((ReadResult.Found) all.get(2)).value().asUtf8()).isEqualTo("alpha");
+    assertThat(((ReadResult.Found) all.get(2)).expiresAtMillis()).isEmpty();
+    assertThat(((ReadResult.Found) all.get(3)).version()).isEqualTo(b);
+    assertThat(all).extracting(ReadResult::now).as("one point in time, one StoreNow").containsOnly(first.now());
+    assertThat(scanAll(ns, 1000)).as("reading created nothing").containsOnlyKeys(ns + "a", ns + "b");
+  }
+
+  @Test
+  public void readAllShowsAnExpiredOrDeletedValueAsMissing() {
+    write(List.of(), List.of(Mutation.Put.expiring(ns + "lease", StoreBytes.utf8("x"), Duration.ofSeconds(15))));
+    put(ns + "gone", "g");
+    write(List.of(), List.of(new Mutation.Delete(ns + "gone")));
+    assertThat(await(store.readAll(List.of(ns + "gone")))).singleElement().isInstanceOf(ReadResult.Missing.class);
+    assumeTrue(advanceStoreTime(Duration.ofSeconds(16)), "provider cannot move its clock");
+    assertThat(await(store.readAll(List.of(ns + "lease", ns + "gone"))))
+        .allSatisfy(r -> assertThat(r).isInstanceOf(ReadResult.Missing.class));
+  }
+
+  @Test
+  public void readAllRefusesNoKeysMoreThan2048KeysOrABadKeyAtOnce() {
+    assertThatThrownBy(() -> store.readAll(List.of())).isInstanceOf(StoreLimitException.class);
+    final List<String> tooMany = new ArrayList<>();
+    for (int i = 0; i <= StoreLimits.MAX_BATCH_KEYS; i++) {
+      tooMany.add(ns + i);
+    }
+    assertThatThrownBy(() -> store.readAll(tooMany)).isInstanceOf(StoreLimitException.class);
+    assertThatThrownBy(() -> store.readAll(List.of(ns + "ok", ""))).isInstanceOf(StoreLimitException.class);
+    assertThatThrownBy(() -> store.readAll(List.of(ns + "x".repeat(1025)))).isInstanceOf(StoreLimitException.class);
+    final List<ReadResult> atLimit = await(store.readAll(tooMany.subList(0, StoreLimits.MAX_BATCH_KEYS)));
+    assertThat(atLimit).hasSize(StoreLimits.MAX_BATCH_KEYS)
+        .allSatisfy(r -> assertThat(r).isInstanceOf(ReadResult.Missing.class));
+  }
+
   /**
    * The batch shapes crash recovery relies on (issue 15, {@code PlacementBatches.sweepAbandoned}): a sweep conditioned
    * on a row's version and on its owner's lease key being absent conflicts while the lease lives, applies in one step

@@ -93,6 +93,21 @@ final class LuaScripts {
       """;
 
   /**
+   * Read of several keys at one point in time: KEYS the record keys, ARGV 1 offset. Returns {now, head member of
+   * each key in order, or '' when the key has none} (a member always starts with the tag byte 0x01, so '' is
+   * never a member; a Lua nil would cut the reply short).
+   */
+  static final String READ_ALL = PRELUDE + """
+      local now = now_ms()
+      local out = {now}
+      for i = 1, #KEYS do
+        local h = redis.call('ZRANGE', KEYS[i], -1, -1)
+        out[i + 1] = h[1] or ''
+      end
+      return out
+      """;
+
+  /**
    * Write: KEYS 1 seq, 2 index, 3 scans, 4 scan-used, 5 scan-start, 6 seq-epoch (the replication id the
    * sequence was issued under), then the condition records, then the mutation records. ARGV 1 offset, 2 scan
    * idle ms, 3 grace ms, 4 conditions, 5 mutations, then per condition (logical key, expected version or ''

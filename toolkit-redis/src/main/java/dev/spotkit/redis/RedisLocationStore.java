@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * persistence) starts at the server's time in microseconds, and so does the sequence of a replica promoted
  * without the primary's last writes (its replication id differs from the one recorded with the sequence), so
  * no version from before a data loss comes back and a CAS that waited across it can only Conflict. Reads
- * check expiry against the server's {@code TIME}.
+ * check expiry against the server's {@code TIME}. {@link #readAll(List)} reads up to 2,048 keys in one script call
+ * (one round trip, one point in time, one StoreNow); the creation path uses it for its independent reads.
  *
  * <p>Writes: one Lua script per batch (EVALSHA, EVAL on NOSCRIPT). It checks every condition and decodes every
  * touched record first, then applies every mutation, bumps the sequence once and returns the version and the
@@ -79,6 +80,7 @@ public final class RedisLocationStore implements LocationStore {
   public static final Duration MAX_RETENTION = Duration.ofDays(36_525);
 
   private static final RedisSession.Script READ = RedisSession.Script.of("read", LuaScripts.READ);
+  private static final RedisSession.Script READ_ALL = RedisSession.Script.of("read all", LuaScripts.READ_ALL);
   private static final RedisSession.Script WRITE = RedisSession.Script.of("write", LuaScripts.WRITE);
   private static final RedisSession.Script OPEN_SCAN = RedisSession.Script.of("scan open", LuaScripts.OPEN_SCAN);
   private static final RedisSession.Script INDEX_RANGE = RedisSession.Script.of("scan index",
@@ -185,14 +187,48 @@ public final class RedisLocationStore implements LocationStore {
           if (reply.size() < 2) {
             return new ReadResult.Missing(now);
           }
-          final OpaqueRecord record = decode((byte[]) reply.get(1), key);
-          if (record.tombstone() || record.expiresAtMillis() != 0 && record.expiresAtMillis() <= now.epochMillis()) {
-            return new ReadResult.Missing(now);
-          }
-          return new ReadResult.Found(StoreBytes.of(record.value()), new StoreVersion(record.version()),
-              expiry(record), now);
+          return answer((byte[]) reply.get(1), key, now);
         })
         .exceptionallyCompose(e -> CompletableFuture.failedFuture(session.map(e, false, "read")));
+  }
+
+  /**
+   * Reads every key in one script call (one round trip), so all answers are of one point in time and carry the
+   * server's one StoreNow (spec 002 section 6.1; {@link LocationStore#readAll}).
+   *
+   * @param logicalKeys 1..2,048 keys, each UTF-8 1..1024 bytes; repeats allowed.
+   * @return one Missing or Found per key, in order; fails with {@code StoreException.Unavailable} when the read
+   *     failed or a member is not a record of its key.
+   * @throws dev.spotkit.store.StoreLimitException at once when the list or a key is out of range.
+   */
+  @Override
+  public CompletionStage<List<ReadResult>> readAll(final List<String> logicalKeys) {
+    StoreLimits.checkReadAll(logicalKeys);
+    final List<String> copy = List.copyOf(logicalKeys);
+    final byte[][] redisKeys = new byte[copy.size()][];
+    for (int i = 0; i < redisKeys.length; i++) {
+      redisKeys[i] = RedisKeys.utf8(keys.record(copy.get(i)));
+    }
+    return session.run(READ_ALL, false, redisKeys, offset())
+        .<List<ReadResult>>thenApply(reply -> {
+          final StoreNow now = new StoreNow((Long) reply.get(0));
+          final List<ReadResult> out = new ArrayList<>(copy.size());
+          for (int i = 0; i < copy.size(); i++) {
+            final byte[] member = (byte[]) reply.get(i + 1);
+            out.add(member.length == 0 ? new ReadResult.Missing(now) : answer(member, copy.get(i), now));
+          }
+          return out;
+        })
+        .exceptionallyCompose(e -> CompletableFuture.failedFuture(session.map(e, false, "read all")));
+  }
+
+  private static ReadResult answer(final byte[] member, final String key, final StoreNow now) {
+    final OpaqueRecord record = decode(member, key);
+    if (record.tombstone() || record.expiresAtMillis() != 0 && record.expiresAtMillis() <= now.epochMillis()) {
+      return new ReadResult.Missing(now);
+    }
+    return new ReadResult.Found(StoreBytes.of(record.value()), new StoreVersion(record.version()),
+        expiry(record), now);
   }
 
   @Override

@@ -41,7 +41,20 @@ final class Leases {
   static Check check(final LocationStore store, final String ownerId, final LeaseGeneration generation,
       final Duration timeout) {
     final LogicalKey key = LocationKeys.ownerLease(ownerId);
-    final ReadResult read = StoreCalls.await(store.read(key.preimage()), timeout, "read of " + key);
+    return check(ownerId, generation, StoreCalls.await(store.read(key.preimage()), timeout, "read of " + key));
+  }
+
+  /**
+   * The lease check of one host run from a read of its lease key made elsewhere (e.g. in one
+   * {@link LocationStore#readAll} with the other keys of a batch).
+   *
+   * @param ownerId the run's OwnerId.
+   * @param generation the run's LeaseGeneration.
+   * @param read the answer for {@code LocationKeys.ownerLease(ownerId).preimage()}.
+   * @return the check.
+   */
+  static Check check(final String ownerId, final LeaseGeneration generation, final ReadResult read) {
+    final LogicalKey key = LocationKeys.ownerLease(ownerId);
     return switch (read) {
       case ReadResult.Missing missing -> new Check(Optional.empty(), "owner lease " + key
           + " is missing (expired or released)", missing.now(),

@@ -50,8 +50,14 @@ import java.util.Optional;
  * never guessed: the authority row is re-read and compared byte for byte with what was written (spec 002
  * section 10).
  *
+ * <p>Round trips (issue 16; one store request each, {@link LocationStore#readAll} for reads): reserve 2, commit 2
+ * when this instance reserved (row, lease and capacity read together) else 3, abort likewise, delete 3. Concurrent
+ * reserves and commits of one instance go out as one readAll and one write per group ({@link PlacementGroups}),
+ * each caller answered as a lone call would be.
+ *
  * <p>Blocking: waits for each store call at most the timeout given; call from virtual threads only.
- * Thread-safety: stateless apart from the store; any thread.
+ * Thread-safety: any thread; the state kept is the keys each open reservation's commit will need (bounded) and the
+ * queue of grouped calls.
  */
 public final class PlacementBatches {
   /** Default bound on tries per operation: enough for 64 writers racing on one capacity record. */
@@ -60,6 +66,10 @@ public final class PlacementBatches {
   private final LocationStore store;
   private final Duration timeout;
   private final int maxAttempts;
+  /** Keys the commit of each open reservation of this instance will need (one round trip fewer per commit). */
+  private final OpenReservations reservations = new OpenReservations();
+  /** Concurrent reserves and commits of this instance, one store request per group. */
+  private final PlacementGroups groups;
   /** No store call starts or waits past this; null for none. */
   private final dev.spotkit.core.Deadline deadline;
 
@@ -98,6 +108,7 @@ public final class PlacementBatches {
       throw new IllegalArgumentException("maxAttempts " + maxAttempts + " is outside 1..10000");
     }
     this.maxAttempts = maxAttempts;
+    this.groups = new PlacementGroups(this, store, maxAttempts, reservations);
   }
 
   /**
@@ -286,7 +297,8 @@ public final class PlacementBatches {
 
   /**
    * Reserve (spec 002 sections 6.1 and 7): Missing to Creating, with the capacity bundle, ObjectGeneration and
-   * the first AuthorityOwnerGeneration issued in the same batch.
+   * the first AuthorityOwnerGeneration issued in the same batch. Two store requests when alone; concurrent callers
+   * of this instance share them (consecutive generation values in arrival order, one counter advance per group).
    *
    * @param request what and where.
    * @return Reserved, Existing or Refused.
@@ -295,27 +307,34 @@ public final class PlacementBatches {
    * @throws RecordDecodeException when a row or record is unreadable.
    */
   public Reservation reserve(final ReserveRequest request) {
+    return groups.reserve(request);
+  }
+
+  /** Reserve on its own: one readAll, one write per try (a row too large to share a group's batch). */
+  Reservation reserveAlone(final ReserveRequest request) {
     final Target t = request.target();
     final String authKey = request.key().logicalKey().preimage();
     final String descKey = LocationKeys.meshNode(t.meshName(), t.routingIdHex()).preimage();
     final String capKey = LocationKeys.nodeCapacity(t.meshName(), t.routingIdHex()).preimage();
+    // every key the batch depends on is known before the first read: one readAll, one write (2 round trips)
+    final List<String> keys = List.of(authKey, descKey, LocationKeys.ownerLease(t.ownerId()).preimage(), capKey,
+        GenerationCounter.OBJECT.key().preimage(), GenerationCounter.AUTHORITY_OWNER.key().preimage());
     final AuthorityRecord.Capacity bundle = request.capacity();
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
-      final ReadResult auth = read(authKey);
-      if (auth instanceof ReadResult.Found found) {
+      final List<ReadResult> reads = readAll(keys);
+      if (reads.get(0) instanceof ReadResult.Found found) {
         return new Reservation.Existing(AuthorityRecord.decode(found.value()), found.version(), found.now());
       }
-      final ReadResult desc = read(descKey);
+      final ReadResult desc = reads.get(1);
       final Optional<Reservation.Refused> notServing = checkDescriptor(request, desc);
       if (notServing.isPresent()) {
         return notServing.get();
       }
-      final Leases.Check lease = Leases.check(store, t.ownerId(), t.leaseGeneration(), callTimeout());
+      final Leases.Check lease = Leases.check(t.ownerId(), t.leaseGeneration(), reads.get(2));
       if (!lease.valid()) {
         return new Reservation.Refused(Refusal.LEASE_INVALID, t.hostRun(), lease.why());
       }
-      final ReadResult cap = read(capKey);
-      if (!(cap instanceof ReadResult.Found capFound)) {
+      if (!(reads.get(3) instanceof ReadResult.Found capFound)) {
         return new Reservation.Refused(Refusal.NO_CAPACITY_RECORD, t.hostRun(), "no record at "
             + LocationKeys.nodeCapacity(t.meshName(), t.routingIdHex()));
       }
@@ -324,10 +343,8 @@ public final class PlacementBatches {
       if (full.isPresent()) {
         return new Reservation.Refused(Refusal.CAPACITY_FULL, t.hostRun(), full.get());
       }
-      final Generations.Issued object = Generations.prepare(GenerationCounter.OBJECT,
-          read(GenerationCounter.OBJECT.key().preimage()));
-      final Generations.Issued owner = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
-          read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
+      final Generations.Issued object = Generations.prepare(GenerationCounter.OBJECT, reads.get(4));
+      final Generations.Issued owner = Generations.prepare(GenerationCounter.AUTHORITY_OWNER, reads.get(5));
       final AuthorityRecord record = new AuthorityRecord(request.payload(), object.objectGeneration(),
           owner.authorityOwnerGeneration(), t.ownerId(), t.leaseGeneration(), new AuthorityRecord.Allocation(
           AuthorityRecord.State.RESERVED, request.kind(), request.stableType(), t.meshName(), t.routingIdHex(),
@@ -340,13 +357,15 @@ public final class PlacementBatches {
               object.advance(), owner.advance()));
       final Optional<Written> written = write(batch, authKey, bytes, "reserve of " + request.key().logicalKey());
       if (written.isPresent()) {
-        return new Reservation.Reserved(record, written.get().version().orElseThrow(), written.get().now());
+        final StoreVersion version = written.get().version().orElseThrow();
+        reservations.remember(authKey, version, record);
+        return new Reservation.Reserved(record, version, written.get().now());
       }
     }
     throw exhausted("reserve of " + request.key().logicalKey());
   }
 
-  private Optional<Reservation.Refused> checkDescriptor(final ReserveRequest request, final ReadResult desc) {
+  Optional<Reservation.Refused> checkDescriptor(final ReserveRequest request, final ReadResult desc) {
     final Target t = request.target();
     if (!(desc instanceof ReadResult.Found found)) {
       return Optional.of(new Reservation.Refused(Refusal.NOT_SERVING, t.hostRun(), "descriptor "
@@ -398,7 +417,15 @@ public final class PlacementBatches {
    */
   public Outcome commit(final ObjectKey key, final StoreVersion reservedVersion, final StoreBytes payload,
       final List<Mutation> extra) {
-    return change(key, "commit", extra, (record, version) -> {
+    final List<String> hints = reservations.take(key.logicalKey().preimage(), reservedVersion);
+    return hints.isEmpty() ? commitAlone(key, reservedVersion, payload, extra, hints)
+        : groups.commit(key, reservedVersion, payload, extra, hints);
+  }
+
+  /** Commit on its own: the row with {@code hints}, what else it needs, one write per try. */
+  Outcome commitAlone(final ObjectKey key, final StoreVersion reservedVersion, final StoreBytes payload,
+      final List<Mutation> extra, final List<String> hints) {
+    return change(key, "commit", extra, hints, (record, version) -> {
       if (!version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED) {
         return null;
       }
@@ -425,7 +452,8 @@ public final class PlacementBatches {
    *     capacity record (the target node is gone and removed it) means nothing to give back: the row is deleted.
    */
   public Outcome abort(final ObjectKey key, final StoreVersion reservedVersion, final List<Mutation> extra) {
-    return change(key, "abort", extra, (record, version) ->
+    return change(key, "abort", extra, reservations.take(key.logicalKey().preimage(), reservedVersion),
+        (record, version) ->
         !version.equals(reservedVersion) || record.allocation().state() != AuthorityRecord.State.RESERVED ? null
             : new Plan(null, LeaseRule.NONE, NodeCapacityRecord::release, true));
   }
@@ -474,7 +502,7 @@ public final class PlacementBatches {
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public boolean sweepAbandoned(final ObjectKey key, final StoreVersion version) {
-    return change(key, "sweep", List.of(), (record, found) -> !found.equals(version)
+    return change(key, "sweep", List.of(), List.of(), (record, found) -> !found.equals(version)
         || record.allocation().state() != AuthorityRecord.State.ACTIVE
         ? null : new Plan(null, LeaseRule.GONE, NodeCapacityRecord::retire, true)) instanceof Outcome.Done;
   }
@@ -493,7 +521,7 @@ public final class PlacementBatches {
    *     capacity record (the node is gone and removed it) means nothing to give back: the row is deleted.
    */
   public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final List<Mutation> extra) {
-    return change(key, "delete", extra, (record, version) ->
+    return change(key, "delete", extra, List.of(), (record, version) ->
         !record.objectGeneration().equals(generation) || record.allocation().state() != AuthorityRecord.State.ACTIVE
             ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
@@ -510,7 +538,7 @@ public final class PlacementBatches {
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public Outcome deleteAt(final ObjectKey key, final StoreVersion version) {
-    return change(key, "delete", List.of(), (record, found) -> !found.equals(version)
+    return change(key, "delete", List.of(), List.of(), (record, found) -> !found.equals(version)
         || record.allocation().state() != AuthorityRecord.State.ACTIVE
         ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
@@ -544,7 +572,8 @@ public final class PlacementBatches {
         return new Outcome.Missing(read.now());
       }
       final List<Condition> follows = new ArrayList<>();
-      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows);
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows,
+          new StoreReads(this::readAll, List.of()));
       if (!found.version().equals(expectedVersion)) {
         return new Outcome.Changed(record, found.version());
       }
@@ -614,13 +643,14 @@ public final class PlacementBatches {
    * aggregate's owner and allocation node (spec 000 section 7), and the batch is conditioned on the aggregate's
    * version, so it cannot apply across an aggregate move; other rows are returned as they are.
    */
-  private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions) {
+  private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions,
+      final StoreReads reads) {
     final Optional<String> spot = AggregatePointer.spotOf(row.payload());
     if (spot.isEmpty()) {
       return row;
     }
     final String aggKey = LocationKeys.aggregate(spot.get()).preimage();
-    final ReadResult r = read(aggKey);
+    final ReadResult r = reads.get(aggKey);
     if (!(r instanceof ReadResult.Found f)) {
       conditions.add(new Condition.ExpectAbsent(aggKey));
       return row;
@@ -655,23 +685,40 @@ public final class PlacementBatches {
     Plan plan(AuthorityRecord record, StoreVersion version);
   }
 
-  private Outcome change(final ObjectKey key, final String op, final List<Mutation> extra, final Decide decide) {
+  /**
+   * One try of read-decide-write over the row and what it depends on. Round trips: one readAll of the row and
+   * {@code hints} (the keys the row is expected to need: its owner lease, its node's capacity record, its aggregate),
+   * one readAll of whatever the row turned out to need beyond the hints (none when they were right; the aggregate
+   * first when the row follows one), one write. Every key read is pinned by a condition, so a guess that was wrong
+   * costs a round trip, never a wrong write.
+   */
+  private Outcome change(final ObjectKey key, final String op, final List<Mutation> extra, final List<String> hints,
+      final Decide decide) {
     final String authKey = key.logicalKey().preimage();
     final String what = op + " of " + key.logicalKey();
+    final List<String> first = new ArrayList<>(1 + hints.size());
+    first.add(authKey);
+    first.addAll(hints);
     for (int attempt = 0; attempt < maxAttempts; attempt++) {
-      final ReadResult read = read(authKey);
+      final StoreReads reads = new StoreReads(this::readAll, first);
+      final ReadResult read = reads.get(authKey);
       if (!(read instanceof ReadResult.Found found)) {
         return new Outcome.Missing(read.now());
       }
       final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
           found.version())));
-      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), conditions);
+      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), conditions, reads);
       final Plan plan = decide.plan(record, found.version());
       if (plan == null) {
         return new Outcome.Changed(record, found.version());
       }
+      final AuthorityRecord.Allocation a = record.allocation();
+      final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());
+      final String capKey = capLogical.preimage();
+      final String leaseKey = LocationKeys.ownerLease(record.ownerId()).preimage();
+      reads.fetch(plan.lease() == LeaseRule.NONE ? List.of(capKey) : List.of(leaseKey, capKey));
       if (plan.lease() != LeaseRule.NONE) {
-        final Leases.Check lease = Leases.check(store, record.ownerId(), record.ownerLeaseGeneration(), callTimeout());
+        final Leases.Check lease = Leases.check(record.ownerId(), record.ownerLeaseGeneration(), reads.get(leaseKey));
         if (plan.lease() == LeaseRule.LIVE) {
           if (!lease.valid()) {
             return new Outcome.LeaseInvalid(lease.why());
@@ -684,10 +731,7 @@ public final class PlacementBatches {
           conditions.add(lease.deadCondition().get());
         }
       }
-      final AuthorityRecord.Allocation a = record.allocation();
-      final LogicalKey capLogical = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex());
-      final String capKey = capLogical.preimage();
-      final ReadResult cap = read(capKey);
+      final ReadResult cap = reads.get(capKey);
       final NodeCapacityRecord usage;
       if (cap instanceof ReadResult.Found capFound) {
         try {
@@ -781,12 +825,16 @@ public final class PlacementBatches {
     return out;
   }
 
+  PlacementGroups groups() {
+    return groups;
+  }
+
   /**
    * The wait of the next store call: the timeout, or less when the deadline is nearer.
    *
    * @throws SpotkitException.Unavailable when the deadline passed: the call is not sent, so nothing changes.
    */
-  private Duration callTimeout() {
+  Duration callTimeout() {
     if (deadline == null) {
       return timeout;
     }
@@ -800,6 +848,17 @@ public final class PlacementBatches {
 
   private ReadResult read(final String key) {
     return StoreCalls.await(store.read(key), callTimeout(), "read of " + key.replace("\0", "\\0"));
+  }
+
+  /** Reads {@code keys} in one store request ({@link LocationStore#readAll}): one round trip. */
+  List<ReadResult> readAll(final List<String> keys) {
+    final List<ReadResult> out = StoreCalls.await(store.readAll(keys), callTimeout(), "read of " + keys.size()
+        + " keys from " + keys.get(0).replace("\0", "\\0"));
+    if (out.size() != keys.size()) {
+      throw new SpotkitException.InternalFailure("the location store answered " + out.size() + " results for a"
+          + " read of " + keys.size() + " keys");
+    }
+    return out;
   }
 
   /** An applied write: the row's new version (empty when deleted) and StoreNow. */
@@ -834,7 +893,7 @@ public final class PlacementBatches {
     return Optional.empty();
   }
 
-  private SpotkitException.Unavailable exhausted(final String what) {
+  SpotkitException.Unavailable exhausted(final String what) {
     return new SpotkitException.Unavailable(what + " conflicted " + maxAttempts + " times in a row (counters,"
         + " capacity record, descriptor or lease kept moving); nothing was changed by this call; retry later");
   }

@@ -6,6 +6,7 @@ import dev.spotkit.store.ScanRequest;
 import dev.spotkit.store.ScanResult;
 import dev.spotkit.store.WriteBatch;
 import dev.spotkit.store.WriteResult;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -41,6 +42,12 @@ public final class TimedLocationStore implements LocationStore {
   public CompletionStage<ReadResult> read(final String key) {
     final long t0 = System.nanoTime();
     return read.time(t0, () -> delegate.read(key), r -> r instanceof ReadResult.Missing);
+  }
+
+  @Override
+  public CompletionStage<List<ReadResult>> readAll(final List<String> keys) {
+    final long t0 = System.nanoTime();
+    return read.time(t0, () -> delegate.readAll(keys), r -> false);
   }
 
   @Override
