@@ -69,6 +69,9 @@ public final class InstanceActivations {
       deliverHere(address, envelope, awaiting);
       return;
     }
+    if (moved(id, envelope)) {
+      return; // it moved away from here, or is being restored here
+    }
     final RouteMesh.Route route;
     try {
       route = mesh.route(ObjectKey.spot(id), 0, "instance spot '" + id + "'");
@@ -105,6 +108,9 @@ public final class InstanceActivations {
     final String id = Ids.requireCallerSpotId(address.id());
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       final SpotCell existing = rt.spots.get(id);
+      if (existing == null && moved(id, envelope)) {
+        return; // it moved away (Message Follow) or is being restored here: never a second activation
+      }
       if (existing != null) {
         if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
           throw new SpotkitException.TypeMismatch("spot '" + id + "' exists as a " + existing.kind
@@ -129,6 +135,17 @@ public final class InstanceActivations {
       }
     }
     throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  /**
+   * Hands Instance-intent work for an Instance Spot that moved away from this node (Message Follow on the move's
+   * ordered connection), or that is being restored here between its move's CAS and its open (behind the backlog),
+   * to that move (spec 001 sections 4.3 and 10). Any thread; never blocks.
+   *
+   * @return true when taken.
+   */
+  private boolean moved(final String id, final Envelope.Msg envelope) {
+    return rt.messaging().instanceMoved(id, envelope);
   }
 
   /** The first message's stored copy: written before the reservation, deleted after its handler ran. */

@@ -53,11 +53,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>source, on Committed: {@link AggregateSeal#handOver}: its cells turn GONE and follow every later message to
  *       the target on the same connection (Message Follow).</li>
  * </ol>
+ * An Instance Spot moves on the same path as a room with no member (spec 001 section 3: one Actor-less unit; the
+ * manifest's unit kind says which, and {@link InstanceMoves} holds its Location Store steps).
  * Spotkit-defined commands 54-57 (spec 001 names no aggregate frames). A failure past relay-ready does not restore
  * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable.
  */
 public final class AggregateMoves {
-  /** Manifest: correlation, SpotId, AggregateId, fence, total length, chunk count, CRC-32C. */
+  /**
+   * Manifest: correlation, SpotId, AggregateId, fence, total length, chunk count, CRC-32C, unit kind (u8: 0 a
+   * SpotWide room, 1 an Instance Spot).
+   */
   public static final int PREPARE = 54;
   /** One payload chunk: AggregateId, ordinal, bytes. */
   public static final int CHUNK = 55;
@@ -87,11 +92,14 @@ public final class AggregateMoves {
     final byte[] buffer;
     final long chunkCount;
     final long crc32c;
+    /** An Instance Spot move ({@link InstanceMoves}), not a room's. */
+    final boolean instance;
     long received;
     AggregateRestore staged;
 
     Incoming(final long correlation, final PeerConnection from, final AggregateAuthority.Sealed sealed,
-        final String aggregateId, final long totalLength, final long chunkCount, final long crc32c) {
+        final String aggregateId, final long totalLength, final long chunkCount, final long crc32c,
+        final boolean instance) {
       this.correlation = correlation;
       this.from = from;
       this.sealed = sealed;
@@ -99,6 +107,7 @@ public final class AggregateMoves {
       this.buffer = new byte[Math.toIntExact(totalLength)];
       this.chunkCount = chunkCount;
       this.crc32c = crc32c;
+      this.instance = instance;
     }
   }
 
@@ -151,7 +160,8 @@ public final class AggregateMoves {
           Deadline.after(STEP_TIMEOUT), "commit of the move of spot '" + spotId + "'"), "commit of the move of"
           + " spot '" + spotId + "'");
     } catch (SpotkitException cause) {
-      final boolean committed = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+      final boolean committed = seal.stored().aggregate() == null ? InstanceMoves.committedTo(rt, spotId, target)
+          : new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
           dev.spotkit.core.location.PlacementBatches.DEFAULT_ATTEMPTS).read(spotId).map(a ->
           a.record().routingIdHex().equals(target.hex()) && a.record().aggregateId().equals(seal.aggregateId()))
           .orElse(false);
@@ -187,6 +197,7 @@ public final class AggregateMoves {
       out.u64(plan.totalLength());
       out.u64(plan.chunkCount());
       out.u64(plan.checksumCrc32c());
+      out.u8(s.aggregate() == null ? InstanceMoves.UNIT_INSTANCE : InstanceMoves.UNIT_ROOM);
       return out.toByteArray();
     }, OperationKind.NODE_REQUEST, Deadline.after(STEP_TIMEOUT), "relay-ready of the move of spot '"
         + s.tree().spotId() + "'");
@@ -281,6 +292,7 @@ public final class AggregateMoves {
     final long total = in.u64("totalLength");
     final long chunks = in.u64("chunkCount");
     final long crc = in.u64("crc32c");
+    final boolean instance = in.u8("unitKind") == InstanceMoves.UNIT_INSTANCE;
     in.expectEnd();
     if (rt.isClosing()) {
       reply(from, correlation, rt.shuttingDown("restore of spot '" + spotId + "'"));
@@ -295,7 +307,7 @@ public final class AggregateMoves {
     }
     final InventoryTree tree = new InventoryTree(spotId, List.of(), root, count, digest);
     final Incoming in2 = new Incoming(correlation, from, new AggregateAuthority.Sealed(aggregateVersion, spotVersion,
-        null, tree), aggregateId, total, chunks, crc);
+        null, tree), aggregateId, total, chunks, crc, instance);
     incoming.put(aggregateId, in2);
     // a source that never sends its chunks or its relay (it stopped) leaves nothing behind here
     rt.relocationScheduler().schedule(() -> {
@@ -338,7 +350,7 @@ public final class AggregateMoves {
   private void assembled(final Incoming target) {
     rt.async(() -> {
       final AggregateRestore staged = AggregateRestore.prepare(rt, target.buffer, target.buffer.length,
-          target.crc32c, target.sealed, target.aggregateId);
+          target.crc32c, target.sealed, target.aggregateId, target.instance);
       target.staged = staged;
       return staged;
     }).whenComplete((staged, failure) -> {

@@ -235,6 +235,21 @@ public final class Messaging {
     offer(cell, envelope);
   }
 
+  /**
+   * Instance-intent work for an Instance Spot that is not in this node's registry but moved away from here (Message
+   * Follow on its move's ordered connection) or is being restored here between its move's CAS and its open (behind
+   * the backlog): handed to that move, so a stale route never activates a second instance (spec 001 sections 4.3
+   * and 10; spec 003 section 6). Any thread; never blocks.
+   *
+   * @param spotId the Instance Spot's id.
+   * @param envelope the work.
+   * @return true when a move took it; false when the caller delivers or activates as usual.
+   */
+  public boolean instanceMoved(final String spotId, final Envelope.Msg envelope) {
+    final Relocations moves = rt.relocations();
+    return moves != null && moves.aggregateIngress("spot:" + spotId, envelope);
+  }
+
   /** {@code spot:{id}} or {@code actor:{id}} of an address by id or ref; null for Instance intent. */
   private static String followKey(final Address address) {
     return switch (address) {
