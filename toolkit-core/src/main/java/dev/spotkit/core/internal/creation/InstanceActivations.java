@@ -65,7 +65,11 @@ public final class InstanceActivations {
   public void deliver(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
     final RouteMesh mesh = rt.mesh();
     final String id = Ids.requireCallerSpotId(address.id());
-    if (mesh == null || rt.creations().remote() == null || rt.spots.get(id) != null) {
+    final SpotCell local = rt.spots.get(id);
+    if (mesh != null && local != null && local.state == CellState.READY && followedBack(mesh, local, envelope)) {
+      return;
+    }
+    if (mesh == null || rt.creations().remote() == null || local != null) {
       deliverHere(address, envelope, awaiting);
       return;
     }
@@ -135,6 +139,28 @@ public final class InstanceActivations {
       }
     }
     throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  /**
+   * An Instance Spot that moved here after this node sent to it elsewhere (its route is still cached, naming the
+   * node it left): the message goes that way too, by id, and that node follows it back behind the earlier ones
+   * (Message Follow), so one sender's order holds across the move (as {@code Messaging} does for a Spot by id).
+   * When that node cannot be reached or no longer knows the Spot, the route is dropped and it is delivered here.
+   *
+   * @return true when sent that way.
+   */
+  private static boolean followedBack(final RouteMesh mesh, final SpotCell local, final Envelope.Msg envelope) {
+    final Address.SpotById byId = new Address.SpotById(local.id);
+    if (!mesh.routesElsewhere(byId, local.generation)) {
+      return false;
+    }
+    try {
+      mesh.forward(byId, envelope);
+      return true;
+    } catch (SpotkitException.Unavailable | SpotkitException.NotFound | SpotkitException.StaleGeneration e) {
+      mesh.dropRoute(byId);
+      return false;
+    }
   }
 
   /**

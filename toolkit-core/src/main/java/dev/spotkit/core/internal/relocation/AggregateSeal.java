@@ -462,8 +462,8 @@ public final class AggregateSeal {
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
     // The rows pointed at the aggregate have new versions, and their effective AuthorityOwnerGeneration is the
     // aggregate's: the cells take both, so their later writes and fences (a join's, a session seal's) still match.
-    final long aggregateAog = stored.aggregate().authorityOwnerGeneration().value();
-    for (Cell c : participants) {
+    final long aggregateAog = stored.aggregate() == null ? 0 : stored.aggregate().authorityOwnerGeneration().value();
+    for (Cell c : participants) { // an Instance Spot's seal re-points no row: no member versions
       final dev.spotkit.store.StoreVersion v = c instanceof ActorCell ? stored.memberVersions().get(c.id) : null;
       if (v != null) {
         synchronized (c.ingressLock) {
