@@ -184,8 +184,8 @@ public final class AggregateSeal {
           + "; call it on its owner");
     }
     if (!InstanceMoves.isInstance(spot) && (spot.kind != NodeConfig.SpotKind.USER || !spot.spotWide)) {
-      throw new SpotkitException.InvalidOperation(what + ": " + spot.describe() + " is neither a SpotWide User Spot"
-          + " nor an Instance Spot; only a SpotWide User Spot moves with its members as one aggregate (spec 000"
+      throw new SpotkitException.InvalidOperation(what + ": " + spot.describe() + " is not a SpotWide User Spot or an"
+          + " Instance Spot; only a SpotWide User Spot moves with its members as one aggregate (spec 000"
           + " section 7) and an Instance Spot as one Actor-less unit (spec 003 section 6)");
     }
     final List<String> disabled = new ArrayList<>();
