@@ -35,8 +35,8 @@ public record InventoryEntry(PlacementKind objectKind, String id, long objectGen
    * Checks the parts.
    *
    * @throws NullPointerException when a part is null.
-   * @throws IllegalArgumentException when the kind is not an Actor, User Spot or Instance Spot, the id is empty or longer than 255
-   *     UTF-8 bytes, or a generation is not positive.
+   * @throws IllegalArgumentException when the kind is not an Actor, User Spot or Instance Spot, the id is empty or
+   *     longer than 255 UTF-8 bytes, or a generation is not positive.
    */
   public InventoryEntry {
     Objects.requireNonNull(objectKind, "objectKind");

@@ -822,7 +822,8 @@ public final class AggregateSeal {
             spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
           }
           final AggregateAuthority.Sealed written = stored;
-          if (written != null && written.aggregate() != null) { // this attempt's inventory, unless the aggregate names it, takes no space
+          // this attempt's inventory, unless the aggregate names it, takes no space (an Instance Spot wrote none)
+          if (written != null && written.aggregate() != null) {
             rt.async(() -> dev.spotkit.core.location.InventoryTree.deleteReplaced(rt.store().store(), spot.id,
                 written.tree().rootSha256Hex(), written.aggregate().inventoryRoot(), STORE_TIMEOUT));
           }
