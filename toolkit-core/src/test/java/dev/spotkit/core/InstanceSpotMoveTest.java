@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
 class InstanceSpotMoveTest {
   static final String SECRET = "test-cluster-secret-0123456789";
   static final String TYPE = "ticker";
+  /** The same Instance Spot registered with RecreateOnRelocation: no state travels, queue and timers do. */
+  static final String PLAIN = "plain";
 
   record Note(String sender, long seq) {
   }
@@ -50,6 +52,9 @@ class InstanceSpotMoveTest {
   }
 
   record Where() {
+  }
+
+  record Close() {
   }
 
   /** Every handled Note per Instance Spot, in handling order. */
@@ -88,6 +93,7 @@ class InstanceSpotMoveTest {
           .message(StartBeat.class, b -> ctx.timers().every("beat", Duration.ofMillis(10), () -> beats++))
           .request(Beats.class, b -> beats)
           .request(Where.class, w -> ctx.self().nodeRid().hex())
+          .request(Close.class, c -> ctx.close())
           .timer("beat", () -> beats++); // the timer resumes on the target
     }
 
@@ -123,7 +129,8 @@ class InstanceSpotMoveTest {
         .objectServer(s -> {
           s.entrySpot(TestNodes.PlainEntry::new);
           if (withType) {
-            s.instanceSpot(TYPE, Ticker::new, o -> o.preserveStateWith(new TickerState()));
+            s.instanceSpot(TYPE, Ticker::new, o -> o.preserveStateWith(new TickerState()))
+                .instanceSpot(PLAIN, Ticker::new, o -> o.recreateOnRelocation());
           }
         })
         .start();
@@ -358,6 +365,40 @@ class InstanceSpotMoveTest {
     }
     assertThat(BUILT.get(id)).hasValue(2);
     assertThat(CLOSINGS).containsExactly(id + " RELOCATION_OUT " + a.nodeRid().hex());
+  }
+
+  @Test
+  @Spec("SPOT-07")
+  void aRecreatedInstanceSpotMovesWithItsQueueAndTimerAndItsCloseOnTheTargetRemovesItsRow() throws Exception {
+    final String id = "plain-1";
+    final MeshNode a = node(true);
+    assertThat(a.toInstanceSpot(id, PLAIN).request(new Where(), String.class).timeout(Duration.ofSeconds(10))
+        .await()).isEqualTo(a.nodeRid().hex());
+    final long generation = LocationRecords.read(store, ObjectKey.spot(id)).orElseThrow().authority()
+        .objectGeneration().value();
+    a.toSpot(id).send(new StartBeat());
+    for (int i = 0; i < 1_000; i++) { // queued behind each other: part of them is still unrun at the seal
+      a.toSpot(id).send(new Note("s", i));
+    }
+    final MeshNode b = node(true);
+    final SpotRelocationResult moved = a.relocateSpot(new SpotId(id), b.nodeRid()).get(60, TimeUnit.SECONDS);
+    assertThat(moved.spot().generation().value()).isEqualTo(generation); // same incarnation
+    await().atMost(Duration.ofSeconds(10)).until(() -> SEEN.getOrDefault(id, List.of()).size() == 1_000);
+    assertThat(SEEN.get(id)).extracting(Note::seq).isSorted().doesNotHaveDuplicates();
+    final long beats = beats(a, id);
+    await().atMost(Duration.ofSeconds(10)).until(() -> beats(a, id) > beats + 3); // its timer runs on b
+    assertThat(CLOSINGS).containsExactly(id + " RELOCATION_OUT " + a.nodeRid().hex());
+
+    assertThat(a.toSpot(id).request(new Close(), Boolean.class).timeout(Duration.ofSeconds(10)).await()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> LocationRecords.read(store, ObjectKey.spot(id)).isEmpty());
+    assertThat(CLOSINGS).containsExactly(id + " RELOCATION_OUT " + a.nodeRid().hex(),
+        id + " EXPLICIT_CLOSE " + b.nodeRid().hex());
+    assertThat(aggregateRecords()).isZero();
+    // Instance intent activates a new incarnation; the move left nothing that holds the id
+    a.toInstanceSpot(id, PLAIN).request(new Where(), String.class).timeout(Duration.ofSeconds(10)).await();
+    assertThat(LocationRecords.read(store, ObjectKey.spot(id)).orElseThrow().authority().objectGeneration()
+        .value()).isGreaterThan(generation);
+    assertThat(BUILT.get(id)).hasValue(3);
   }
 
   private static long beats(final MeshNode via, final String id) {

@@ -73,7 +73,7 @@ public final class InstanceActivations {
       deliverHere(address, envelope, awaiting);
       return;
     }
-    if (moved(id, envelope)) {
+    if (moved(id, address.stableType(), envelope)) {
       return; // it moved away from here, or is being restored here
     }
     final RouteMesh.Route route;
@@ -112,7 +112,7 @@ public final class InstanceActivations {
     final String id = Ids.requireCallerSpotId(address.id());
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       final SpotCell existing = rt.spots.get(id);
-      if (existing == null && moved(id, envelope)) {
+      if (existing == null && moved(id, type.stableType(), envelope)) {
         return; // it moved away (Message Follow) or is being restored here: never a second activation
       }
       if (existing != null) {
@@ -170,8 +170,8 @@ public final class InstanceActivations {
    *
    * @return true when taken.
    */
-  private boolean moved(final String id, final Envelope.Msg envelope) {
-    return rt.messaging().instanceMoved(id, envelope);
+  private boolean moved(final String id, final String stableType, final Envelope.Msg envelope) {
+    return rt.messaging().instanceMoved(new Address.Instance(id, stableType), envelope);
   }
 
   /** The first message's stored copy: written before the reservation, deleted after its handler ran. */

@@ -77,6 +77,15 @@ public final class AggregateMoves {
   private final Relocations r;
   private final NodeRuntime rt;
   private final Map<String, Incoming> incoming = new ConcurrentHashMap<>();
+  /**
+   * Instance Spots that moved away from this node, by SpotId: the node they moved to and its endpoint, for the
+   * Message Follow duration (Instance intent follows with Instance intent, {@link #followInstance}).
+   */
+  private final Map<String, Follow> instanceFollows = new ConcurrentHashMap<>();
+
+  /** Where an Instance Spot moved: its target node, mesh endpoint and the move's ordered connection. */
+  private record Follow(NodeRid target, java.net.InetSocketAddress endpoint, PeerConnection connection) {
+  }
 
   AggregateMoves(final Relocations r) {
     this.r = r;
@@ -125,6 +134,37 @@ public final class AggregateMoves {
     return rt.async(() -> move(spotId, target));
   }
 
+  /**
+   * Instance-intent work for an Instance Spot that moved away from this node within the Message Follow duration:
+   * sent with Instance intent to the node it moved to, on the ordered connection the move used (spec 001 section
+   * 10; spec 003 section 6: there it reaches the live instance, or activates a new one once that closed). Any
+   * thread; never blocks while the connection is open.
+   *
+   * @param address the Instance Spot with Instance intent.
+   * @param envelope the work.
+   * @return true when sent; false when no such move is known here.
+   * @throws SpotkitException.Unavailable when the connection to that node closed and it cannot be reached.
+   */
+  public boolean followInstance(final dev.spotkit.core.internal.runtime.Address.Instance address,
+      final dev.spotkit.core.internal.runtime.Envelope.Msg envelope) {
+    final Follow follow = instanceFollows.get(address.id());
+    if (follow == null) {
+      return false;
+    }
+    if (follow.connection().isOpen()) { // the connection the hold's relay and the by-id follows take: in order
+      try {
+        rt.mesh().sendOn(follow.connection(), dev.spotkit.core.location.ObjectKey.spot(address.id()),
+            dev.spotkit.core.wire.ApplicationMessage.TargetKind.INSTANCE_SPOT, address.id(), 0,
+            address.stableType(), 0, envelope);
+        return true;
+      } catch (SpotkitException.Unavailable closed) {
+        // closed meanwhile: by the node's connection to the target, dialled again if needed
+      }
+    }
+    rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
+    return true;
+  }
+
   /** Waits for {@code step} at most {@link #STEP_TIMEOUT}; its failure is thrown as it is (typed). */
   private static <T> T await(final CompletableFuture<T> step, final String what) {
     try {
@@ -143,9 +183,10 @@ public final class AggregateMoves {
     final AggregateSeal seal = await(AggregateSeal.seal(rt, spotId, target), "seal of spot '" + spotId + "'");
     final long sealedAt = System.nanoTime();
     final PeerConnection connection;
+    final java.net.InetSocketAddress endpoint;
     try {
-      connection = rt.mesh().connection(target, rt.mesh().endpointOf(rt.meshName().value(), target,
-          "aggregate move target"), Deadline.after(Duration.ofSeconds(5)));
+      endpoint = rt.mesh().endpointOf(rt.meshName().value(), target, "aggregate move target");
+      connection = rt.mesh().connection(target, endpoint, Deadline.after(Duration.ofSeconds(5)));
       await(ship(seal, connection), "restore of spot '" + spotId + "' on node " + target);
     } catch (SpotkitException e) {
       rt.mesh().open(target).ifPresent(c -> c.send(abortFrame(seal.aggregateId())));
@@ -172,6 +213,13 @@ public final class AggregateMoves {
             + " relay-ready but did not commit (" + cause.getMessage() + "); the room is unavailable (spec 000"
             + " section 8: no source restore after relay-ready)", cause);
       }
+    }
+    if (seal.stored().aggregate() == null) { // an Instance Spot: Instance intent follows it with Instance intent
+      final Follow follow = new Follow(target, endpoint, connection);
+      instanceFollows.put(spotId, follow);
+      rt.relocationScheduler().schedule(() -> instanceFollows.remove(spotId, follow),
+          dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
     }
     await(seal.handOver(connection), "hand-over of spot '" + spotId + "'");
     final long pausedNanos = System.nanoTime() - sealedAt;
