@@ -138,31 +138,52 @@ public final class AggregateMoves {
    * Instance-intent work for an Instance Spot that moved away from this node within the Message Follow duration:
    * sent with Instance intent to the node it moved to, on the ordered connection the move used (spec 001 section
    * 10; spec 003 section 6: there it reaches the live instance, or activates a new one once that closed). Any
-   * thread; never blocks while the connection is open.
+   * thread; never blocks (callers may hold a cell's monitor or run on an event loop). Without {@code dial} it sends
+   * only on the move's ordered connection while that is open; with {@code dial} it sends, on a virtual thread, by
+   * the node's connection to the target, dialled again when needed (a failure fails the request, or drops a one-way
+   * message as a dead letter).
    *
    * @param address the Instance Spot with Instance intent.
    * @param envelope the work.
-   * @return true when sent; false when no such move is known here.
-   * @throws SpotkitException.Unavailable when the connection to that node closed and it cannot be reached.
+   * @param dial whether to dial the target when the move's connection closed.
+   * @return true when sent; false when no such move is known here (or, without {@code dial}, its connection closed).
    */
   public boolean followInstance(final dev.spotkit.core.internal.runtime.Address.Instance address,
-      final dev.spotkit.core.internal.runtime.Envelope.Msg envelope) {
+      final dev.spotkit.core.internal.runtime.Envelope.Msg envelope, final boolean dial) {
     final Follow follow = instanceFollows.get(address.id());
     if (follow == null) {
       return false;
     }
-    if (follow.connection().isOpen()) { // the connection the hold's relay and the by-id follows take: in order
-      try {
-        rt.mesh().sendOn(follow.connection(), dev.spotkit.core.location.ObjectKey.spot(address.id()),
-            dev.spotkit.core.wire.ApplicationMessage.TargetKind.INSTANCE_SPOT, address.id(), 0,
-            address.stableType(), 0, envelope);
-        return true;
-      } catch (SpotkitException.Unavailable closed) {
-        // closed meanwhile: by the node's connection to the target, dialled again if needed
-      }
+    if (dial) {
+      rt.async(() -> {
+        rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
+        return null;
+      }).whenComplete((v, failure) -> {
+        if (failure == null) {
+          return;
+        }
+        final SpotkitException typed = Cell.typed(RouteMesh.unwrap(failure), "follow of instance spot '"
+            + address.id() + "'");
+        if (envelope.reply() != null) {
+          envelope.reply().fail(typed);
+        } else {
+          rt.deadLetters().record("instance-follow", "one-way message for instance spot '" + address.id()
+              + "' dropped: " + typed.getMessage());
+        }
+      });
+      return true;
     }
-    rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
-    return true;
+    if (!follow.connection().isOpen()) {
+      return false;
+    }
+    try { // the connection the hold's relay and the by-id follows took: in order behind them
+      rt.mesh().sendOn(follow.connection(), dev.spotkit.core.location.ObjectKey.spot(address.id()),
+          dev.spotkit.core.wire.ApplicationMessage.TargetKind.INSTANCE_SPOT, address.id(), 0,
+          address.stableType(), 0, envelope);
+      return true;
+    } catch (SpotkitException.Unavailable closed) {
+      return false; // closed meanwhile
+    }
   }
 
   /** Waits for {@code step} at most {@link #STEP_TIMEOUT}; its failure is thrown as it is (typed). */

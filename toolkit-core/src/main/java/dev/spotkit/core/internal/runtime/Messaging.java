@@ -273,9 +273,12 @@ public final class Messaging {
     final Cell gone = moves.aggregateFollows.get(key);
     if (gone != null) {
       synchronized (gone.ingressLock) { // behind what its hand-over still follows under this lock, never ahead
-        if (moves.aggregates().followInstance(address, envelope)) {
+        if (moves.aggregates().followInstance(address, envelope, false)) {
           return true;
         }
+      }
+      if (moves.aggregates().followInstance(address, envelope, true)) { // its connection closed: dial the target
+        return true;
       }
     }
     return moves.aggregateIngress(key, envelope);
