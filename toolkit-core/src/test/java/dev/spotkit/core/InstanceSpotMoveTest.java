@@ -259,6 +259,7 @@ class InstanceSpotMoveTest {
 
   @Test
   @Spec("SPOT-07")
+  @Spec("REL-30")
   void aTargetThatCannotRestoreItLeavesItServingOnTheSourceWithNothingLost() throws Exception {
     final String id = "ticker-2";
     final MeshNode a = node(true);
@@ -332,7 +333,7 @@ class InstanceSpotMoveTest {
   }
 
   @Test
-  @Spec("SPOT-03")
+  @Spec("SPOT-07")
   void instanceIntentDuringAndAfterTheMoveReachesTheOneLiveInstance() throws Exception {
     final String id = "ticker-3";
     final MeshNode a = node(true);
