@@ -6,7 +6,10 @@ public enum ClosingReason {
   EXPLICIT_CLOSE(0),
   /** 1: the node closes without relocation. */
   HOST_SHUTDOWN(1),
-  /** 2: the spot moved to another node (cross-node relocation; not produced yet). */
+  /**
+   * 2: the spot moved to another node: the source instance of a moved Instance Spot gets it once the target
+   * committed (spec 001 section 8); a SpotWide User Spot's source instance does not get it yet.
+   */
   RELOCATION_OUT(2),
   /** 3: an idle Instance Spot was evicted (not produced yet: the idle timeout defaults to none). */
   IDLE_EVICTED(3);

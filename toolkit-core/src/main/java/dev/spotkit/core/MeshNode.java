@@ -38,7 +38,8 @@ import java.util.function.Consumer;
  * {@code mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))}; creation places objects on any Serving node
  * and messages reach the owner wherever it lives (spec 002 sections 4-7, {@link MeshOptions}). A JoinSpot to a User
  * Spot on another node moves the Actor there live (spec 000 section 4.2, spec 001); {@link #relocate(NodeRid)}
- * moves this node's Entry Spot actors and {@link #relocateSpot(SpotId, NodeRid)} one room with its members.
+ * moves this node's Entry Spot actors and {@link #relocateSpot(SpotId, NodeRid)} one room with its members, or one
+ * Instance Spot.
  */
 public final class MeshNode implements AutoCloseable {
   /** The smallest {@link Builder#closeTimeout(Duration)} accepted: 100 ms. */
@@ -266,14 +267,15 @@ public final class MeshNode implements AutoCloseable {
    *   <li>the node publishes state Relocating, so placement creates nothing new here (it picks Serving nodes only);
    *       then it reads the live nodes once: a target is a Serving node other than this one that registered the
    *       unit's types and passes {@code options} (names, filter, placement weight above 0 for drainAnywhere);</li>
-   *   <li>PerActor User Spots, their members and Instance Spots are kept with
-   *       {@link RelocateResult.Reason#NOT_SUPPORTED} (no PerActor shell move or Instance Spot host move exists yet;
-   *       they keep serving here);</li>
+   *   <li>PerActor User Spots and their members are kept with {@link RelocateResult.Reason#NOT_SUPPORTED} (no
+   *       PerActor shell move exists yet; they keep serving here);</li>
    *   <li>every Entry Spot actor moves as in {@link #relocate(NodeRid)}, each to a target chosen by smooth
    *       weighted round-robin on the targets' placement weights (all at once, one batch per target);</li>
-   *   <li>then every SpotWide User Spot moves with every member it has at its seal as one aggregate, as in
-   *       {@link #relocateSpot}, at most {@link RelocateOptions#parallelism(int)} at once, spread the same way; a room
-   *       is started only before {@link RelocateOptions#deadline(Duration)} (30 s by default);</li>
+   *   <li>then every SpotWide User Spot moves with every member it has at its seal as one aggregate, and every
+   *       Instance Spot as one Actor-less unit (to a node that registered its stable type as an Instance Spot), as
+   *       in {@link #relocateSpot}, in SpotId order, at most {@link RelocateOptions#parallelism(int)} at once,
+   *       spread the same way; each is started only before {@link RelocateOptions#deadline(Duration)} (30 s by
+   *       default); moved Instance Spots are listed in {@link RelocateResult#instanceSpots()};</li>
    *   <li>the node publishes Relocated when every unit moved ({@link RelocateResult.Outcome#RELOCATED}), otherwise
    *       Serving again ({@link RelocateResult.Outcome#BLOCKED}, it serves what it kept). A Relocated node takes no
    *       new placements until it restarts; objects a client still creates here (a new session's actor) stay.</li>
@@ -296,7 +298,8 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
-   * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, to node
+   * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, or one Instance
+   * Spot it owns (see below), to node
    * {@code target} as one aggregate (spec 000 section 7; spec 002 sections 8.1-8.2). At the room's next turn
    * boundary (an intent on the Spot's control lane, ahead of queued messages; while a member is in a join, leave or
    * move of its own the room keeps running and the intent comes back every 20 ms, for up to 10 s) joins and leaves
@@ -322,14 +325,26 @@ public final class MeshNode implements AutoCloseable {
    * {@link UserSpot#onRelocationReadyCompleted(RelocationReadyOutcome)} runs on the target before its dispatch opens
    * (spec 003 section 5.1).
    *
-   * <p>Not yet: PerActor User Spots and Instance Spots (InvalidOperation), and the target's capacity advertisement
-   * beyond its node capacity record (checked before relay-ready, not reserved).
+   * <p>An Instance Spot (spec 003 section 6; spec 001 sections 3 and 8) moves the same way as one Actor-less unit:
+   * at its next turn boundary its mailbox closes (the ingress hold), its not-yet-run queue, timers and pending
+   * ticks are captured, and its state by its policy ({@link SpotRelocationAdapter}, or none for
+   * RecreateOnRelocation); the target builds it with its Instance Spot factory for the same stable type and
+   * restores it with dispatch closed; the target alone moves its Location Store row with one CAS (owner and
+   * capacity; no aggregate record or inventory is written); then its mailbox opens with the saved work first, and
+   * this node runs {@link Spot#onClosing(ClosingContext)} with {@link ClosingReason#RELOCATION_OUT} on the source
+   * instance and follows later messages, Instance intent included, to the target (never a second activation).
+   * {@link SpotRelocationResult#members()} is then 0.
    *
-   * @param spotId the SpotWide User Spot, owned by this node.
-   * @param target the NodeRid of another node of this mesh with the Spot's and members' types registered.
+   * <p>Not yet: PerActor User Spots (InvalidOperation), and the target's capacity advertisement beyond its node
+   * capacity record (checked before relay-ready, not reserved).
+   *
+   * @param spotId the SpotWide User Spot or Instance Spot, owned by this node.
+   * @param target the NodeRid of another node of this mesh with the Spot's and members' types registered (for an
+   *     Instance Spot: its stable type registered as an Instance Spot).
    * @return completes with the moved Spot's ref on the target, the member count and the pause (seal to commit, on
    *     this node's clock); fails with {@link SpotkitException.NotFound} when no such Spot exists in the mesh,
-   *     {@link SpotkitException.InvalidOperation} when it is not a SpotWide User Spot, another node owns it, or
+   *     {@link SpotkitException.InvalidOperation} when it is neither a SpotWide User Spot nor an Instance Spot,
+   *     another node owns it, or
    *     {@code target} is this node, {@link SpotkitException.Rejected} when the Spot or a member is registered with
    *     DisableRelocation, {@link SpotkitException.Unavailable} when the target published no descriptor, cannot be
    *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the room is

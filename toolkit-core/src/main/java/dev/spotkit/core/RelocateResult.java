@@ -14,6 +14,9 @@ import java.util.Objects;
  *     particular order; one counts as moved once the Location Store names its target.
  * @param rooms the SpotWide User Spots that moved with their members, each on its target, in the order their moves
  *     ended.
+ * @param instanceSpots the Instance Spots that moved, each as one Actor-less unit with its state, unrun queue and
+ *     timers (spec 001 section 3; spec 003 section 6), each on its target (same SpotId and ObjectGeneration;
+ *     {@link SpotRelocationResult#members()} is 0), in the order their moves ended.
  * @param kept the units that did not move, each with a typed reason, in the order the drain visited them.
  * @param safeToShutdown true when the outcome is RELOCATED and no moved unit's Message Follow window (30 s after its
  *     commit) still runs: with {@link RelocateOptions#awaitSafeToShutdown(boolean)}, or when nothing moved.
@@ -22,7 +25,7 @@ import java.util.Objects;
  *     old address (a peer's cached route lives up to 15 s).
  */
 public record RelocateResult(Outcome outcome, List<ActorRef> actors, List<SpotRelocationResult> rooms,
-    List<Kept> kept, boolean safeToShutdown, Duration followEndsIn) {
+    List<SpotRelocationResult> instanceSpots, List<Kept> kept, boolean safeToShutdown, Duration followEndsIn) {
 
   /** The host relocation outcome (FACTS.md "Host relocation"). */
   public enum Outcome {
@@ -40,7 +43,7 @@ public record RelocateResult(Outcome outcome, List<ActorRef> actors, List<SpotRe
     SPOT_WIDE_ROOM,
     /** A PerActor User Spot. */
     PER_ACTOR_SPOT,
-    /** An Instance Spot. */
+    /** An Instance Spot (one Actor-less unit). */
     INSTANCE_SPOT,
     /** An Actor that is a member of a PerActor User Spot of this node. */
     PER_ACTOR_MEMBER
@@ -58,8 +61,8 @@ public record RelocateResult(Outcome outcome, List<ActorRef> actors, List<SpotRe
     RELOCATION_DISABLED,
     /**
      * Spotkit does not move this kind in a drain yet: PerActor User Spots (their runtime-private Spot shell, spec
-     * 000 section 7, is not built), their members, and Instance Spots (no host move of an Instance Spot exists).
-     * It stays here and serves. Error: {@link SpotkitException.InvalidOperation}.
+     * 000 section 7, is not built) and their members. It stays here and serves. Error:
+     * {@link SpotkitException.InvalidOperation}. (Instance Spots move; see {@link RelocateResult#instanceSpots()}.)
      */
     NOT_SUPPORTED,
     /**
@@ -118,11 +121,29 @@ public record RelocateResult(Outcome outcome, List<ActorRef> actors, List<SpotRe
     Objects.requireNonNull(outcome, "outcome");
     actors = List.copyOf(Objects.requireNonNull(actors, "actors"));
     rooms = List.copyOf(Objects.requireNonNull(rooms, "rooms"));
+    instanceSpots = List.copyOf(Objects.requireNonNull(instanceSpots, "instanceSpots"));
     kept = List.copyOf(Objects.requireNonNull(kept, "kept"));
     Objects.requireNonNull(followEndsIn, "followEndsIn");
     if (followEndsIn.isNegative()) {
       throw new IllegalArgumentException("followEndsIn " + followEndsIn + " must not be negative");
     }
+  }
+
+  /**
+   * A result in which no Instance Spot moved (the shape before Instance Spots moved in a drain).
+   *
+   * @param outcome the outcome.
+   * @param actors the Entry Spot actors that moved.
+   * @param rooms the SpotWide User Spots that moved.
+   * @param kept the units that did not move.
+   * @param safeToShutdown whether the node may shut down now.
+   * @param followEndsIn how long the last Message Follow window still runs.
+   * @throws NullPointerException when a part is null.
+   * @throws IllegalArgumentException when {@code followEndsIn} is negative.
+   */
+  public RelocateResult(final Outcome outcome, final List<ActorRef> actors, final List<SpotRelocationResult> rooms,
+      final List<Kept> kept, final boolean safeToShutdown, final Duration followEndsIn) {
+    this(outcome, actors, rooms, List.of(), kept, safeToShutdown, followEndsIn);
   }
 
   /**

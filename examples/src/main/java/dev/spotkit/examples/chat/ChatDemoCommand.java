@@ -77,11 +77,12 @@ public final class ChatDemoCommand implements Callable<Integer> {
   boolean drain;
 
   /**
-   * What the drain may leave behind in a clean run: kinds it does not move yet (the room directory, an Instance
-   * Spot) and players that joined a room before their own turn came (they moved with the room, or live elsewhere).
+   * What the drain may leave behind in a clean run: kinds it does not move yet, the room directory (an Instance
+   * Spot registered with DisableRelocation: it stays where it was activated) and players that joined a room before
+   * their own turn came (they moved with the room, or live elsewhere).
    */
   static final Set<RelocateResult.Reason> NOT_BLOCKING = EnumSet.of(RelocateResult.Reason.NOT_SUPPORTED,
-      RelocateResult.Reason.LEFT);
+      RelocateResult.Reason.RELOCATION_DISABLED, RelocateResult.Reason.LEFT);
 
   @Spec
   CommandSpec spec;

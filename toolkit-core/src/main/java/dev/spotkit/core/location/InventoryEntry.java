@@ -12,7 +12,9 @@ import java.util.Objects;
  * <p>Inventory order ({@link #ORDER}) is the spec's: object kind, global key (UTF-8 bytes, unsigned), ObjectGeneration,
  * owner fence, policy.
  *
- * @param objectKind {@link PlacementKind#USER_SPOT} for the Spot, {@link PlacementKind#ACTOR} for a member.
+ * @param objectKind {@link PlacementKind#USER_SPOT} for the Spot, {@link PlacementKind#ACTOR} for a member; or
+ *     {@link PlacementKind#INSTANCE_SPOT} for the one entry of an Instance Spot's move, whose inventory is built in
+ *     memory only and never stored (spec 001 section 3: one Actor-less unit).
  * @param id the SpotId or ActorId, UTF-8 1..255 bytes.
  * @param objectGeneration the participant's ObjectGeneration, 1..2^63-2.
  * @param ownerFence the AuthorityOwnerGeneration the participant's row had when the inventory was taken, at least 1.
@@ -33,15 +35,16 @@ public record InventoryEntry(PlacementKind objectKind, String id, long objectGen
    * Checks the parts.
    *
    * @throws NullPointerException when a part is null.
-   * @throws IllegalArgumentException when the kind is not an Actor or User Spot, the id is empty or longer than 255
-   *     UTF-8 bytes, or a generation is not positive.
+   * @throws IllegalArgumentException when the kind is not an Actor, User Spot or Instance Spot, the id is empty or
+   *     longer than 255 UTF-8 bytes, or a generation is not positive.
    */
   public InventoryEntry {
     Objects.requireNonNull(objectKind, "objectKind");
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(policy, "policy");
-    if (objectKind != PlacementKind.ACTOR && objectKind != PlacementKind.USER_SPOT) {
-      throw new IllegalArgumentException("an aggregate inventory lists the User Spot and its Actors, not "
+    if (objectKind == PlacementKind.ENTRY_SPOT) {
+      throw new IllegalArgumentException("an aggregate inventory lists the User Spot and its Actors, or one Instance"
+          + " Spot, not "
           + objectKind.wire());
     }
     final int bytes = id.getBytes(StandardCharsets.UTF_8).length;

@@ -65,9 +65,16 @@ public final class InstanceActivations {
   public void deliver(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
     final RouteMesh mesh = rt.mesh();
     final String id = Ids.requireCallerSpotId(address.id());
-    if (mesh == null || rt.creations().remote() == null || rt.spots.get(id) != null) {
+    final SpotCell local = rt.spots.get(id);
+    if (mesh != null && local != null && local.state == CellState.READY && followedBack(mesh, local, envelope)) {
+      return;
+    }
+    if (mesh == null || rt.creations().remote() == null || local != null) {
       deliverHere(address, envelope, awaiting);
       return;
+    }
+    if (moved(id, address.stableType(), envelope)) {
+      return; // it moved away from here, or is being restored here
     }
     final RouteMesh.Route route;
     try {
@@ -105,6 +112,9 @@ public final class InstanceActivations {
     final String id = Ids.requireCallerSpotId(address.id());
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       final SpotCell existing = rt.spots.get(id);
+      if (existing == null && moved(id, type.stableType(), envelope)) {
+        return; // it moved away (Message Follow) or is being restored here: never a second activation
+      }
       if (existing != null) {
         if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
           throw new SpotkitException.TypeMismatch("spot '" + id + "' exists as a " + existing.kind
@@ -129,6 +139,39 @@ public final class InstanceActivations {
       }
     }
     throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  /**
+   * An Instance Spot that moved here after this node sent to it elsewhere (its route is still cached, naming the
+   * node it left): the message goes that way too, by id, and that node follows it back behind the earlier ones
+   * (Message Follow), so one sender's order holds across the move (as {@code Messaging} does for a Spot by id).
+   * When that node cannot be reached or no longer knows the Spot, the route is dropped and it is delivered here.
+   *
+   * @return true when sent that way.
+   */
+  private static boolean followedBack(final RouteMesh mesh, final SpotCell local, final Envelope.Msg envelope) {
+    final Address.SpotById byId = new Address.SpotById(local.id);
+    if (!mesh.routesElsewhere(byId, local.generation)) {
+      return false;
+    }
+    try {
+      mesh.forward(byId, envelope);
+      return true;
+    } catch (SpotkitException.Unavailable | SpotkitException.NotFound | SpotkitException.StaleGeneration e) {
+      mesh.dropRoute(byId);
+      return false;
+    }
+  }
+
+  /**
+   * Hands Instance-intent work for an Instance Spot that moved away from this node (Message Follow on the move's
+   * ordered connection), or that is being restored here between its move's CAS and its open (behind the backlog),
+   * to that move (spec 001 sections 4.3 and 10). Any thread; never blocks.
+   *
+   * @return true when taken.
+   */
+  private boolean moved(final String id, final String stableType, final Envelope.Msg envelope) {
+    return rt.messaging().instanceMoved(new Address.Instance(id, stableType), envelope);
   }
 
   /** The first message's stored copy: written before the reservation, deleted after its handler ran. */

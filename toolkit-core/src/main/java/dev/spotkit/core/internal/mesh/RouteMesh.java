@@ -248,11 +248,24 @@ public final class RouteMesh implements MeshListener {
    */
   public void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
       final String id, final long generation, final int hops, final Envelope.Msg envelope) {
+    sendOn(connection, key, kind, id, generation, null, hops, envelope);
+  }
+
+  /**
+   * As {@link #sendOn(PeerConnection, ObjectKey, ApplicationMessage.TargetKind, String, long, int, Envelope.Msg)},
+   * with Instance intent's stable type (an Instance Spot's Message Follow keeps Instance intent).
+   *
+   * @param stableType the Instance Spot stable type for kind INSTANCE_SPOT, else null.
+   * @throws SpotkitException.Unavailable when the connection is closed (one-way).
+   */
+  public void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
+      final String id, final long generation, final String stableType, final int hops,
+      final Envelope.Msg envelope) {
     final ReplySink sink = envelope.reply();
     final ApplicationPayload payload = peerPayload(envelope);
     if (sink == null) {
-      if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation, null, 0,
-          hops, payload)))) {
+      if (!connection.send(ApplicationMessageCodec.encode(new ApplicationMessage(0, kind, id, generation, stableType,
+          0, hops, payload)))) {
         routes.remove(key);
         throw new SpotkitException.Unavailable("the connection to node " + connection.peerRid() + " owning "
             + key.kind().segment() + " '" + id + "' closed; the message was not sent");
@@ -260,7 +273,8 @@ public final class RouteMesh implements MeshListener {
       return;
     }
     if (startable(sink)) { // never waits for room: connection.request without the bound
-      completeWith(connection.request(requestFrame(kind, id, generation, null, hops, payload, sink), sink.deadline),
+      completeWith(connection.request(requestFrame(kind, id, generation, stableType, hops, payload, sink),
+          sink.deadline),
           sink, key);
     }
   }

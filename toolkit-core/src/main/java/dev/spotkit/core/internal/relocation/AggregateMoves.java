@@ -53,11 +53,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>source, on Committed: {@link AggregateSeal#handOver}: its cells turn GONE and follow every later message to
  *       the target on the same connection (Message Follow).</li>
  * </ol>
+ * An Instance Spot moves on the same path as a room with no member (spec 001 section 3: one Actor-less unit; the
+ * manifest's unit kind says which, and {@link InstanceMoves} holds its Location Store steps).
  * Spotkit-defined commands 54-57 (spec 001 names no aggregate frames). A failure past relay-ready does not restore
  * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable.
  */
 public final class AggregateMoves {
-  /** Manifest: correlation, SpotId, AggregateId, fence, total length, chunk count, CRC-32C. */
+  /**
+   * Manifest: correlation, SpotId, AggregateId, fence, total length, chunk count, CRC-32C, unit kind (u8: 0 a
+   * SpotWide room, 1 an Instance Spot).
+   */
   public static final int PREPARE = 54;
   /** One payload chunk: AggregateId, ordinal, bytes. */
   public static final int CHUNK = 55;
@@ -72,6 +77,15 @@ public final class AggregateMoves {
   private final Relocations r;
   private final NodeRuntime rt;
   private final Map<String, Incoming> incoming = new ConcurrentHashMap<>();
+  /**
+   * Instance Spots that moved away from this node, by SpotId: the node they moved to and its endpoint, for the
+   * Message Follow duration (Instance intent follows with Instance intent, {@link #followInstance}).
+   */
+  private final Map<String, Follow> instanceFollows = new ConcurrentHashMap<>();
+
+  /** Where an Instance Spot moved: its target node, mesh endpoint and the move's ordered connection. */
+  private record Follow(NodeRid target, java.net.InetSocketAddress endpoint, PeerConnection connection) {
+  }
 
   AggregateMoves(final Relocations r) {
     this.r = r;
@@ -87,11 +101,14 @@ public final class AggregateMoves {
     final byte[] buffer;
     final long chunkCount;
     final long crc32c;
+    /** An Instance Spot move ({@link InstanceMoves}), not a room's. */
+    final boolean instance;
     long received;
     AggregateRestore staged;
 
     Incoming(final long correlation, final PeerConnection from, final AggregateAuthority.Sealed sealed,
-        final String aggregateId, final long totalLength, final long chunkCount, final long crc32c) {
+        final String aggregateId, final long totalLength, final long chunkCount, final long crc32c,
+        final boolean instance) {
       this.correlation = correlation;
       this.from = from;
       this.sealed = sealed;
@@ -99,6 +116,7 @@ public final class AggregateMoves {
       this.buffer = new byte[Math.toIntExact(totalLength)];
       this.chunkCount = chunkCount;
       this.crc32c = crc32c;
+      this.instance = instance;
     }
   }
 
@@ -114,6 +132,58 @@ public final class AggregateMoves {
    */
   public CompletableFuture<SpotRelocationResult> relocate(final String spotId, final NodeRid target) {
     return rt.async(() -> move(spotId, target));
+  }
+
+  /**
+   * Instance-intent work for an Instance Spot that moved away from this node within the Message Follow duration:
+   * sent with Instance intent to the node it moved to, on the ordered connection the move used (spec 001 section
+   * 10; spec 003 section 6: there it reaches the live instance, or activates a new one once that closed). Any
+   * thread; never blocks (callers may hold a cell's monitor or run on an event loop). Without {@code dial} it sends
+   * only on the move's ordered connection while that is open; with {@code dial} it sends, on a virtual thread, by
+   * the node's connection to the target, dialled again when needed (a failure fails the request, or drops a one-way
+   * message as a dead letter).
+   *
+   * @param address the Instance Spot with Instance intent.
+   * @param envelope the work.
+   * @param dial whether to dial the target when the move's connection closed.
+   * @return true when sent; false when no such move is known here (or, without {@code dial}, its connection closed).
+   */
+  public boolean followInstance(final dev.spotkit.core.internal.runtime.Address.Instance address,
+      final dev.spotkit.core.internal.runtime.Envelope.Msg envelope, final boolean dial) {
+    final Follow follow = instanceFollows.get(address.id());
+    if (follow == null) {
+      return false;
+    }
+    if (dial) {
+      rt.async(() -> {
+        rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
+        return null;
+      }).whenComplete((v, failure) -> {
+        if (failure == null) {
+          return;
+        }
+        final SpotkitException typed = Cell.typed(RouteMesh.unwrap(failure), "follow of instance spot '"
+            + address.id() + "'");
+        if (envelope.reply() != null) {
+          envelope.reply().fail(typed);
+        } else {
+          rt.deadLetters().record("instance-follow", "one-way message for instance spot '" + address.id()
+              + "' dropped: " + typed.getMessage());
+        }
+      });
+      return true;
+    }
+    if (!follow.connection().isOpen()) {
+      return false;
+    }
+    try { // the connection the hold's relay and the by-id follows took: in order behind them
+      rt.mesh().sendOn(follow.connection(), dev.spotkit.core.location.ObjectKey.spot(address.id()),
+          dev.spotkit.core.wire.ApplicationMessage.TargetKind.INSTANCE_SPOT, address.id(), 0,
+          address.stableType(), 0, envelope);
+      return true;
+    } catch (SpotkitException.Unavailable closed) {
+      return false; // closed meanwhile
+    }
   }
 
   /** Waits for {@code step} at most {@link #STEP_TIMEOUT}; its failure is thrown as it is (typed). */
@@ -134,9 +204,10 @@ public final class AggregateMoves {
     final AggregateSeal seal = await(AggregateSeal.seal(rt, spotId, target), "seal of spot '" + spotId + "'");
     final long sealedAt = System.nanoTime();
     final PeerConnection connection;
+    final java.net.InetSocketAddress endpoint;
     try {
-      connection = rt.mesh().connection(target, rt.mesh().endpointOf(rt.meshName().value(), target,
-          "aggregate move target"), Deadline.after(Duration.ofSeconds(5)));
+      endpoint = rt.mesh().endpointOf(rt.meshName().value(), target, "aggregate move target");
+      connection = rt.mesh().connection(target, endpoint, Deadline.after(Duration.ofSeconds(5)));
       await(ship(seal, connection), "restore of spot '" + spotId + "' on node " + target);
     } catch (SpotkitException e) {
       rt.mesh().open(target).ifPresent(c -> c.send(abortFrame(seal.aggregateId())));
@@ -153,7 +224,8 @@ public final class AggregateMoves {
     } catch (SpotkitException cause) {
       boolean committed;
       try {
-        committed = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+        committed = seal.stored().aggregate() == null ? InstanceMoves.committedTo(rt, spotId, target)
+            : new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
             dev.spotkit.core.location.PlacementBatches.DEFAULT_ATTEMPTS).read(spotId).map(a ->
             a.record().routingIdHex().equals(target.hex()) && a.record().aggregateId().equals(seal.aggregateId()))
             .orElse(false);
@@ -168,6 +240,13 @@ public final class AggregateMoves {
             + " relay-ready but did not commit (" + cause.getMessage() + "); the room is unavailable (spec 000"
             + " section 8: no source restore after relay-ready)", cause);
       }
+    }
+    if (seal.stored().aggregate() == null) { // an Instance Spot: Instance intent follows it with Instance intent
+      final Follow follow = new Follow(target, endpoint, connection);
+      instanceFollows.put(spotId, follow);
+      rt.relocationScheduler().schedule(() -> instanceFollows.remove(spotId, follow),
+          dev.spotkit.relocation.follow.MessageFollowTable.DEFAULT_DURATION_MS,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
     }
     await(seal.handOver(connection), "hand-over of spot '" + spotId + "'");
     final long pausedNanos = System.nanoTime() - sealedAt;
@@ -193,6 +272,7 @@ public final class AggregateMoves {
       out.u64(plan.totalLength());
       out.u64(plan.chunkCount());
       out.u64(plan.checksumCrc32c());
+      out.u8(s.aggregate() == null ? InstanceMoves.UNIT_INSTANCE : InstanceMoves.UNIT_ROOM);
       return out.toByteArray();
     }, OperationKind.NODE_REQUEST, Deadline.after(STEP_TIMEOUT), "relay-ready of the move of spot '"
         + s.tree().spotId() + "'");
@@ -287,6 +367,7 @@ public final class AggregateMoves {
     final long total = in.u64("totalLength");
     final long chunks = in.u64("chunkCount");
     final long crc = in.u64("crc32c");
+    final boolean instance = in.u8("unitKind") == InstanceMoves.UNIT_INSTANCE;
     in.expectEnd();
     if (rt.isClosing()) {
       reply(from, correlation, rt.shuttingDown("restore of spot '" + spotId + "'"));
@@ -301,7 +382,7 @@ public final class AggregateMoves {
     }
     final InventoryTree tree = new InventoryTree(spotId, List.of(), root, count, digest);
     final Incoming in2 = new Incoming(correlation, from, new AggregateAuthority.Sealed(aggregateVersion, spotVersion,
-        null, tree), aggregateId, total, chunks, crc);
+        null, tree), aggregateId, total, chunks, crc, instance);
     incoming.put(aggregateId, in2);
     // a source that never sends its chunks or its relay (it stopped) leaves nothing behind here
     rt.relocationScheduler().schedule(() -> {
@@ -344,7 +425,7 @@ public final class AggregateMoves {
   private void assembled(final Incoming target) {
     rt.async(() -> {
       final AggregateRestore staged = AggregateRestore.prepare(rt, target.buffer, target.buffer.length,
-          target.crc32c, target.sealed, target.aggregateId);
+          target.crc32c, target.sealed, target.aggregateId, target.instance);
       target.staged = staged;
       return staged;
     }).whenComplete((staged, failure) -> {

@@ -61,6 +61,9 @@ import java.util.Set;
  * one step. No membership callback runs for members (spec 000 section 7). {@link #discard} drops the staging when the
  * move fails before relay-ready. Requests keep their reply route: their answers go back to the source as command 20.
  *
+ * <p>An Instance Spot move ({@link InstanceMoves}) stages its one Spot with the Instance Spot factory of the stable
+ * type its row names, checks room for one {@code instanceSpot} slot, and commits with the one-row CAS on its row.
+ *
  * <p>Thread-safety: one thread at a time (the move's driver); {@link #commit} blocks for store calls (virtual
  * threads).
  */
@@ -76,6 +79,8 @@ public final class AggregateRestore {
   /** Each session-bound member's binding, by ActorId. */
   private final Map<String, Relocations.Binding> bindings = new HashMap<>();
   private SpotCell spot;
+  /** An Instance Spot move ({@link InstanceMoves}): its row as sealed; null for a room. */
+  private LocationRecords.Stored instanceRow;
 
   private AggregateRestore(final NodeRuntime rt, final AggregateAuthority.Sealed sealed, final String aggregateId) {
     this.rt = rt;
@@ -92,29 +97,34 @@ public final class AggregateRestore {
    * @param crc32c the manifest's CRC-32C of the whole stream.
    * @param sealed what the source's seal fixed (aggregate and Spot versions, inventory root, count and digest).
    * @param aggregateId the move's AggregateId.
+   * @param instance true for an Instance Spot move ({@link InstanceMoves}: its row instead of an inventory).
    * @return the staged room.
    * @throws SpotkitException.DataLost when the payload's length or checksum differs from the manifest, or the
    *     inventory does not verify.
-   * @throws SpotkitException.NotConfigured when a participant's type is not registered here.
+   * @throws SpotkitException.NotConfigured when a participant's type is not registered here (for an Instance
+   *     Spot: no Instance Spot factory for its stable type).
+   * @throws SpotkitException.Unavailable when an Instance Spot's row changed since its seal.
    * @throws SpotkitException.InvalidOperation when the payload does not match the inventory.
    */
   public static AggregateRestore prepare(final NodeRuntime rt, final byte[] payload, final long totalLength,
-      final long crc32c, final AggregateAuthority.Sealed sealed, final String aggregateId) {
+      final long crc32c, final AggregateAuthority.Sealed sealed, final String aggregateId, final boolean instance) {
     final String spotId = sealed.tree().spotId();
     if (payload.length != totalLength || ChunkPlan.crc32c(payload) != crc32c) {
       throw new SpotkitException.DataLost("relocation payload of spot '" + spotId + "' is " + payload.length
           + " bytes with CRC-32C " + Long.toHexString(ChunkPlan.crc32c(payload)) + "; the manifest declared "
           + totalLength + " bytes and " + Long.toHexString(crc32c));
     }
-    final List<InventoryEntry> inventory = InventoryTree.read(rt.store().store(), spotId,
-        sealed.tree().rootSha256Hex(), sealed.tree().count(), sealed.tree().digestSha256Hex(),
-        AggregateSeal.STORE_TIMEOUT);
+    final LocationRecords.Stored row = instance ? InstanceMoves.sealedRow(rt, sealed) : null;
+    final List<InventoryEntry> inventory = instance ? InstanceMoves.inventory(row, spotId) : InventoryTree.read(
+        rt.store().store(), spotId, sealed.tree().rootSha256Hex(), sealed.tree().count(),
+        sealed.tree().digestSha256Hex(), AggregateSeal.STORE_TIMEOUT);
     if (HostDrains.drainingHere(rt)) { // before relay-ready: the room stays on its source, which may pick another
       throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " is being drained itself; spot '" + spotId
           + "' stays on its source");
     }
-    checkRoom(rt, spotId, inventory.size());
+    checkRoom(rt, spotId, inventory.size(), row);
     final AggregateRestore r = new AggregateRestore(rt, sealed, aggregateId);
+    r.instanceRow = row;
     try {
       r.build(payload, inventory);
     } catch (RuntimeException e) {
@@ -129,7 +139,8 @@ public final class AggregateRestore {
    * for the whole bundle (1 Spot, its type slot, one Actor slot per member). Not a reservation: the CAS checks again
    * and refuses all or nothing (spec 002 section 8.1).
    */
-  private static void checkRoom(final NodeRuntime rt, final String spotId, final int participants) {
+  private static void checkRoom(final NodeRuntime rt, final String spotId, final int participants,
+      final LocationRecords.Stored instanceRow) {
     final PlacementBatches.Target self = rt.store().self();
     final var read = dev.spotkit.core.location.StoreCalls.await(rt.store().store().read(
         dev.spotkit.core.location.LocationKeys.nodeCapacity(self.meshName(), self.routingIdHex()).preimage()),
@@ -137,14 +148,16 @@ public final class AggregateRestore {
     if (!(read instanceof dev.spotkit.store.ReadResult.Found found)) {
       return; // no record: the CAS reports it
     }
-    final String stableType = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
-        PlacementBatches.DEFAULT_ATTEMPTS).read(spotId).map(a -> a.record().stableType()).orElse(null);
+    final String stableType = instanceRow != null ? instanceRow.record().stableType() : new AggregateAuthority(
+        rt.store().store(), AggregateSeal.STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).read(spotId)
+        .map(a -> a.record().stableType()).orElse(null);
     if (stableType == null) {
       return;
     }
     final var full = dev.spotkit.core.location.NodeCapacityRecord.decode(found.value()).whyFull(
         new dev.spotkit.core.location.AuthorityRecord.Capacity(participants - 1, 1,
-            new dev.spotkit.core.location.AuthorityRecord.SpotTypeSlot(PlacementKind.USER_SPOT, stableType, 1)));
+            new dev.spotkit.core.location.AuthorityRecord.SpotTypeSlot(instanceRow != null
+            ? PlacementKind.INSTANCE_SPOT : PlacementKind.USER_SPOT, stableType, 1)));
     if (full.isPresent()) {
       throw new SpotkitException.CapacityExceeded("node " + rt.nodeRid() + " has no room for spot '" + spotId
           + "' with its " + (participants - 1) + " members: " + full.get() + "; the room stays on its source");
@@ -152,7 +165,7 @@ public final class AggregateRestore {
   }
 
   private static String key(final InventoryEntry e) {
-    return (e.objectKind() == PlacementKind.USER_SPOT ? "spot:" : "actor:") + e.id();
+    return (e.objectKind() == PlacementKind.ACTOR ? "actor:" : "spot:") + e.id();
   }
 
   private void build(final byte[] payload, final List<InventoryEntry> inventory) {
@@ -172,7 +185,7 @@ public final class AggregateRestore {
       if (bytes != null) {
         state.get(bytes);
       }
-      final Cell cell = entry.objectKind() == PlacementKind.USER_SPOT ? stageSpot(entry, bytes)
+      final Cell cell = entry.objectKind() != PlacementKind.ACTOR ? stageSpot(entry, bytes)
           : stageMember(entry, bytes);
       staged.put(k, cell);
       backlog.put(k, new ArrayList<>());
@@ -210,12 +223,16 @@ public final class AggregateRestore {
   }
 
   private Cell stageSpot(final InventoryEntry entry, final byte[] state) {
-    final String stableType = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
-        PlacementBatches.DEFAULT_ATTEMPTS).read(entry.id()).orElseThrow(() -> new SpotkitException.DataLost(
-        "spot '" + entry.id() + "' has no aggregate record; the source's seal did not record it")).record()
-        .stableType();
+    final String stableType = instanceRow != null ? instanceRow.record().stableType() : new AggregateAuthority(
+        rt.store().store(), AggregateSeal.STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).read(entry.id())
+        .orElseThrow(() -> new SpotkitException.DataLost("spot '" + entry.id() + "' has no aggregate record; the"
+        + " source's seal did not record it")).record().stableType();
     final NodeConfig.SpotType type = rt.config().spotTypes().get(stableType);
-    if (type == null || type.kind() != NodeConfig.SpotKind.USER || type.perActor()) {
+    if (instanceRow != null && (type == null || type.kind() != NodeConfig.SpotKind.INSTANCE)) {
+      throw new SpotkitException.NotConfigured("node " + rt.nodeRid() + " has no Instance Spot factory for stable"
+          + " type '" + stableType + "'");
+    }
+    if (instanceRow == null && (type == null || type.kind() != NodeConfig.SpotKind.USER || type.perActor())) {
       throw new SpotkitException.NotConfigured("node " + rt.nodeRid() + " has no SpotWide User Spot factory for"
           + " stable type '" + stableType + "'");
     }
@@ -378,12 +395,17 @@ public final class AggregateRestore {
     final PlacementBatches.Target self = rt.store().self();
     AggregateAuthority.Outcome answer;
     try {
-      answer = new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
+      answer = instanceRow != null ? InstanceMoves.commit(rt, sealed, instanceRow.authority().payload())
+          : new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
           PlacementBatches.DEFAULT_ATTEMPTS).commit(sealed, aggregateId, self);
     } catch (SpotkitException.Unavailable e) {
       // the CAS may have applied with its answer lost and the re-read failing too: never guess (spec 002 section
       // 10; spec 000 section 8: the target re-reads the same authority), or the source, reading it committed, hands
-      // over a room that nobody opens
+      // over a room that nobody opens (an Instance Spot's one-row CAS re-reads its row itself)
+      if (instanceRow != null) {
+        discard();
+        throw e;
+      }
       answer = confirmCommitted(self).orElseThrow(() -> {
         discard();
         return e;
@@ -398,6 +420,9 @@ public final class AggregateRestore {
       return outcome;
     }
     open();
+    if (committed.record() == null) {
+      return outcome; // an Instance Spot: no inventory was written
+    }
     // the replaced inventory's chunks take no space once this one is the aggregate's (best effort, after the open)
     rt.async(() -> InventoryTree.deleteReplaced(rt.store().store(), spot.id, committed.previousInventoryRoot(),
         committed.record().inventoryRoot(), AggregateSeal.STORE_TIMEOUT));

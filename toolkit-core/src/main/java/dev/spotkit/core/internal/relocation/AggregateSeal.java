@@ -81,6 +81,10 @@ import java.util.concurrent.TimeUnit;
  * member's state entry carries its command 42 and binding so the target can send the command 44 commit; a
  * restore sends the 44 abort.
  *
+ * <p>An Instance Spot (spec 003 section 6) is sealed the same way as a room with no member: its one participant
+ * {@code spot:{SpotId}}, object {@code InstanceSpot}; {@link InstanceMoves} replaces the Location Store steps (no
+ * aggregate record or inventory is written) and runs {@code OnClosing(RELOCATION_OUT)} after the hand-over.
+ *
  * <p>Thread-safety: {@link #seal} and {@link #check} from any thread; the rest of the instance on the Spot's gate or
  * after the future completed.
  */
@@ -184,9 +188,10 @@ public final class AggregateSeal {
           + row.get().authority().allocation().routingIdHex() + ", not by this node " + rt.nodeRid().hex()
           + "; call it on its owner");
     }
-    if (spot.kind != NodeConfig.SpotKind.USER || !spot.spotWide) {
-      throw new SpotkitException.InvalidOperation(what + ": " + spot.describe() + " is not a SpotWide User Spot;"
-          + " only a SpotWide User Spot moves with its members as one aggregate (spec 000 section 7)");
+    if (!InstanceMoves.isInstance(spot) && (spot.kind != NodeConfig.SpotKind.USER || !spot.spotWide)) {
+      throw new SpotkitException.InvalidOperation(what + ": " + spot.describe() + " is not a SpotWide User Spot or an"
+          + " Instance Spot; only a SpotWide User Spot moves with its members as one aggregate (spec 000"
+          + " section 7) and an Instance Spot as one Actor-less unit (spec 003 section 6)");
     }
     final List<String> disabled = new ArrayList<>();
     if (spot.type.policy() == NodeConfig.Policy.DISABLE) {
@@ -453,15 +458,17 @@ public final class AggregateSeal {
     }
     final List<InventoryEntry> entries = new ArrayList<>();
     for (Cell c : participants) {
-      entries.add(new InventoryEntry(c instanceof SpotCell ? PlacementKind.USER_SPOT : PlacementKind.ACTOR, c.id,
+      entries.add(new InventoryEntry(c instanceof SpotCell s ? InstanceMoves.isInstance(s)
+          ? PlacementKind.INSTANCE_SPOT : PlacementKind.USER_SPOT : PlacementKind.ACTOR, c.id,
           c.generation, c.storeRecord.authorityOwnerGeneration(), policy(c)));
     }
-    stored = new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
+    stored = InstanceMoves.isInstance(spot) ? InstanceMoves.seal(rt, spot, entries.get(0)) // writes nothing
+        : new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
     // The rows pointed at the aggregate have new versions, and their effective AuthorityOwnerGeneration is the
     // aggregate's: the cells take both, so their later writes and fences (a join's, a session seal's) still match.
-    final long aggregateAog = stored.aggregate().authorityOwnerGeneration().value();
-    for (Cell c : participants) {
+    final long aggregateAog = stored.aggregate() == null ? 0 : stored.aggregate().authorityOwnerGeneration().value();
+    for (Cell c : participants) { // an Instance Spot's seal re-points no row: no member versions
       final dev.spotkit.store.StoreVersion v = c instanceof ActorCell ? stored.memberVersions().get(c.id) : null;
       if (v != null) {
         synchronized (c.ingressLock) {
@@ -553,8 +560,10 @@ public final class AggregateSeal {
           EnvelopeEntries.TimerRegistration.OVERRUN_SKIP_LATE_TICKS, 0, false, t.delivered, t.delivered,
           System.currentTimeMillis() + Math.max(0, TimeUnit.NANOSECONDS.toMillis(t.nextAtNanos - nowNanos)))));
     }
-    return new RelocationEnvelope(relocationId, new ObjectIdentity.UserSpot(spot.id, spot.generation,
-        spot.storeRecord.authorityOwnerGeneration()), 1, appStates, saved, registrations, ticks);
+    final ObjectIdentity object = InstanceMoves.isInstance(spot) ? new ObjectIdentity.InstanceSpot(spot.stableType,
+        spot.id, spot.generation, spot.storeRecord.authorityOwnerGeneration()) : new ObjectIdentity.UserSpot(spot.id,
+        spot.generation, spot.storeRecord.authorityOwnerGeneration());
+    return new RelocationEnvelope(relocationId, object, 1, appStates, saved, registrations, ticks);
   }
 
   /**
@@ -678,6 +687,9 @@ public final class AggregateSeal {
   public CompletableFuture<Void> handOver(final dev.spotkit.core.mesh.PeerConnection connection) {
     return onGate(() -> {
       handOverOnGate(connection);
+      if (InstanceMoves.isInstance(spot)) { // spec 001 section 8: the source instance ends with RelocationOut
+        InstanceMoves.closedRelocatedOut(rt, spot);
+      }
       return null;
     });
   }
@@ -826,7 +838,8 @@ public final class AggregateSeal {
             spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
           }
           final AggregateAuthority.Sealed written = stored;
-          if (written != null) { // this attempt's inventory, unless the aggregate names it, takes no space
+          // this attempt's inventory, unless the aggregate names it, takes no space (an Instance Spot wrote none)
+          if (written != null && written.aggregate() != null) {
             rt.async(() -> dev.spotkit.core.location.InventoryTree.deleteReplaced(rt.store().store(), spot.id,
                 written.tree().rootSha256Hex(), written.aggregate().inventoryRoot(), STORE_TIMEOUT));
           }

@@ -43,11 +43,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * A host drain ({@code MeshNode.relocate(RelocateOptions)}; FACTS.md "Host relocation"): publishes Relocating, reads
  * the live Serving targets once, then moves this node's units in the FACTS batch order on the existing machinery:
  * <ol>
- *   <li>PerActor User Spots, their members and Instance Spots are reported kept ({@code NOT_SUPPORTED}): no
- *       PerActor shell move or Instance Spot host move exists yet;</li>
+ *   <li>PerActor User Spots and their members are reported kept ({@code NOT_SUPPORTED}): no PerActor shell move
+ *       exists yet;</li>
  *   <li>every Entry Spot actor, grouped by target, through {@link HostRelocations} (all groups at once);</li>
- *   <li>every SpotWide User Spot with its members as one aggregate, through {@link AggregateMoves}, at most
- *       {@code parallelism} at once, each started only before the deadline.</li>
+ *   <li>every SpotWide User Spot with its members as one aggregate, and every Instance Spot as one Actor-less unit,
+ *       through {@link AggregateMoves} (in SpotId order), at most {@code parallelism} at once, each started only
+ *       before the deadline.</li>
  * </ol>
  * Then publishes Relocated (every unit moved) or Serving again (Blocked), and, when asked, waits out the last
  * Message Follow window (SafeToShutdown). One drain per node at a time. Not API.
@@ -73,6 +74,7 @@ public final class HostDrains {
   private final List<Kept> kept = Collections.synchronizedList(new ArrayList<>());
   private final List<ActorRef> actors = Collections.synchronizedList(new ArrayList<>());
   private final List<SpotRelocationResult> rooms = Collections.synchronizedList(new ArrayList<>());
+  private final List<SpotRelocationResult> instances = Collections.synchronizedList(new ArrayList<>());
   /** System.nanoTime() of the last commit this drain saw, 0 when none. */
   private final AtomicLong lastCommitNanos = new AtomicLong();
   private TargetPicker picker;
@@ -178,7 +180,7 @@ public final class HostDrains {
     final Duration followEndsIn = Duration.ofNanos(Math.max(0, followLeft));
     final boolean safe = relocated && followEndsIn.isZero();
     return new RelocateResult(relocated ? RelocateResult.Outcome.RELOCATED : RelocateResult.Outcome.BLOCKED,
-        List.copyOf(actors), List.copyOf(rooms), List.copyOf(kept), safe, followEndsIn);
+        List.copyOf(actors), List.copyOf(rooms), List.copyOf(instances), List.copyOf(kept), safe, followEndsIn);
   }
 
   /** The live Serving peers other than this node that the options admit. */
@@ -212,16 +214,13 @@ public final class HostDrains {
           kept.add(new Kept(UnitKind.PER_ACTOR_MEMBER, member.id, Reason.NOT_SUPPORTED, notSupported(
               member.describe() + " is a member of PerActor " + spot.describe()), true));
         }
-      } else if (spot.kind == NodeConfig.SpotKind.INSTANCE) {
-        kept.add(new Kept(UnitKind.INSTANCE_SPOT, spot.id, Reason.NOT_SUPPORTED, notSupported(spot.describe()
-            + " is an Instance Spot"), true));
       }
     }
   }
 
   private static SpotkitException notSupported(final String what) {
     return new SpotkitException.InvalidOperation(what + ": a host drain does not move this kind yet; it stays and"
-        + " serves here (spec 000 section 7: no PerActor shell move or Instance Spot host move exists)");
+        + " serves here (spec 000 section 7: no PerActor shell move exists)");
   }
 
   // ---------------------------------------------------------------- batch 1: Entry Spot actors
@@ -274,13 +273,13 @@ public final class HostDrains {
     return new Kept(UnitKind.ENTRY_ACTOR, actor.id, reason, why, serving);
   }
 
-  // ---------------------------------------------------------------- batch 2: SpotWide rooms
+  // ---------------------------------------------------------------- batch 2: SpotWide rooms and Instance Spots
 
   private void moveRooms() throws InterruptedException {
     final Semaphore slots = new Semaphore(options.parallelism());
     final Map<SpotCell, CompletableFuture<?>> started = new LinkedHashMap<>();
     for (SpotCell room : sorted(rt.spots.values())) {
-      if (room.kind != NodeConfig.SpotKind.USER || !room.spotWide || room.state != CellState.READY) {
+      if (!(room.spotWide || InstanceMoves.isInstance(room)) || room.state != CellState.READY) {
         continue;
       }
       final Kept refused = refusal(room);
@@ -295,14 +294,14 @@ public final class HostDrains {
       final NodeRid target = picker.pick(needs(room));
       if (deadline.isExpired() || target == null) { // target: checked in refusal(); members may have joined since
         slots.release();
-        kept.add(target == null ? new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.NO_TARGET,
+        kept.add(target == null ? new Kept(unitKind(room), room.id, Reason.NO_TARGET,
             noTarget(room.describe()), true) : late(room));
         continue;
       }
       started.put(room, rt.relocations().aggregates().relocate(room.id, target).whenComplete((moved, failure) -> {
         slots.release();
         if (failure == null) {
-          rooms.add(moved);
+          (InstanceMoves.isInstance(room) ? instances : rooms).add(moved);
           lastCommitNanos.set(System.nanoTime());
         } else {
           kept.add(keptRoom(room, Cell.typed(RouteMesh.unwrap(failure), "move of " + room.describe())));
@@ -314,14 +313,19 @@ public final class HostDrains {
         await(move.getValue());
       } catch (SpotkitException e) {
         if (!move.getValue().isDone()) { // a failure is recorded by its whenComplete; this one is still unknown
-          kept.add(new Kept(UnitKind.SPOT_WIDE_ROOM, move.getKey().id, Reason.UNAVAILABLE, e, false));
+          kept.add(new Kept(unitKind(move.getKey()), move.getKey().id, Reason.UNAVAILABLE, e, false));
         }
       }
     }
   }
 
+  /** SPOT_WIDE_ROOM or INSTANCE_SPOT. */
+  private static UnitKind unitKind(final SpotCell spot) {
+    return InstanceMoves.isInstance(spot) ? UnitKind.INSTANCE_SPOT : UnitKind.SPOT_WIDE_ROOM;
+  }
+
   private Kept late(final SpotCell room) {
-    return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.DEADLINE_EXCEEDED, new SpotkitException.DeadlineExceeded(
+    return new Kept(unitKind(room), room.id, Reason.DEADLINE_EXCEEDED, new SpotkitException.DeadlineExceeded(
         "the drain deadline of " + options.deadline() + " passed before the move of " + room.describe()
         + " started; it stays and serves here"), true);
   }
@@ -338,19 +342,21 @@ public final class HostDrains {
       }
     }
     if (!disabled.isEmpty()) {
-      return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.RELOCATION_DISABLED, new SpotkitException.Rejected(
-          "registered with DisableRelocation: " + String.join(", ", disabled) + "; the whole room stays here"),
+      return new Kept(unitKind(room), room.id, Reason.RELOCATION_DISABLED, new SpotkitException.Rejected(
+          "registered with DisableRelocation: " + String.join(", ", disabled) + "; it stays here"),
           true);
     }
     if (!picker.anyFor(needs(room))) {
-      return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, Reason.NO_TARGET, noTarget(room.describe()), true);
+      return new Kept(unitKind(room), room.id, Reason.NO_TARGET, noTarget(room.describe()), true);
     }
     return null;
   }
 
   private static List<TargetPicker.Need> needs(final SpotCell room) {
     final List<TargetPicker.Need> needs = new ArrayList<>();
-    needs.add(new TargetPicker.Need(PlacementKind.USER_SPOT, room.stableType));
+    // an Instance Spot needs a node that registered its stable type as an Instance Spot (its capacity kind)
+    needs.add(new TargetPicker.Need(InstanceMoves.isInstance(room) ? PlacementKind.INSTANCE_SPOT
+        : PlacementKind.USER_SPOT, room.stableType));
     for (ActorCell member : room.members()) {
       final TargetPicker.Need need = new TargetPicker.Need(PlacementKind.ACTOR, member.stableType);
       if (!needs.contains(need)) {
@@ -365,7 +371,7 @@ public final class HostDrains {
     final boolean serving = here == room && here.state == CellState.READY && here.followAggregate == null
         && !here.aggregateSealed;
     final Reason reason = reason(why, serving, serving, () -> ownedHere(ObjectKey.spot(room.id)));
-    return new Kept(UnitKind.SPOT_WIDE_ROOM, room.id, reason, why, serving);
+    return new Kept(unitKind(room), room.id, reason, why, serving);
   }
 
   // ---------------------------------------------------------------- shared

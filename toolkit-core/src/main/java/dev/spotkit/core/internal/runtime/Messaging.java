@@ -120,6 +120,11 @@ public final class Messaging {
       return null; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
+    if ((local == null || local.state != CellState.READY) && mesh != null && moves != null && followKey(address) != null
+        && moves.aggregateFollows.containsKey(followKey(address)) && mesh.routesElsewhere(address, 0)
+        && followedBack(mesh, address, envelope)) {
+      return null; // moved away from here, and this node sent to it elsewhere before: that way, behind those
+    }
     if ((local == null || local.state != CellState.READY) && moves != null && followKey(address) != null
         && moves.aggregateIngress(followKey(address), envelope)) {
       return null; // moved away with its SpotWide aggregate: Message Follow
@@ -233,6 +238,50 @@ public final class Messaging {
       checkGeneration(cell, generation);
     }
     offer(cell, envelope);
+  }
+
+  /**
+   * Instance-intent work for an Instance Spot that is not in this node's registry but moved away from here (Message
+   * Follow on its move's ordered connection) or is being restored here between its move's CAS and its open (behind
+   * the backlog): handed to that move, so a stale route never activates a second instance (spec 001 sections 4.3
+   * and 10; spec 003 section 6). Any thread; never blocks.
+   *
+   * <p>After its hand-over here, Instance intent keeps its meaning on the way: it goes with Instance intent to the
+   * node the Spot moved to (on the same ordered connection as the follow), so it still reaches a live instance
+   * there, or activates a new one if that instance has closed since. A sender on this node that sent to the Spot
+   * elsewhere before (a cached route) keeps sending that way, behind its earlier messages.
+   *
+   * @param address the Instance Spot with Instance intent.
+   * @param envelope the work.
+   * @return true when a move took it; false when the caller delivers or activates as usual.
+   */
+  public boolean instanceMoved(final Address.Instance address, final Envelope.Msg envelope) {
+    final Relocations moves = rt.relocations();
+    if (moves == null) {
+      return false;
+    }
+    final String key = "spot:" + address.id();
+    if (moves.aggregateStaging.containsKey(key)) {
+      return moves.aggregateIngress(key, envelope);
+    }
+    final RouteMesh mesh = rt.mesh();
+    final Address.SpotById byId = new Address.SpotById(address.id());
+    if (mesh != null && moves.aggregateFollows.containsKey(key) && mesh.routesElsewhere(byId, 0)
+        && followedBack(mesh, byId, envelope)) {
+      return true;
+    }
+    final Cell gone = moves.aggregateFollows.get(key);
+    if (gone != null) {
+      synchronized (gone.ingressLock) { // behind what its hand-over still follows under this lock, never ahead
+        if (moves.aggregates().followInstance(address, envelope, false)) {
+          return true;
+        }
+      }
+      if (moves.aggregates().followInstance(address, envelope, true)) { // its connection closed: dial the target
+        return true;
+      }
+    }
+    return moves.aggregateIngress(key, envelope);
   }
 
   /** {@code spot:{id}} or {@code actor:{id}} of an address by id or ref; null for Instance intent. */
