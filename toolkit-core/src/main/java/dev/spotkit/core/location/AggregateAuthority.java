@@ -154,6 +154,23 @@ public final class AggregateAuthority {
     return r instanceof ReadResult.Found f ? Optional.of(new Stored(AggregateRecord.decode(f.value()), f.version()))
         : Optional.empty();
   }
+  /**
+   * The aggregate of {@code spotId} when it names the move {@code aggregateId} on node {@code routingIdHex}: the
+   * way source and target tell, after a commit without a definite answer, whether that move's CAS applied (spec 002
+   * section 10: never guess, re-read).
+   *
+   * @param spotId the SpotWide User Spot.
+   * @param aggregateId the move's AggregateId.
+   * @param routingIdHex the target node's RoutingId, 16 lowercase hex digits.
+   * @return the stored aggregate when that move committed; empty when it did not (or the Spot ended).
+   * @throws SpotkitException.Unavailable when the store fails.
+   * @throws RecordDecodeException when the value is unreadable.
+   */
+  public Optional<Stored> committedMove(final String spotId, final String aggregateId, final String routingIdHex) {
+    return read(spotId).filter(a -> a.record().aggregateId().equals(aggregateId)
+        && a.record().routingIdHex().equals(routingIdHex));
+  }
+
 
   /**
    * The row as the resolver must see it: a row that points at an aggregate ({@link AggregatePointer}) gets the

@@ -226,9 +226,8 @@ public final class AggregateMoves {
       try {
         committed = seal.stored().aggregate() == null ? InstanceMoves.committedTo(rt, spotId, target)
             : new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
-            dev.spotkit.core.location.PlacementBatches.DEFAULT_ATTEMPTS).read(spotId).map(a ->
-            a.record().routingIdHex().equals(target.hex()) && a.record().aggregateId().equals(seal.aggregateId()))
-            .orElse(false);
+            dev.spotkit.core.location.PlacementBatches.DEFAULT_ATTEMPTS).committedMove(spotId, seal.aggregateId(),
+            target.hex()).isPresent();
       } catch (RuntimeException unreadable) { // spec 001 section 9, unknown cutover: read once, else Unavailable
         cause.addSuppressed(unreadable);
         committed = false;

@@ -17,7 +17,6 @@ import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.internal.runtime.Turn;
 import dev.spotkit.core.internal.session.BoundSession;
 import dev.spotkit.core.location.AggregateAuthority;
-import dev.spotkit.core.location.AggregateRecord;
 import dev.spotkit.core.location.InventoryEntry;
 import dev.spotkit.core.location.InventoryTree;
 import dev.spotkit.core.location.LocationRecords;
@@ -447,15 +446,9 @@ public final class AggregateRestore {
     long waitMs = CONFIRM_FIRST_WAIT_MS;
     for (int i = 0; i < CONFIRM_TRIES; i++) {
       try {
-        final java.util.Optional<AggregateAuthority.Stored> read = authority.read(spot.id);
-        if (read.isPresent() && read.get().record().aggregateId().equals(aggregateId)
-            && read.get().record().ownerId().equals(self.ownerId())) {
-          final AggregateRecord record = read.get().record();
-          // the replaced inventory is not known here: its chunks stay (the next move's seal replaces them)
-          return java.util.Optional.of(new AggregateAuthority.Outcome.Committed(record, read.get().version(), null,
-              record.inventoryRoot()));
-        }
-        return java.util.Optional.empty();
+        // the replaced inventory is not known here: its chunks stay (the next move's seal replaces them)
+        return authority.committedMove(spot.id, aggregateId, self.routingIdHex()).map(a ->
+            new AggregateAuthority.Outcome.Committed(a.record(), a.version(), null, a.record().inventoryRoot()));
       } catch (RuntimeException unanswered) {
         try {
           Thread.sleep(waitMs);

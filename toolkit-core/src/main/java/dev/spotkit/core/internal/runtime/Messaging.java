@@ -120,13 +120,13 @@ public final class Messaging {
       return null; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
-    if ((local == null || local.state != CellState.READY) && mesh != null && moves != null && followKey(address) != null
-        && moves.aggregateFollows.containsKey(followKey(address)) && mesh.routesElsewhere(address, 0)
-        && followedBack(mesh, address, envelope)) {
+    final String followed = (local == null || local.state != CellState.READY) && moves != null ? followKey(address)
+        : null; // the participant key of a SpotWide aggregate that may have moved away from here, on a miss only
+    if (followed != null && mesh != null && moves.aggregateFollows.containsKey(followed)
+        && mesh.routesElsewhere(address, 0) && followedBack(mesh, address, envelope)) {
       return null; // moved away from here, and this node sent to it elsewhere before: that way, behind those
     }
-    if ((local == null || local.state != CellState.READY) && moves != null && followKey(address) != null
-        && moves.aggregateIngress(followKey(address), envelope)) {
+    if (followed != null && moves.aggregateIngress(followed, envelope)) {
       return null; // moved away with its SpotWide aggregate: Message Follow
     }
     if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
