@@ -134,6 +134,11 @@ public final class AggregateMoves {
     return rt.async(() -> move(spotId, target));
   }
 
+  /** Whether a room or Instance Spot move to this node is between its manifest and its commit (no cell yet). */
+  boolean receiving() {
+    return !incoming.isEmpty();
+  }
+
   /**
    * Instance-intent work for an Instance Spot that moved away from this node within the Message Follow duration:
    * sent with Instance intent to the node it moved to, on the ordered connection the move used (spec 001 section

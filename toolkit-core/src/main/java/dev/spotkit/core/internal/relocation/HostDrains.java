@@ -142,12 +142,15 @@ public final class HostDrains {
         moveRooms();
         // A target's refusal before relay-ready (it is draining too, full, unreachable) may pass: what stayed and
         // serves here is tried again, on the targets read anew, until the deadline leaves no room for a pass.
-        if (kept.stream().noneMatch(k -> k.reason() == Reason.TARGET_REFUSED)
-            || deadline.remaining().toMillis() < pause + RETRY_PAUSE_MAX.toMillis()) {
+        // So is what arrived here after this pass listed the units: a move this node admitted just before it
+        // published Relocating (a peer draining at the same time picked it while it was still Serving).
+        final boolean refused = kept.stream().anyMatch(k -> k.reason() == Reason.TARGET_REFUSED);
+        if (!refused && !arrivedMeanwhile() || deadline.remaining().toMillis() < pause + RETRY_PAUSE_MAX.toMillis()) {
           break;
         }
-        NodeRuntime.LOG.info("host drain of node {}: {} unit(s) refused by their target; trying again in {} ms",
-            rt.nodeRid(), kept.stream().filter(k -> k.reason() == Reason.TARGET_REFUSED).count(), pause);
+        NodeRuntime.LOG.info("host drain of node {}: {} unit(s) refused by their target, or arrived meanwhile; trying"
+            + " again in {} ms", rt.nodeRid(), kept.stream().filter(k -> k.reason() == Reason.TARGET_REFUSED).count(),
+            pause);
         Thread.sleep(pause); // a backoff between passes of this drain's own virtual thread
         kept.clear();
       }
@@ -160,6 +163,29 @@ public final class HostDrains {
         publishQuietly(NodeState.SERVING);
       }
     }
+  }
+
+  /**
+   * Whether a unit this drain must move is here and not listed as kept, or a move to this node is still in flight
+   * (it was admitted before this node published Relocating; a drain refuses later ones).
+   */
+  private boolean arrivedMeanwhile() {
+    final java.util.Set<String> stays = new java.util.HashSet<>();
+    synchronized (kept) {
+      kept.forEach(k -> stays.add(k.id()));
+    }
+    for (ActorCell actor : rt.entry().members()) {
+      if (actor.state == CellState.READY && !stays.contains(actor.id)) {
+        return true;
+      }
+    }
+    for (SpotCell spot : rt.spots.values()) {
+      if (spot.state == CellState.READY && spot.kind != NodeConfig.SpotKind.ENTRY && !stays.contains(spot.id)) {
+        return true;
+      }
+    }
+    final Relocations moves = rt.relocations();
+    return !moves.diverted.isEmpty() || !moves.aggregateStaging.isEmpty() || moves.aggregates().receiving();
   }
 
   private void publishQuietly(final NodeState state) {
