@@ -23,6 +23,10 @@ public final class MeshOptions {
   long maxPendingOutboundBytes = MeshConfig.DEFAULT_MAX_PENDING_OUTBOUND_BYTES;
   java.time.Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
   java.time.Duration adminDrainPoll;
+  java.time.Duration routeCacheMaxAge = DEFAULT_ROUTE_CACHE_MAX_AGE;
+
+  /** RouteCacheMaxAge: 15 s (FACTS.md "Message Follow and route cache"). */
+  public static final java.time.Duration DEFAULT_ROUTE_CACHE_MAX_AGE = java.time.Duration.ofSeconds(15);
 
   /** Default poll interval of {@link #acceptAdminDrains()}: 1 s. */
   public static final java.time.Duration DEFAULT_ADMIN_DRAIN_POLL = java.time.Duration.ofSeconds(1);
@@ -205,12 +209,33 @@ public final class MeshOptions {
     return acceptAdminDrains(DEFAULT_ADMIN_DRAIN_POLL);
   }
 
+  /**
+   * RouteCacheMaxAge (FACTS.md "Message Follow and route cache"): how long this node routes messages for an object
+   * on another node by the owner it read from the Location Store before it reads the record again. A shorter age
+   * finds a moved object by the store sooner instead of through Message Follow, at one store read per object per
+   * age. Order is not affected: a sender whose receiver moved onto the sender's node switches to local delivery when
+   * a flush marker sent the old way arrives, whatever the age.
+   *
+   * @param maxAge 100 ms..25 s (at least 5 s below the 30 s Message Follow duration); default 15 s.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when outside that range.
+   */
+  public MeshOptions routeCacheMaxAge(final java.time.Duration maxAge) {
+    if (maxAge == null || maxAge.compareTo(java.time.Duration.ofMillis(100)) < 0
+        || maxAge.compareTo(java.time.Duration.ofSeconds(25)) > 0) {
+      throw new SpotkitException.InvalidOperation("routeCacheMaxAge " + maxAge + " must be 100 ms..25 s (at least"
+          + " 5 s below the 30 s Message Follow duration)");
+    }
+    this.routeCacheMaxAge = maxAge;
+    return this;
+  }
+
   NodeConfig.MeshSpec toSpec() {
     if (secret == null) {
       throw new SpotkitException.NotConfigured("the mesh needs a cluster secret shared by every node; call"
           + " mesh(m -> m.clusterSecret(...))");
     }
     return new NodeConfig.MeshSpec(host, port, secret.clone(), maxFrameBytes, placementWeight, objectLimit,
-        maxPendingOutboundBytes, sendTimeout, adminDrainPoll);
+        maxPendingOutboundBytes, sendTimeout, adminDrainPoll, routeCacheMaxAge);
   }
 }

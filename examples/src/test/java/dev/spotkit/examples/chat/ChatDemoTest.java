@@ -92,6 +92,33 @@ class ChatDemoTest {
     assertThat(exit).isZero();
   }
 
+  /**
+   * Issue 13's drain of a node holding 50 rooms during chat traffic: 100 rooms on 2 nodes (about 50 each),
+   * the busier node drained while 200 bots chat; every room it owned moves with its
+   * members, nothing is lost, duplicated or reordered and nothing is kept.
+   */
+  @Test
+  void drainOfANodeHoldingAboutFiftyRoomsDuringChatTrafficLosesNothing() throws Exception {
+    final ChatDemoCommand demo = new ChatDemoCommand();
+    demo.nodes = 2;
+    demo.clients = 200;
+    demo.rooms = 100;
+    demo.messages = 40;
+    demo.timeoutSeconds = 120;
+    demo.drain = true;
+    final String[] printed = new String[1];
+    final int exit = run(demo, printed);
+    final String line = printed[0];
+    final java.util.regex.Matcher m = java.util.regex.Pattern.compile("chat-bots: clients=200 rooms=100 sent=8000"
+        + " expected=\\d+ delivered=\\d+ lost=0 duplicated=0 reordered=0 timed_out=0 reset=0 p50_ms=\\S+"
+        + " p99_ms=\\S+ p999_ms=\\S+ deliveries_per_s=\\d+ drained_rooms=(\\d+) drained_actors=(\\d+) kept=0")
+        .matcher(line);
+    assertThat(m.matches()).as(line).isTrue();
+    assertThat(Integer.parseInt(m.group(1))).as(line).isGreaterThanOrEqualTo(50); // the busier of 2 nodes: half or more
+    assertThat(Integer.parseInt(m.group(2))).as(line).isEqualTo(2 * Integer.parseInt(m.group(1)));
+    assertThat(exit).isZero();
+  }
+
   /** Runs the demo with System.out captured: its exit code, and the line it printed in {@code printed[0]}. */
   private static int run(final ChatDemoCommand demo, final String[] printed) throws Exception {
     final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();

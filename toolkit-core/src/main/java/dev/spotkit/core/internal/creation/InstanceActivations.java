@@ -143,24 +143,17 @@ public final class InstanceActivations {
 
   /**
    * An Instance Spot that moved here after this node sent to it elsewhere (its route is still cached, naming the
-   * node it left): the message goes that way too, by id, and that node follows it back behind the earlier ones
-   * (Message Follow), so one sender's order holds across the move (as {@code Messaging} does for a Spot by id).
-   * When that node cannot be reached or no longer knows the Spot, the route is dropped and it is delivered here.
+   * node it left): the message waits for the route switch ({@code RouteSwitches}: a flush marker sent that way, by
+   * id, comes back behind the earlier ones by Message Follow), so one sender's order holds across the move (as
+   * {@code Messaging} does for a Spot by id). When that node cannot be reached, the route is dropped and the message
+   * is delivered here.
    *
-   * @return true when sent that way.
+   * @return true when held for the switch.
    */
-  private static boolean followedBack(final RouteMesh mesh, final SpotCell local, final Envelope.Msg envelope) {
+  private boolean followedBack(final RouteMesh mesh, final SpotCell local, final Envelope.Msg envelope) {
     final Address.SpotById byId = new Address.SpotById(local.id);
-    if (!mesh.routesElsewhere(byId, local.generation)) {
-      return false;
-    }
-    try {
-      mesh.forward(byId, envelope);
-      return true;
-    } catch (SpotkitException.Unavailable | SpotkitException.NotFound | SpotkitException.StaleGeneration e) {
-      mesh.dropRoute(byId);
-      return false;
-    }
+    return mesh.routesElsewhere(byId, local.generation)
+        && rt.messaging().routeSwitches().holdForSwitch("spot:" + local.id, mesh, byId, envelope);
   }
 
   /**

@@ -58,8 +58,11 @@ import java.util.concurrent.TimeoutException;
  * go back as a command 20 failure whose payload names the typed error.
  */
 public final class RouteMesh implements MeshListener {
-  /** RouteCacheMaxAge (FACTS.md "Message Follow and route cache"). */
+  /** RouteCacheMaxAge by default (FACTS.md "Message Follow and route cache"); see {@code MeshOptions}. */
   static final Duration ROUTE_CACHE_MAX_AGE = Duration.ofSeconds(15);
+  /** The Message Follow duration: 30 s. */
+  static final Duration MESSAGE_FOLLOW_DURATION = Duration.ofSeconds(30);
+  /**
   /** Most routes kept at once; the cache is only a shortcut to the store, so dropping entries is always safe. */
   static final int MAX_ROUTES = 65_536;
   /** Content type of a failure reply's payload: the error's message as UTF-8 text. */
@@ -75,6 +78,14 @@ public final class RouteMesh implements MeshListener {
   private final MeshTransport transport;
   private final int maxPayloadBytes;
   private final Duration sendTimeout;
+  /** RouteCacheMaxAge of this node, ns. */
+  private final long routeMaxAgeNanos;
+  /**
+   * How long after its expiry a cached route still names the node an object lived on for {@link #routesElsewhere},
+   * ns: the Message Follow duration (30 s) minus RouteCacheMaxAge, so within it the old owner still follows what
+   * this node sent it (its follow window began after this route was read).
+   */
+  private final long followBehindNanos;
   private final ConcurrentHashMap<ObjectKey, Route> routes = new ConcurrentHashMap<>();
 
   private RouteMesh(final NodeRuntime rt, final NodeConfig.MeshSpec spec, final long lifecycleGeneration)
@@ -82,6 +93,8 @@ public final class RouteMesh implements MeshListener {
     this.rt = rt;
     this.maxPayloadBytes = spec.maxFrameBytes() - 1024;
     this.sendTimeout = spec.sendTimeout();
+    this.routeMaxAgeNanos = spec.routeCacheMaxAge().toNanos();
+    this.followBehindNanos = MESSAGE_FOLLOW_DURATION.toNanos() - routeMaxAgeNanos;
     final MeshConfig.Builder config = MeshConfig.builder(rt.nodeRid(), lifecycleGeneration, spec.secret())
         .host(spec.host()).port(spec.port()).maxFrameLength(spec.maxFrameBytes())
         .maxPendingOutboundBytes(spec.maxPendingOutboundBytes());
@@ -176,12 +189,13 @@ public final class RouteMesh implements MeshListener {
   }
 
   /**
-   * Whether this node's route cache holds a live route for {@code address} naming another node: this node sent to
-   * the object while it lived there, and what it sent that way may still be travelling (to that node, which follows
-   * it on, Message Follow). A sender on the node the object moved to keeps that route until it expires (at most
-   * {@link #ROUTE_CACHE_MAX_AGE}, below the 30 s follow window), so its later messages queue behind the earlier ones
-   * instead of overtaking them by the local path (spec 000 section 9 gives no order across connections; this keeps
-   * one sender's order across the move of its receiver onto the sender's node). Never reads the store.
+   * Whether this node's route cache holds a route for {@code address} naming another node: this node sent to the
+   * object while it lived there, and what it sent that way may still be travelling (to that node, which follows it
+   * on, Message Follow). A sender on the node the object moved to sends its next message that way, behind the
+   * earlier ones, and switches to the local path only when a flush marker sent that way arrives (RouteSwitches in
+   * the runtime; spec 000 section 9 gives no order across connections; this keeps one sender's order across the move
+   * of its receiver onto the sender's node). A route counts here until the Message Follow duration (30 s) minus
+   * RouteCacheMaxAge past its expiry, while the old owner surely still follows. Never reads the store.
    *
    * <p>Only for the same incarnation ({@code generation}): a route to an earlier incarnation (the object was closed
    * or its owner died, and it was created again here with a higher ObjectGeneration) names a node that no longer
@@ -194,7 +208,8 @@ public final class RouteMesh implements MeshListener {
   public boolean routesElsewhere(final Address address, final long generation) {
     final ObjectKey key = keyOf(address);
     final Route cached = routes.get(key);
-    if (cached == null || System.nanoTime() - cached.expiresAtNanos() >= 0 || cached.owner().equals(rt.nodeRid())) {
+    if (cached == null || System.nanoTime() - (cached.expiresAtNanos() + followBehindNanos) >= 0
+        || cached.owner().equals(rt.nodeRid())) {
       return false;
     }
     if (generation != 0 && cached.generation() != generation) {
@@ -202,6 +217,33 @@ public final class RouteMesh implements MeshListener {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Sends {@code envelope} by the route this node's cache holds for {@code address}, expired or not, without
+   * reading the store: the way this node sent to the object before, so it travels behind those messages (a route
+   * switch; see {@link #routesElsewhere}). One-way or request.
+   *
+   * @param address by id or ref (not Instance intent).
+   * @param envelope the message.
+   * @return true when sent; false when no route to another node is cached or its node cannot be reached (the route
+   *     is dropped then).
+   */
+  public boolean sendBehind(final Address address, final Envelope.Msg envelope) {
+    final ObjectKey key = keyOf(address);
+    final Route cached = routes.get(key);
+    if (cached == null || cached.owner().equals(rt.nodeRid())) {
+      return false;
+    }
+    final ApplicationMessage.TargetKind kind = key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
+        ? ApplicationMessage.TargetKind.ACTOR : ApplicationMessage.TargetKind.SPOT;
+    try {
+      send(cached, key, kind, key.id(), generationOf(address), null, envelope);
+      return true;
+    } catch (SpotkitException.Unavailable unreachable) {
+      routes.remove(key, cached);
+      return false;
+    }
   }
 
   /**
@@ -391,7 +433,7 @@ public final class RouteMesh implements MeshListener {
           + " being replaced)");
     }
     final Route route = new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
-        System.nanoTime() + ROUTE_CACHE_MAX_AGE.toNanos(), allocation.objectKind(), allocation.stableType());
+        System.nanoTime() + routeMaxAgeNanos, allocation.objectKind(), allocation.stableType());
     if (routes.size() >= MAX_ROUTES) { // bounded: drop what expired, and everything if that is not enough
       final long now = System.nanoTime();
       routes.values().removeIf(r -> now - r.expiresAtNanos() >= 0);

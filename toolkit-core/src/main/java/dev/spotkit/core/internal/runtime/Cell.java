@@ -192,6 +192,8 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   private void runSessionWork(final Envelope.Msg msg) {
     if (msg.sessionWork() == SessionBinder.FRAME) {
       runMessage(msg.payload(), null);
+    } else if (msg.sessionWork() == SessionBinder.ROUTE_FLUSH) {
+      rt.messaging().routeSwitches().markerArrived(this, msg.payload());
     } else if (msg.sessionWork() == SessionBinder.BAD_FRAME_REPLY) {
       if (this instanceof ActorCell actor) { // after the replies to the frames before it
         actor.session().ifPresent(session -> session.push(msg.payload()));

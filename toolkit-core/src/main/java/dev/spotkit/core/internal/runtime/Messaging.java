@@ -16,9 +16,37 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Messaging {
   private final NodeRuntime rt;
+  private final dev.spotkit.core.internal.mesh.RouteSwitches switches;
 
   Messaging(final NodeRuntime rt) {
     this.rt = rt;
+    this.switches = new dev.spotkit.core.internal.mesh.RouteSwitches(rt);
+  }
+
+  /** The route switches of objects that moved here (their flush markers arrive through {@link Cell}). */
+  public dev.spotkit.core.internal.mesh.RouteSwitches routeSwitches() {
+    return switches;
+  }
+
+  /**
+   * The local cell of {@code address}, any state, or null (no store read).
+   *
+   * @param address by id or ref (not Instance intent).
+   * @return the cell or null.
+   */
+  public Cell localCell(final Address address) {
+    return local(address);
+  }
+
+  /**
+   * Delivers a message again by the full path (a route switch whose object moved on before its marker arrived).
+   *
+   * @param address the target.
+   * @param envelope the message, already accepted once.
+   * @throws SpotkitException as {@link #send(Address, Object)}.
+   */
+  public void redeliver(final Address address, final Envelope.Msg envelope) {
+    deliver(address, envelope, false);
   }
 
   /**
@@ -113,7 +141,7 @@ public final class Messaging {
     final Relocations moves = rt.relocations();
     final RouteMesh mesh = rt.mesh();
     if (mesh != null && moves != null && moves.arrivingHere(actorId(address), followKey(address))
-        && mesh.routesElsewhere(address, 0) && followedBack(mesh, address, envelope)) {
+        && mesh.routesElsewhere(address, 0) && switches.sendByOldRoute(followKey(address), mesh, address, envelope)) {
       return null; // being restored here: behind what this node sent to the old owner, which relays or follows it
     }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
@@ -142,7 +170,7 @@ public final class Messaging {
       }
       checkNotOwnGate(local, awaiting);
       if (mesh != null && !(address instanceof Address.Instance) && mesh.routesElsewhere(address, local.generation)
-          && followedBack(mesh, address, envelope)) {
+          && switches.holdForSwitch(followKey(address), mesh, address, envelope)) {
         return null; // moved here after this node sent to it elsewhere: behind those messages, not ahead of them
       }
       offer(local, envelope);

@@ -112,10 +112,11 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param sendTimeout how long a one-way send may wait for room.
    * @param adminDrainPoll how often the node reads its operator drain request key, or null: it reads none
    *     ({@code MeshOptions.acceptAdminDrains}).
+   * @param routeCacheMaxAge RouteCacheMaxAge, 100 ms..25 s ({@code MeshOptions.routeCacheMaxAge}).
    */
   public record MeshSpec(String host, int port, byte[] secret, int maxFrameBytes, int placementWeight,
       int objectLimit, long maxPendingOutboundBytes, java.time.Duration sendTimeout,
-      java.time.Duration adminDrainPoll) {
+      java.time.Duration adminDrainPoll, java.time.Duration routeCacheMaxAge) {
   }
 
   /**

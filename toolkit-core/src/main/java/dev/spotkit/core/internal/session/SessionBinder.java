@@ -116,6 +116,14 @@ public final class SessionBinder implements SessionHandler {
    * after the replies to those frames.
    */
   public static final int BAD_FRAME_REPLY = 3;
+  /**
+   * {@link Envelope.Msg#sessionWork()} of a route flush marker (payload: "{RID hex}/{token}" as a String): not session
+   * work but framework work carried the same way; it ends a sender node's route switch when it reaches the object
+   * (see {@code RouteSwitches}; spec 000 section 9).
+   */
+  public static final int ROUTE_FLUSH = 4;
+  /** Content type marking a route flush marker in command 60 and in a frozen record (Spotkit-defined). */
+  public static final String ROUTE_FLUSH_CONTENT = "application/x-spotkit-route-flush+json";
   /** Content type marking a bad frame's error reply in command 60 and in a frozen record (Spotkit-defined). */
   static final String BAD_FRAME_REPLY_CONTENT = "application/x-spotkit-session-bad-frame-reply+json";
   /** SessionRelocationSealTimeout: 3,000 ms from the seal's install (spec 000 section 4.2 step 8). */
@@ -757,6 +765,7 @@ public final class SessionBinder implements SessionHandler {
     return new ApplicationPayload(payload.packetName(), switch (work) {
       case FRAME -> FRAME_CONTENT;
       case BAD_FRAME_REPLY -> BAD_FRAME_REPLY_CONTENT;
+      case ROUTE_FLUSH -> ROUTE_FLUSH_CONTENT;
       default -> CLOSED_CONTENT;
     }, payload.payload());
   }
@@ -773,6 +782,7 @@ public final class SessionBinder implements SessionHandler {
       case FRAME_CONTENT -> FRAME;
       case CLOSED_CONTENT -> CLOSED;
       case BAD_FRAME_REPLY_CONTENT -> BAD_FRAME_REPLY;
+      case ROUTE_FLUSH_CONTENT -> ROUTE_FLUSH;
       default -> 0;
     };
   }

@@ -364,7 +364,12 @@ class RemoteCreationProtocolTest {
               "application/json", "\"hi\"".getBytes(StandardCharsets.UTF_8)))), Deadline.after(WAIT))
           .get(15, TimeUnit.SECONDS);
       final Reply reply = ReplyCodec.decode(frame, OperationKind.ACTOR_REQUEST);
-      assertThat(ReplyErrors.toException(reply, "request")).isInstanceOf(SpotkitException.NotFound.class);
+      if (deadline == 1L) { // a 1 ms budget: the owner's store lookup may outlast it on a busy machine
+        assertThat(ReplyErrors.toException(reply, "request")).isInstanceOfAny(SpotkitException.NotFound.class,
+            SpotkitException.DeadlineExceeded.class);
+      } else {
+        assertThat(ReplyErrors.toException(reply, "request")).isInstanceOf(SpotkitException.NotFound.class);
+      }
       assertThat(connection.isOpen()).isTrue();
     }
   }
