@@ -91,7 +91,8 @@ public final class RouteSwitches {
    * @return true when sent by the old route or held; false when the caller delivers by the usual path (the route
    *     could not be used and was dropped).
    */
-  public boolean sendByOldRoute(final String key, final RouteMesh mesh, final Address address, final Envelope.Msg envelope) {
+  public boolean sendByOldRoute(final String key, final RouteMesh mesh, final Address address,
+      final Envelope.Msg envelope) {
     synchronized (stripe(key)) {
       if (holdIfSwitching(key, envelope)) {
         return true;
