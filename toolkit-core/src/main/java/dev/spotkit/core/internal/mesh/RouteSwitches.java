@@ -1,17 +1,19 @@
 package dev.spotkit.core.internal.mesh;
 
+import dev.spotkit.core.Deadline;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.CellState;
 import dev.spotkit.core.internal.runtime.Envelope;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.ReplySink;
 import dev.spotkit.core.internal.session.SessionBinder;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -41,8 +43,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * it held.
  */
 public final class RouteSwitches {
-  /** How long held messages wait for a marker that was sent but never arrived: 5,000 ms. */
-  static final long FLUSH_WITHIN_MS = 5_000;
+  /**
+   * The marker's deadline, ms: the Message Follow duration (30,000), past which nothing sent the old way is
+   * followed any more.
+   */
+  static final long FLUSH_WITHIN_MS = 30_000;
   private static final int STRIPES = 64;
 
   private final NodeRuntime rt;
@@ -123,18 +128,17 @@ public final class RouteSwitches {
       byKey.put(key, started);
       byToken.put(started.token, started);
       final String marker = rt.nodeRid().hex() + "/" + started.token;
-      if (!forward(mesh, address, new Envelope.Msg(marker, null, SessionBinder.ROUTE_FLUSH))) {
+      final ReplySink answer = new ReplySink(Deadline.after(Duration.ofMillis(FLUSH_WITHIN_MS)), Object.class,
+          "route flush marker of " + key);
+      rt.attachDeadline(answer.future, answer.deadline, () -> answer.description + " did not come back");
+      if (!forward(mesh, address, new Envelope.Msg(marker, answer, SessionBinder.ROUTE_FLUSH))) {
         release(started, null);
         return true;
       }
+      // Normally released by the marker's turn first; a failed answer (the old owner did not know the object, its
+      // connection closed, or the deadline passed) releases here.
+      answer.future.whenComplete((v, failure) -> release(started, null));
     }
-    rt.scheduler().schedule(() -> {
-      if (!started.done) {
-        NodeRuntime.LOG.debug("the flush marker of {} did not arrive within {} ms; delivering what was held",
-            started.key, FLUSH_WITHIN_MS);
-        release(started, null);
-      }
-    }, FLUSH_WITHIN_MS, TimeUnit.MILLISECONDS);
     return true;
   }
 
@@ -167,8 +171,19 @@ public final class RouteSwitches {
    *
    * @param cell the object whose turn reached the marker.
    * @param marker "{RID hex}/{token}".
+   * @param answer the marker's reply sink (answered after the release), or null.
    */
-  public void markerArrived(final Cell cell, final Object marker) {
+  public void markerArrived(final Cell cell, final Object marker, final ReplySink answer) {
+    try {
+      markerArrived(cell, marker);
+    } finally {
+      if (answer != null) {
+        answer.complete(Boolean.TRUE);
+      }
+    }
+  }
+
+  private void markerArrived(final Cell cell, final Object marker) {
     final String text = String.valueOf(marker);
     final int slash = text.indexOf('/');
     if (slash <= 0 || !text.substring(0, slash).equals(rt.nodeRid().hex())) {

@@ -193,7 +193,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     if (msg.sessionWork() == SessionBinder.FRAME) {
       runMessage(msg.payload(), null);
     } else if (msg.sessionWork() == SessionBinder.ROUTE_FLUSH) {
-      rt.messaging().routeSwitches().markerArrived(this, msg.payload());
+      rt.messaging().routeSwitches().markerArrived(this, msg.payload(), msg.reply());
     } else if (msg.sessionWork() == SessionBinder.BAD_FRAME_REPLY) {
       if (this instanceof ActorCell actor) { // after the replies to the frames before it
         actor.session().ifPresent(session -> session.push(msg.payload()));
