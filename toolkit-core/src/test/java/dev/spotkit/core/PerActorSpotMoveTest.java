@@ -69,6 +69,8 @@ class PerActorSpotMoveTest {
   /** Opened by the test to end a {@link Hold} handler; {@link #HELD} counts down when one started. */
   static volatile CountDownLatch release = new CountDownLatch(0);
   static volatile CountDownLatch held = new CountDownLatch(1);
+  /** Whether a refusing node's factory fails {@link #BAD} now. */
+  static final AtomicBoolean REFUSING = new AtomicBoolean(true);
 
   static final class Member implements Actor {
     private final ActorContext ctx;
@@ -167,7 +169,7 @@ class PerActorSpotMoveTest {
   /** A node; {@code refuseBad}: its member factory throws for {@link #BAD} (a Restore of it fails there). */
   private MeshNode node(final boolean refuseBad) {
     final ActorFactory<Member> members = ctx -> {
-      if (refuseBad && BAD.equals(ctx.self().id().value())) {
+      if (refuseBad && REFUSING.get() && BAD.equals(ctx.self().id().value())) {
         throw new IllegalStateException("this node refuses actor '" + BAD + "'");
       }
       return new Member(ctx);
@@ -195,6 +197,7 @@ class PerActorSpotMoveTest {
     FAILURES.clear();
     release = new CountDownLatch(0);
     held = new CountDownLatch(1);
+    REFUSING.set(true);
   }
 
   @AfterEach
@@ -419,6 +422,19 @@ class PerActorSpotMoveTest {
     assertThat(b.toActor(BAD).request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await())
         .isEqualTo(1L); // restored on a with nothing lost
     assertThat(CLOSINGS).isEmpty(); // the source shell stays open for its member still here
+
+    // once the target accepts it, relocateSpot here with the Spot's new owner moves the member left behind
+    REFUSING.set(false);
+    final SpotRelocationResult rest = a.relocateSpot(new SpotId(ROOM), b.nodeRid()).get(60, TimeUnit.SECONDS);
+    assertThat(rest.movedMembers()).extracting(r -> r.id().value()).containsExactly(BAD);
+    assertThat(rest.keptMembers()).isEmpty();
+    assertThat(owner(ObjectKey.actor(BAD))).isEqualTo(b.nodeRid().hex());
+    assertThat(b.toActor(BAD).request(new Count(), Long.class).timeout(Duration.ofSeconds(10)).await())
+        .isEqualTo(1L);
+    assertThat(b.toSpot(ROOM).request(new Members(), Integer.class).timeout(Duration.ofSeconds(10)).await())
+        .isEqualTo(3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !CLOSINGS.isEmpty());
+    assertThat(CLOSINGS).containsExactly(ROOM + " RELOCATION_OUT " + a.nodeRid().hex());
     assertThat(FAILURES).isEmpty();
   }
 }
