@@ -279,12 +279,14 @@ class PerActorSpotMoveTest {
     final List<AtomicLong> sent = List.of(new AtomicLong(), new AtomicLong(), new AtomicLong());
     final List<Thread> senders = List.of(sender(a, "s0", ids, stop, sent.get(0), 2_000_000),
         sender(a, "s1", ids, stop, sent.get(1), 2_000_000), sender(b, "s2", ids, stop, sent.get(2), 2_000_000));
-    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get(0).get() > 1_000); // traffic before the move
+    await().atMost(Duration.ofSeconds(30)).until(() -> sent.get(0).get() > 1_000); // traffic before the move
 
+    final long moveStart = System.nanoTime();
     final SpotRelocationResult moved = a.relocateSpot(new SpotId(ROOM), b.nodeRid()).get(60, TimeUnit.SECONDS);
-
+    System.out.printf("PerActor room of %d members moved: Spot pause %d ms, %d ms in all%n", ids.size(),
+        moved.paused().toMillis(), (System.nanoTime() - moveStart) / 1_000_000);
     final long after = sent.get(0).get();
-    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get(0).get() > after + 1_000); // traffic after it
+    await().atMost(Duration.ofSeconds(30)).until(() -> sent.get(0).get() > after + 1_000); // traffic after it
     stop.set(true);
     for (Thread t : senders) {
       t.join(TimeUnit.SECONDS.toMillis(30));
@@ -373,9 +375,11 @@ class PerActorSpotMoveTest {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong sent = new AtomicLong();
     final Thread s = sender(b, "d0", ids, stop, sent, 2_000_000);
-    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > 500);
+    await().atMost(Duration.ofSeconds(30)).until(() -> sent.get() > 500);
 
+    final long drainStart = System.nanoTime();
     final RelocateResult result = a.relocate(RelocateOptions.drainAnywhere()).get(60, TimeUnit.SECONDS);
+    System.out.printf("PerActor drain: %d ms, %s%n", (System.nanoTime() - drainStart) / 1_000_000, result);
 
     stop.set(true);
     s.join(TimeUnit.SECONDS.toMillis(30));
