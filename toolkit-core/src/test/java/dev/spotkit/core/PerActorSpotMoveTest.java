@@ -58,6 +58,8 @@ class PerActorSpotMoveTest {
 
   /** Every handled Note per receiver ("spot" or the ActorId), in handling order. */
   static final Map<String, List<Note>> SEEN = new ConcurrentHashMap<>();
+  /** Where each handled Note ran, per receiver, in handling order: "{sender}:{seq}@{nodeRid hex}" (diagnostics). */
+  static final Map<String, List<String>> WHERE = new ConcurrentHashMap<>();
   static final AtomicLong HANDLED = new AtomicLong();
   static final AtomicLong SENT = new AtomicLong();
   static final long WINDOW = 2_000;
@@ -86,6 +88,8 @@ class PerActorSpotMoveTest {
           .message(Note.class, n -> {
             notes++;
             SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n);
+            WHERE.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n.sender() + ":"
+                + n.seq() + "@" + ctx.self().nodeRid().hex());
             HANDLED.incrementAndGet();
           })
           .request(Count.class, c -> notes)
@@ -189,6 +193,7 @@ class PerActorSpotMoveTest {
   @BeforeEach
   void reset() {
     SEEN.clear();
+    WHERE.clear();
     HANDLED.set(0);
     SENT.set(0);
     JOINS.set(0);
@@ -260,9 +265,16 @@ class PerActorSpotMoveTest {
     assertThat(SEEN.values().stream().mapToLong(List::size).sum()).isEqualTo(total);
     for (Map.Entry<String, List<Note>> e : SEEN.entrySet()) {
       final Map<String, Long> last = new HashMap<>();
-      for (Note n : e.getValue()) {
+      final List<Note> notes = e.getValue();
+      for (int i = 0; i < notes.size(); i++) {
+        final Note n = notes.get(i);
         final Long before = last.put(n.sender(), n.seq());
-        assertThat(before == null || before < n.seq()).as("%s after %s at %s", n, before, e.getKey()).isTrue();
+        if (before != null && before >= n.seq()) {
+          final List<String> where = WHERE.getOrDefault(e.getKey(), List.of());
+          final int from = Math.min(where.size(), Math.max(0, i - 6));
+          assertThat(n.seq()).as("%s after %s at %s; handled around it: %s", n, before, e.getKey(),
+              where.subList(from, Math.min(where.size(), Math.max(from, i + 3)))).isGreaterThan(before);
+        }
       }
     }
   }
@@ -362,6 +374,37 @@ class PerActorSpotMoveTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> !CLOSINGS.isEmpty());
     assertThat(CLOSINGS).containsExactly(ROOM + " RELOCATION_OUT " + a.nodeRid().hex());
     assertThat(FAILURES).isEmpty();
+  }
+
+  @Test
+  void aDisableRelocationMemberKeepsThePerActorRoomWholeOnTheSourceWithATypedError() throws Exception {
+    final MeshNode a = MeshNode.builder().meshName("mesh").locationStore(store)
+        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
+            .actor("member", Member::new, o -> o.preserveStateWith(new MemberState()))
+            .actor("pinned", Member::new, o -> o.disableRelocation()))
+        .start();
+    nodes.add(a);
+    a.spots().getOrCreate(ROOM, "proom").await();
+    a.actors().getOrCreate("m0", "member").await();
+    a.actors().getOrCreate("p0", "pinned").await();
+    a.toActor("m0").send(new Join(ROOM));
+    a.toActor("p0").send(new Join(ROOM));
+    await().atMost(Duration.ofSeconds(30)).until(() -> JOINS.get() == 2);
+    final MeshNode b = node(false);
+
+    final CompletableFuture<SpotRelocationResult> move = a.relocateSpot(new SpotId(ROOM), b.nodeRid());
+
+    assertThat(move).failsWithin(Duration.ofSeconds(30)).withThrowableOfType(java.util.concurrent
+        .ExecutionException.class).havingCause().isInstanceOf(SpotkitException.Rejected.class)
+        .withMessageContaining("DisableRelocation");
+    assertThat(owner(ObjectKey.spot(ROOM))).isEqualTo(a.nodeRid().hex()); // nothing moved: no half-moved room
+    assertThat(owner(ObjectKey.actor("m0"))).isEqualTo(a.nodeRid().hex());
+    assertThat(b.toSpot(ROOM).request(new Where(), String.class).timeout(Duration.ofSeconds(10)).await())
+        .isEqualTo(a.nodeRid().hex());
+    assertThat(CLOSINGS).isEmpty();
   }
 
   @Test
