@@ -38,8 +38,8 @@ import java.util.function.Consumer;
  * {@code mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))}; creation places objects on any Serving node
  * and messages reach the owner wherever it lives (spec 002 sections 4-7, {@link MeshOptions}). A JoinSpot to a User
  * Spot on another node moves the Actor there live (spec 000 section 4.2, spec 001); {@link #relocate(NodeRid)}
- * moves this node's Entry Spot actors and {@link #relocateSpot(SpotId, NodeRid)} one room with its members, or one
- * Instance Spot.
+ * moves this node's Entry Spot actors and {@link #relocateSpot(SpotId, NodeRid)} one room (SpotWide or PerActor)
+ * with its members, or one Instance Spot.
  */
 public final class MeshNode implements AutoCloseable {
   /** The smallest {@link Builder#closeTimeout(Duration)} accepted: 100 ms. */
@@ -267,8 +267,8 @@ public final class MeshNode implements AutoCloseable {
    *   <li>the node publishes state Relocating, so placement creates nothing new here (it picks Serving nodes only);
    *       then it reads the live nodes once: a target is a Serving node other than this one that registered the
    *       unit's types and passes {@code options} (names, filter, placement weight above 0 for drainAnywhere);</li>
-   *   <li>PerActor User Spots and their members are kept with {@link RelocateResult.Reason#NOT_SUPPORTED} (no
-   *       PerActor shell move exists yet; they keep serving here);</li>
+   *   <li>first every PerActor User Spot's shell moves as in {@link #relocateSpot} (at most parallelism at once),
+   *       then its members one by one, while the Entry actors move; these rooms are listed in {@code rooms};</li>
    *   <li>every Entry Spot actor moves as in {@link #relocate(NodeRid)}, each to a target chosen by smooth
    *       weighted round-robin on the targets' placement weights (all at once, one batch per target);</li>
    *   <li>then every SpotWide User Spot moves with every member it has at its seal as one aggregate, and every
@@ -335,15 +335,23 @@ public final class MeshNode implements AutoCloseable {
    * instance and follows later messages, Instance intent included, to the target (never a second activation).
    * {@link SpotRelocationResult#members()} is then 0.
    *
-   * <p>Not yet: PerActor User Spots (InvalidOperation), and the target's capacity advertisement beyond its node
-   * capacity record (checked before relay-ready, not reserved).
+   * <p>A PerActor User Spot (spec 000 section 7) moves its runtime-private shell first, on the one-row path of an
+   * Instance Spot (its turn and its members' Create/Join end first; the target builds it with the Spot's factory,
+   * RecreateOnRelocation, with its unrun queue and timers; one CAS of the Spot's row, same SpotId and
+   * ObjectGeneration); from then on ToSpot, Create and Join go to the target. Then each member moves as its own unit
+   * (as in {@link #relocate(NodeRid)}: seal at its turn boundary, no membership callback) and stays a member; work
+   * for a member still here runs here, for a moved one it follows it. After the last member this node runs the
+   * Spot's {@link Spot#onClosing(ClosingContext)} with {@link ClosingReason#RELOCATION_OUT}. A member the target
+   * refuses (tried 3 times) stays here, owned here alone, in {@link SpotRelocationResult#keptMembers()}; calling
+   * this method again here with the Spot's new owner as target moves such members. Not yet: the target's capacity
+   * advertisement beyond its node capacity record (checked before relay-ready, not reserved).
    *
-   * @param spotId the SpotWide User Spot or Instance Spot, owned by this node.
+   * @param spotId the SpotWide or PerActor User Spot or Instance Spot, owned by this node.
    * @param target the NodeRid of another node of this mesh with the Spot's and members' types registered (for an
    *     Instance Spot: its stable type registered as an Instance Spot).
    * @return completes with the moved Spot's ref on the target, the member count and the pause (seal to commit, on
    *     this node's clock); fails with {@link SpotkitException.NotFound} when no such Spot exists in the mesh,
-   *     {@link SpotkitException.InvalidOperation} when it is neither a SpotWide User Spot nor an Instance Spot,
+   *     {@link SpotkitException.InvalidOperation} when it is neither a User Spot nor an Instance Spot,
    *     another node owns it, or
    *     {@code target} is this node, {@link SpotkitException.Rejected} when the Spot or a member is registered with
    *     DisableRelocation, {@link SpotkitException.Unavailable} when the target published no descriptor, cannot be

@@ -12,8 +12,10 @@ import java.util.Objects;
  *     {@link Reason#LEFT}); {@link Outcome#BLOCKED} when at least one is kept for another reason.
  * @param actors the Entry Spot actors that moved, each on its target (same ActorId and ObjectGeneration), in no
  *     particular order; one counts as moved once the Location Store names its target.
- * @param rooms the SpotWide User Spots that moved with their members, each on its target, in the order their moves
- *     ended.
+ * @param rooms the User Spots that moved with their members, each on its target: first the PerActor ones (their
+ *     shell, then each member as its own unit; a member that did not move is in {@code kept} as
+ *     {@link UnitKind#PER_ACTOR_MEMBER} and in {@link SpotRelocationResult#keptMembers()}), in SpotId order, then the
+ *     SpotWide ones, in the order their moves ended.
  * @param instanceSpots the Instance Spots that moved, each as one Actor-less unit with its state, unrun queue and
  *     timers (spec 001 section 3; spec 003 section 6), each on its target (same SpotId and ObjectGeneration;
  *     {@link SpotRelocationResult#members()} is 0), in the order their moves ended.
@@ -60,9 +62,9 @@ public record RelocateResult(Outcome outcome, List<ActorRef> actors, List<SpotRe
     /** The unit, or a member of the room, is registered with DisableRelocation; it stays here and serves. */
     RELOCATION_DISABLED,
     /**
-     * Spotkit does not move this kind in a drain yet: PerActor User Spots (their runtime-private Spot shell, spec
-     * 000 section 7, is not built) and their members. It stays here and serves. Error:
-     * {@link SpotkitException.InvalidOperation}. (Instance Spots move; see {@link RelocateResult#instanceSpots()}.)
+     * Spotkit does not move this kind in a drain. No unit kind uses it any more (PerActor User Spots and their
+     * members move since their shell move exists, spec 000 section 7); kept for compatibility. Error:
+     * {@link SpotkitException.InvalidOperation}.
      */
     NOT_SUPPORTED,
     /**

@@ -53,10 +53,11 @@
  *       (365 days); ids must be well-formed Unicode (a lone surrogate is InvalidOperation); handler turns
  *       running at once are capped by the node's Application Job Queue limit (default 10,000); a session
  *       stops reading at 256 unhandled frames and resumes at 64.</li>
- *   <li><b>Not yet</b>: Logical Multicast, Instance Spot idle eviction, moves of PerActor User Spots and of
- *       Instance Spots, host drain (see {@link dev.spotkit.core.MeshNode#relocate(dev.spotkit.core.NodeRid)} and
+ *   <li><b>Not yet</b>: Logical Multicast, Instance Spot idle eviction (see
+ *       {@link dev.spotkit.core.MeshNode#relocate(dev.spotkit.core.NodeRid)},
+ *       {@link dev.spotkit.core.MeshNode#relocate(dev.spotkit.core.RelocateOptions)} and
  *       {@link dev.spotkit.core.MeshNode#relocateSpot(dev.spotkit.core.SpotId, dev.spotkit.core.NodeRid)} for what
- *       moves today).</li>
+ *       moves today: Entry actors, SpotWide and PerActor User Spots with their members, Instance Spots).</li>
  * </ul>
  */
 package dev.spotkit.core;

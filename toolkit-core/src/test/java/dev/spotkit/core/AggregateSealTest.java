@@ -280,8 +280,8 @@ class AggregateSealTest {
     assertThatThrownBy(() -> AggregateSeal.check(rt(a), "nope", b.nodeRid()))
         .isInstanceOf(SpotkitException.NotFound.class).hasMessage("move of spot 'nope' to node " + b.nodeRid()
             + ": no spot 'nope' in mesh mesh");
-    assertThatThrownBy(() -> AggregateSeal.check(rt(a), "per-1", b.nodeRid()))
-        .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("is not a SpotWide User Spot");
+    // a PerActor User Spot passes the checks: its shell moves, then each member (PerActorSpotMoveTest)
+    assertThat(AggregateSeal.check(rt(a), "per-1", b.nodeRid()).id).isEqualTo("per-1");
     assertThatThrownBy(() -> AggregateSeal.check(rt(b), "room-1", a.nodeRid()))
         .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("the spot is owned by node "
             + a.nodeRid().hex() + ", not by this node");

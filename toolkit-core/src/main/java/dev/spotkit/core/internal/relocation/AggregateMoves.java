@@ -101,14 +101,14 @@ public final class AggregateMoves {
     final byte[] buffer;
     final long chunkCount;
     final long crc32c;
-    /** An Instance Spot move ({@link InstanceMoves}), not a room's. */
-    final boolean instance;
+    /** The manifest's unit kind ({@link InstanceMoves#UNIT_ROOM} and on). */
+    final int unitKind;
     long received;
     AggregateRestore staged;
 
     Incoming(final long correlation, final PeerConnection from, final AggregateAuthority.Sealed sealed,
         final String aggregateId, final long totalLength, final long chunkCount, final long crc32c,
-        final boolean instance) {
+        final int unitKind) {
       this.correlation = correlation;
       this.from = from;
       this.sealed = sealed;
@@ -116,7 +116,7 @@ public final class AggregateMoves {
       this.buffer = new byte[Math.toIntExact(totalLength)];
       this.chunkCount = chunkCount;
       this.crc32c = crc32c;
-      this.instance = instance;
+      this.unitKind = unitKind;
     }
   }
 
@@ -206,6 +206,9 @@ public final class AggregateMoves {
   }
 
   private SpotRelocationResult move(final String spotId, final NodeRid target) {
+    if (rt.spots.get(spotId) == null && PerActorMoves.stranded(rt).containsKey(spotId)) {
+      return PerActorMoves.moveStranded(rt, spotId, target); // members its earlier move left here follow it
+    }
     final AggregateSeal seal = await(AggregateSeal.seal(rt, spotId, target), "seal of spot '" + spotId + "'");
     final long sealedAt = System.nanoTime();
     final PeerConnection connection;
@@ -245,7 +248,7 @@ public final class AggregateMoves {
             + " section 8: no source restore after relay-ready)", cause);
       }
     }
-    if (seal.stored().aggregate() == null) { // an Instance Spot: Instance intent follows it with Instance intent
+    if (seal.unitKind() == InstanceMoves.UNIT_INSTANCE) { // Instance intent follows it with Instance intent
       final Follow follow = new Follow(target, endpoint, connection);
       instanceFollows.put(spotId, follow);
       rt.relocationScheduler().schedule(() -> instanceFollows.remove(spotId, follow),
@@ -254,8 +257,19 @@ public final class AggregateMoves {
     }
     await(seal.handOver(connection), "hand-over of spot '" + spotId + "'");
     final long pausedNanos = System.nanoTime() - sealedAt;
-    return new SpotRelocationResult(new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.participants().get(
-        0).generation), rt.meshName(), target), seal.participants().size() - 1, Duration.ofNanos(pausedNanos));
+    final SpotRef moved = new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.participants().get(0).generation),
+        rt.meshName(), target);
+    if (seal.unitKind() == InstanceMoves.UNIT_PER_ACTOR) { // then each member as its own unit (spec 000 section 7)
+      return PerActorMoves.moveMembers(rt, seal.spot(), moved, connection, Duration.ofNanos(pausedNanos));
+    }
+    final List<dev.spotkit.core.ActorRef> members = new ArrayList<>();
+    for (Cell c : seal.participants()) {
+      if (c instanceof dev.spotkit.core.internal.runtime.ActorCell a) {
+        members.add(new dev.spotkit.core.ActorRef(a.actorId, new ObjectGeneration(a.generation), rt.meshName(),
+            target));
+      }
+    }
+    return new SpotRelocationResult(moved, members.size(), Duration.ofNanos(pausedNanos), members, Map.of());
   }
 
   /** Command 54 as a request (its reply is relay-ready), then the chunks on the same ordered connection. */
@@ -276,7 +290,7 @@ public final class AggregateMoves {
       out.u64(plan.totalLength());
       out.u64(plan.chunkCount());
       out.u64(plan.checksumCrc32c());
-      out.u8(s.aggregate() == null ? InstanceMoves.UNIT_INSTANCE : InstanceMoves.UNIT_ROOM);
+      out.u8(seal.unitKind());
       return out.toByteArray();
     }, OperationKind.NODE_REQUEST, Deadline.after(STEP_TIMEOUT), "relay-ready of the move of spot '"
         + s.tree().spotId() + "'");
@@ -371,8 +385,13 @@ public final class AggregateMoves {
     final long total = in.u64("totalLength");
     final long chunks = in.u64("chunkCount");
     final long crc = in.u64("crc32c");
-    final boolean instance = in.u8("unitKind") == InstanceMoves.UNIT_INSTANCE;
+    final int unitKind = in.u8("unitKind");
     in.expectEnd();
+    if (unitKind > InstanceMoves.UNIT_PER_ACTOR) {
+      reply(from, correlation, new SpotkitException.InvalidOperation("unit kind " + unitKind + " of the move of spot '"
+          + spotId + "' is not known on node " + rt.nodeRid()));
+      return;
+    }
     if (rt.isClosing()) {
       reply(from, correlation, rt.shuttingDown("restore of spot '" + spotId + "'"));
       return;
@@ -386,7 +405,7 @@ public final class AggregateMoves {
     }
     final InventoryTree tree = new InventoryTree(spotId, List.of(), root, count, digest);
     final Incoming in2 = new Incoming(correlation, from, new AggregateAuthority.Sealed(aggregateVersion, spotVersion,
-        null, tree), aggregateId, total, chunks, crc, instance);
+        null, tree), aggregateId, total, chunks, crc, unitKind);
     incoming.put(aggregateId, in2);
     // a source that never sends its chunks or its relay (it stopped) leaves nothing behind here
     rt.relocationScheduler().schedule(() -> {
@@ -429,7 +448,7 @@ public final class AggregateMoves {
   private void assembled(final Incoming target) {
     rt.async(() -> {
       final AggregateRestore staged = AggregateRestore.prepare(rt, target.buffer, target.buffer.length,
-          target.crc32c, target.sealed, target.aggregateId, target.instance);
+          target.crc32c, target.sealed, target.aggregateId, target.unitKind);
       target.staged = staged;
       return staged;
     }).whenComplete((staged, failure) -> {

@@ -78,7 +78,10 @@ public final class AggregateRestore {
   /** Each session-bound member's binding, by ActorId. */
   private final Map<String, Relocations.Binding> bindings = new HashMap<>();
   private SpotCell spot;
-  /** An Instance Spot move ({@link InstanceMoves}): its row as sealed; null for a room. */
+  /**
+   * A one-row move ({@link InstanceMoves}: an Instance Spot, or a PerActor User Spot's shell): its row as sealed;
+   * null for a room.
+   */
   private LocationRecords.Stored instanceRow;
 
   private AggregateRestore(final NodeRuntime rt, final AggregateAuthority.Sealed sealed, final String aggregateId) {
@@ -96,25 +99,27 @@ public final class AggregateRestore {
    * @param crc32c the manifest's CRC-32C of the whole stream.
    * @param sealed what the source's seal fixed (aggregate and Spot versions, inventory root, count and digest).
    * @param aggregateId the move's AggregateId.
-   * @param instance true for an Instance Spot move ({@link InstanceMoves}: its row instead of an inventory).
+   * @param unitKind the manifest's unit kind: {@link InstanceMoves#UNIT_ROOM}, or {@link InstanceMoves#UNIT_INSTANCE}
+   *     or {@link InstanceMoves#UNIT_PER_ACTOR} (a one-row unit: its row instead of an inventory).
    * @return the staged room.
    * @throws SpotkitException.DataLost when the payload's length or checksum differs from the manifest, or the
    *     inventory does not verify.
    * @throws SpotkitException.NotConfigured when a participant's type is not registered here (for an Instance
-   *     Spot: no Instance Spot factory for its stable type).
+   *     Spot: no Instance Spot factory for its stable type; for a PerActor shell: no PerActor User Spot factory).
    * @throws SpotkitException.Unavailable when an Instance Spot's row changed since its seal.
    * @throws SpotkitException.InvalidOperation when the payload does not match the inventory.
    */
   public static AggregateRestore prepare(final NodeRuntime rt, final byte[] payload, final long totalLength,
-      final long crc32c, final AggregateAuthority.Sealed sealed, final String aggregateId, final boolean instance) {
+      final long crc32c, final AggregateAuthority.Sealed sealed, final String aggregateId, final int unitKind) {
+    final boolean oneRow = unitKind != InstanceMoves.UNIT_ROOM;
     final String spotId = sealed.tree().spotId();
     if (payload.length != totalLength || ChunkPlan.crc32c(payload) != crc32c) {
       throw new SpotkitException.DataLost("relocation payload of spot '" + spotId + "' is " + payload.length
           + " bytes with CRC-32C " + Long.toHexString(ChunkPlan.crc32c(payload)) + "; the manifest declared "
           + totalLength + " bytes and " + Long.toHexString(crc32c));
     }
-    final LocationRecords.Stored row = instance ? InstanceMoves.sealedRow(rt, sealed) : null;
-    final List<InventoryEntry> inventory = instance ? InstanceMoves.inventory(row, spotId) : InventoryTree.read(
+    final LocationRecords.Stored row = oneRow ? InstanceMoves.sealedRow(rt, sealed, unitKind) : null;
+    final List<InventoryEntry> inventory = oneRow ? InstanceMoves.inventory(row, spotId) : InventoryTree.read(
         rt.store().store(), spotId, sealed.tree().rootSha256Hex(), sealed.tree().count(),
         sealed.tree().digestSha256Hex(), AggregateSeal.STORE_TIMEOUT);
     if (HostDrains.drainingHere(rt)) { // before relay-ready: the room stays on its source, which may pick another
@@ -156,7 +161,7 @@ public final class AggregateRestore {
     final var full = dev.spotkit.core.location.NodeCapacityRecord.decode(found.value()).whyFull(
         new dev.spotkit.core.location.AuthorityRecord.Capacity(participants - 1, 1,
             new dev.spotkit.core.location.AuthorityRecord.SpotTypeSlot(instanceRow != null
-            ? PlacementKind.INSTANCE_SPOT : PlacementKind.USER_SPOT, stableType, 1)));
+            ? instanceRow.authority().allocation().objectKind() : PlacementKind.USER_SPOT, stableType, 1)));
     if (full.isPresent()) {
       throw new SpotkitException.CapacityExceeded("node " + rt.nodeRid() + " has no room for spot '" + spotId
           + "' with its " + (participants - 1) + " members: " + full.get() + "; the room stays on its source");
@@ -227,7 +232,13 @@ public final class AggregateRestore {
         .orElseThrow(() -> new SpotkitException.DataLost("spot '" + entry.id() + "' has no aggregate record; the"
         + " source's seal did not record it")).record().stableType();
     final NodeConfig.SpotType type = rt.config().spotTypes().get(stableType);
-    if (instanceRow != null && (type == null || type.kind() != NodeConfig.SpotKind.INSTANCE)) {
+    final boolean perActor = instanceRow != null
+        && instanceRow.authority().allocation().objectKind() == PlacementKind.USER_SPOT;
+    if (perActor && (type == null || type.kind() != NodeConfig.SpotKind.USER || !type.perActor())) {
+      throw new SpotkitException.NotConfigured("node " + rt.nodeRid() + " has no PerActor User Spot factory for"
+          + " stable type '" + stableType + "'");
+    }
+    if (instanceRow != null && !perActor && (type == null || type.kind() != NodeConfig.SpotKind.INSTANCE)) {
       throw new SpotkitException.NotConfigured("node " + rt.nodeRid() + " has no Instance Spot factory for stable"
           + " type '" + stableType + "'");
     }

@@ -188,10 +188,11 @@ public final class AggregateSeal {
           + row.get().authority().allocation().routingIdHex() + ", not by this node " + rt.nodeRid().hex()
           + "; call it on its owner");
     }
-    if (!InstanceMoves.isInstance(spot) && (spot.kind != NodeConfig.SpotKind.USER || !spot.spotWide)) {
-      throw new SpotkitException.InvalidOperation(what + ": " + spot.describe() + " is not a SpotWide User Spot or an"
-          + " Instance Spot; only a SpotWide User Spot moves with its members as one aggregate (spec 000"
-          + " section 7) and an Instance Spot as one Actor-less unit (spec 003 section 6)");
+    if (!InstanceMoves.isInstance(spot) && spot.kind != NodeConfig.SpotKind.USER) {
+      throw new SpotkitException.InvalidOperation(what + ": " + spot.describe() + " is not a User Spot or an"
+          + " Instance Spot; only a SpotWide User Spot moves with its members as one aggregate, a PerActor User"
+          + " Spot as its shell and then each member (spec 000 section 7), and an Instance Spot as one Actor-less"
+          + " unit (spec 003 section 6)");
     }
     final List<String> disabled = new ArrayList<>();
     if (spot.type.policy() == NodeConfig.Policy.DISABLE) {
@@ -337,7 +338,8 @@ public final class AggregateSeal {
       final boolean applicationBoundary) {
     final AggregateSeal seal;
     try {
-      seal = new AggregateSeal(rt, spot, spot.members());
+      // a PerActor User Spot's shell is sealed alone: its members stay serving and move one by one after its CAS
+      seal = new AggregateSeal(rt, spot, PerActorMoves.isPerActor(spot) ? List.of() : spot.members());
       seal.atApplicationBoundary = applicationBoundary;
       seal.sealAtBoundary();
     } catch (RuntimeException e) {
@@ -462,7 +464,7 @@ public final class AggregateSeal {
           ? PlacementKind.INSTANCE_SPOT : PlacementKind.USER_SPOT : PlacementKind.ACTOR, c.id,
           c.generation, c.storeRecord.authorityOwnerGeneration(), policy(c)));
     }
-    stored = InstanceMoves.isInstance(spot) ? InstanceMoves.seal(rt, spot, entries.get(0)) // writes nothing
+    stored = InstanceMoves.isOneRow(spot) ? InstanceMoves.seal(rt, spot, entries.get(0)) // writes nothing
         : new AggregateAuthority(rt.store().store(), STORE_TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS).seal(
         spot.id, aggregateId, entries, rt.store().ownerLease().record().ownerId());
     // The rows pointed at the aggregate have new versions, and their effective AuthorityOwnerGeneration is the
@@ -595,6 +597,24 @@ public final class AggregateSeal {
   }
 
   /**
+   * The manifest's unit kind of this move ({@link InstanceMoves#unitKind}).
+   *
+   * @return a room, an Instance Spot or a PerActor User Spot's shell.
+   */
+  int unitKind() {
+    return InstanceMoves.unitKind(spot);
+  }
+
+  /**
+   * The sealed Spot's cell on this node.
+   *
+   * @return the cell.
+   */
+  SpotCell spot() {
+    return spot;
+  }
+
+  /**
    * The move's AggregateId.
    *
    * @return 32 lowercase hex digits, non-zero.
@@ -687,6 +707,11 @@ public final class AggregateSeal {
   public CompletableFuture<Void> handOver(final dev.spotkit.core.mesh.PeerConnection connection) {
     return onGate(() -> {
       handOverOnGate(connection);
+      // a PerActor shell keeps its members (they move one by one next) and closes after the last ({@link
+      // PerActorMoves}); a room's members went with it
+      if (!PerActorMoves.isPerActor(spot)) {
+        spot.members.clear();
+      }
       if (InstanceMoves.isInstance(spot)) { // spec 001 section 8: the source instance ends with RelocationOut
         InstanceMoves.closedRelocatedOut(rt, spot);
       }
@@ -716,7 +741,6 @@ public final class AggregateSeal {
         rt.actors.remove(c.id, (ActorCell) c);
       }
     }
-    spot.members.clear();
   }
 
   /**

@@ -43,9 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * A host drain ({@code MeshNode.relocate(RelocateOptions)}; FACTS.md "Host relocation"): publishes Relocating, reads
  * the live Serving targets once, then moves this node's units in the FACTS batch order on the existing machinery:
  * <ol>
- *   <li>PerActor User Spots and their members are reported kept ({@code NOT_SUPPORTED}): no PerActor shell move
- *       exists yet;</li>
- *   <li>every Entry Spot actor, grouped by target, through {@link HostRelocations} (all groups at once);</li>
+ *   <li>every PerActor User Spot's shell first, through {@link AggregateMoves} and {@link PerActorMoves} (in SpotId
+ *       order, at most {@code parallelism} at once); each then moves its members one by one, while</li>
+ *   <li>every Entry Spot actor, grouped by target, moves through {@link HostRelocations} (all groups at once);</li>
  *   <li>every SpotWide User Spot with its members as one aggregate, and every Instance Spot as one Actor-less unit,
  *       through {@link AggregateMoves} (in SpotId order), at most {@code parallelism} at once, each started only
  *       before the deadline.</li>
@@ -137,8 +137,9 @@ public final class HostDrains {
     try {
       for (long pause = RETRY_PAUSE.toMillis(); ; pause = Math.min(pause * 2, RETRY_PAUSE_MAX.toMillis())) {
         picker = new TargetPicker(candidates()); // read again each pass: a target that refused may be draining
-        keepUnsupported();
+        final Map<String, CompletableFuture<SpotRelocationResult>> perActor = startPerActorSpots();
         moveEntryActors();
+        awaitPerActorSpots(perActor);
         moveRooms();
         // A target's refusal before relay-ready (it is draining too, full, unreachable) may pass: what stayed and
         // serves here is tried again, on the targets read anew, until the deadline leaves no room for a pass.
@@ -226,27 +227,96 @@ public final class HostDrains {
     return out;
   }
 
-  // ---------------------------------------------------------------- batch 0: what does not move
+  // ---------------------------------------------------------------- batch 0: PerActor User Spots
 
-  private void keepUnsupported() {
+  /**
+   * Starts the move of every PerActor User Spot here (its shell, then its members one by one), and of members an
+   * earlier move of their Spot left here (to the Spot's owner), by SpotId. Kept ones are recorded.
+   */
+  private Map<String, CompletableFuture<SpotRelocationResult>> startPerActorSpots() throws InterruptedException {
+    final Map<String, CompletableFuture<SpotRelocationResult>> started = new LinkedHashMap<>();
+    final Semaphore slots = new Semaphore(options.parallelism());
     for (SpotCell spot : sorted(rt.spots.values())) {
-      if (spot.state != CellState.READY) {
+      if (!PerActorMoves.isPerActor(spot) || spot.state != CellState.READY) {
         continue;
       }
-      if (spot.kind == NodeConfig.SpotKind.USER && !spot.spotWide) {
-        kept.add(new Kept(UnitKind.PER_ACTOR_SPOT, spot.id, Reason.NOT_SUPPORTED, notSupported(spot.describe()
-            + " is a PerActor User Spot"), true));
-        for (ActorCell member : sorted(spot.members())) {
-          kept.add(new Kept(UnitKind.PER_ACTOR_MEMBER, member.id, Reason.NOT_SUPPORTED, notSupported(
-              member.describe() + " is a member of PerActor " + spot.describe()), true));
+      final Kept refused = refusal(spot);
+      if (refused != null) {
+        kept.add(refused);
+        keepMembers(spot, spot.members(), refused.reason(), refused.error());
+        continue;
+      }
+      if (deadline.isExpired() || !slots.tryAcquire(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS)) {
+        final Kept late = late(spot);
+        kept.add(late);
+        keepMembers(spot, spot.members(), late.reason(), late.error());
+        continue;
+      }
+      final NodeRid target = picker.pick(needs(spot));
+      if (target == null) {
+        slots.release();
+        kept.add(new Kept(UnitKind.PER_ACTOR_SPOT, spot.id, Reason.NO_TARGET, noTarget(spot.describe()), true));
+        keepMembers(spot, spot.members(), Reason.NO_TARGET, noTarget(spot.describe()));
+        continue;
+      }
+      started.put(spot.id, rt.relocations().aggregates().relocate(spot.id, target)
+          .whenComplete((moved, failure) -> slots.release()));
+    }
+    for (Map.Entry<String, List<ActorCell>> left : PerActorMoves.stranded(rt).entrySet()) {
+      if (started.containsKey(left.getKey())) {
+        continue;
+      }
+      final String spotId = left.getKey();
+      started.put(spotId, rt.async(() -> {
+        final NodeRid owner = LocationRecords.read(rt.store().store(), ObjectKey.spot(spotId), STORE_TIMEOUT)
+            .map(row -> new NodeRid(Long.parseUnsignedLong(row.authority().allocation().routingIdHex(), 16)))
+            .orElseThrow(() -> new SpotkitException.NotFound("spot '" + spotId + "' has no location record"));
+        return PerActorMoves.moveStranded(rt, spotId, owner);
+      }));
+    }
+    return started;
+  }
+
+  private void awaitPerActorSpots(final Map<String, CompletableFuture<SpotRelocationResult>> started)
+      throws InterruptedException {
+    for (Map.Entry<String, CompletableFuture<SpotRelocationResult>> move : started.entrySet()) {
+      final String spotId = move.getKey();
+      final SpotCell before = rt.spots.get(spotId);
+      try {
+        final SpotRelocationResult r = await(move.getValue());
+        rooms.add(r);
+        lastCommitNanos.set(System.nanoTime());
+        r.keptMembers().forEach((id, why) -> kept.add(keptMember(id.value(), why)));
+      } catch (SpotkitException failure) {
+        final SpotCell here = rt.spots.get(spotId);
+        if (here != null) {
+          final Kept k = keptRoom(here, failure);
+          kept.add(k);
+          keepMembers(here, here.members(), k.reason(), failure);
+        } else if (before == null) { // stranded members whose second try failed as a whole
+          for (ActorCell m : PerActorMoves.stranded(rt).getOrDefault(spotId, List.of())) {
+            kept.add(keptMember(m.id, failure));
+          }
+        } else {
+          kept.add(new Kept(UnitKind.PER_ACTOR_SPOT, spotId, Reason.UNAVAILABLE, failure, false));
         }
       }
     }
   }
 
-  private static SpotkitException notSupported(final String what) {
-    return new SpotkitException.InvalidOperation(what + ": a host drain does not move this kind yet; it stays and"
-        + " serves here (spec 000 section 7: no PerActor shell move exists)");
+  private void keepMembers(final SpotCell spot, final List<ActorCell> members, final Reason reason,
+      final SpotkitException why) {
+    for (ActorCell member : sorted(members)) {
+      kept.add(new Kept(UnitKind.PER_ACTOR_MEMBER, member.id, reason, new SpotkitException.Unavailable(
+          member.describe() + " stays with " + spot.describe() + ": " + why.getMessage(), why), true));
+    }
+  }
+
+  private Kept keptMember(final String actorId, final SpotkitException why) {
+    final ActorCell here = rt.actors.get(actorId);
+    final boolean serving = here != null && here.state == CellState.READY && here.relocating == null;
+    final Reason reason = reason(why, serving, serving, () -> ownedHere(ObjectKey.actor(actorId)));
+    return new Kept(UnitKind.PER_ACTOR_MEMBER, actorId, reason, why, serving);
   }
 
   // ---------------------------------------------------------------- batch 1: Entry Spot actors
@@ -345,9 +415,10 @@ public final class HostDrains {
     }
   }
 
-  /** SPOT_WIDE_ROOM or INSTANCE_SPOT. */
+  /** SPOT_WIDE_ROOM, PER_ACTOR_SPOT or INSTANCE_SPOT. */
   private static UnitKind unitKind(final SpotCell spot) {
-    return InstanceMoves.isInstance(spot) ? UnitKind.INSTANCE_SPOT : UnitKind.SPOT_WIDE_ROOM;
+    return InstanceMoves.isInstance(spot) ? UnitKind.INSTANCE_SPOT : PerActorMoves.isPerActor(spot)
+        ? UnitKind.PER_ACTOR_SPOT : UnitKind.SPOT_WIDE_ROOM;
   }
 
   private Kept late(final SpotCell room) {

@@ -34,6 +34,10 @@ import java.util.Map;
  * (one {@code instanceSpot} slot of its stable type) from the source node to the target node. Idle eviction or a
  * close of the moved Instance Spot therefore removes the row exactly as for one that never moved.
  *
+ * <p>The shell of a PerActor User Spot (spec 000 section 7) moves on the same one-row path ({@link #UNIT_PER_ACTOR}):
+ * its Spot authority row changes owner with that one CAS, same SpotId and ObjectGeneration; its members keep their
+ * own rows and move afterwards, each as its own unit ({@link PerActorMoves}).
+ *
  * <p>Blocking: every call waits for its store calls; virtual threads only. Thread-safety: stateless.
  */
 final class InstanceMoves {
@@ -41,6 +45,11 @@ final class InstanceMoves {
   static final int UNIT_ROOM = 0;
   /** The manifest's unit kind (command 54): one Instance Spot, no member. */
   static final int UNIT_INSTANCE = 1;
+  /**
+   * The manifest's unit kind (command 54): the runtime-private shell of a PerActor User Spot, no member (its members
+   * move one by one afterwards, {@link PerActorMoves}).
+   */
+  static final int UNIT_PER_ACTOR = 2;
 
   private InstanceMoves() {
   }
@@ -56,15 +65,41 @@ final class InstanceMoves {
   }
 
   /**
-   * The source's seal step of an Instance Spot: reads its row and checks that this node owns it, Ready. Writes
-   * nothing.
+   * Whether {@code spot} moves by its own row only (an Instance Spot, or a PerActor User Spot's shell): no aggregate
+   * record, inventory chunk or member pointer is written.
+   *
+   * @param spot the Spot.
+   * @return true for an Instance Spot or a PerActor User Spot.
+   */
+  static boolean isOneRow(final SpotCell spot) {
+    return isInstance(spot) || PerActorMoves.isPerActor(spot);
+  }
+
+  /**
+   * The manifest's unit kind of {@code spot}.
+   *
+   * @param spot the Spot.
+   * @return {@link #UNIT_ROOM}, {@link #UNIT_INSTANCE} or {@link #UNIT_PER_ACTOR}.
+   */
+  static int unitKind(final SpotCell spot) {
+    return isInstance(spot) ? UNIT_INSTANCE : PerActorMoves.isPerActor(spot) ? UNIT_PER_ACTOR : UNIT_ROOM;
+  }
+
+  /** The row kind a one-row unit of {@code unitKind} must have. */
+  private static PlacementKind rowKind(final int unitKind) {
+    return unitKind == UNIT_PER_ACTOR ? PlacementKind.USER_SPOT : PlacementKind.INSTANCE_SPOT;
+  }
+
+  /**
+   * The source's seal step of an Instance Spot or a PerActor User Spot's shell: reads its row and checks that this
+   * node owns it, Ready, of the Spot's kind. Writes nothing.
    *
    * @param rt the source node.
-   * @param spot the Instance Spot.
-   * @param entry its inventory entry (kind INSTANCE_SPOT).
+   * @param spot the Instance Spot or PerActor User Spot.
+   * @param entry its inventory entry (kind INSTANCE_SPOT or USER_SPOT).
    * @return the row's version (as both versions) and the one-entry inventory, held in memory only.
    * @throws SpotkitException.NotFound when the row is missing.
-   * @throws SpotkitException.InvalidOperation when the row is not a Ready Instance Spot owned by this node.
+   * @throws SpotkitException.InvalidOperation when the row is not a Ready Spot of that kind owned by this node.
    * @throws SpotkitException.Unavailable when the store fails.
    */
   static AggregateAuthority.Sealed seal(final NodeRuntime rt, final SpotCell spot, final InventoryEntry entry) {
@@ -72,10 +107,11 @@ final class InstanceMoves {
         AggregateSeal.STORE_TIMEOUT).orElseThrow(() -> new SpotkitException.NotFound(spot.describe()
         + " has no location record"));
     final AuthorityRecord a = row.authority();
-    if (a.allocation().objectKind() != PlacementKind.INSTANCE_SPOT
+    if (a.allocation().objectKind() != rowKind(unitKind(spot))
         || a.allocation().state() != AuthorityRecord.State.ACTIVE) {
       throw new SpotkitException.InvalidOperation("spot '" + spot.id + "' is a " + a.allocation().objectKind().wire()
-          + " in state " + a.allocation().state().wire() + "; only a Ready Instance Spot moves as one");
+          + " in state " + a.allocation().state().wire() + "; only a Ready " + rowKind(unitKind(spot)).wire()
+          + " moves as one row");
     }
     final String ownerId = rt.store().ownerLease().record().ownerId();
     if (!a.ownerId().equals(ownerId) || a.objectGeneration().value() != spot.generation) {
@@ -93,25 +129,27 @@ final class InstanceMoves {
    *
    * @param rt the target node.
    * @param sealed what the manifest fixed.
+   * @param unitKind {@link #UNIT_INSTANCE} or {@link #UNIT_PER_ACTOR}.
    * @return the row.
    * @throws SpotkitException.Unavailable when the row changed since the seal (the source keeps the Spot).
    * @throws SpotkitException.NotFound when the row is missing.
    */
-  static LocationRecords.Stored sealedRow(final NodeRuntime rt, final AggregateAuthority.Sealed sealed) {
+  static LocationRecords.Stored sealedRow(final NodeRuntime rt, final AggregateAuthority.Sealed sealed,
+      final int unitKind) {
     final String spotId = sealed.tree().spotId();
     final LocationRecords.Stored row = LocationRecords.read(rt.store().store(), ObjectKey.spot(spotId),
         AggregateSeal.STORE_TIMEOUT).orElseThrow(() -> new SpotkitException.NotFound("instance spot '" + spotId
         + "' has no location record"));
     if (!row.version().equals(sealed.spotVersion()) || row.authority().allocation().objectKind()
-        != PlacementKind.INSTANCE_SPOT || sealed.tree().count() != 1) {
-      throw new SpotkitException.Unavailable("the row of instance spot '" + spotId + "' changed since its source"
+        != rowKind(unitKind) || sealed.tree().count() != 1) {
+      throw new SpotkitException.Unavailable("the row of spot '" + spotId + "' changed since its source"
           + " sealed it, or the manifest names members; it stays on its source");
     }
     return row;
   }
 
   /**
-   * The one-entry inventory of a sealed Instance Spot, from its row.
+   * The one-entry inventory of a sealed Instance Spot or PerActor User Spot shell, from its row.
    *
    * @param row the row ({@link #sealedRow}).
    * @param spotId the SpotId.
@@ -119,13 +157,14 @@ final class InstanceMoves {
    */
   static List<InventoryEntry> inventory(final LocationRecords.Stored row, final String spotId) {
     final AuthorityRecord a = row.authority();
-    return List.of(new InventoryEntry(PlacementKind.INSTANCE_SPOT, spotId, a.objectGeneration().value(),
+    return List.of(new InventoryEntry(a.allocation().objectKind(), spotId, a.objectGeneration().value(),
         a.authorityOwnerGeneration().value(), dev.spotkit.core.location.MeshNodeDescriptorRecord.Policy.RECREATE));
   }
 
   /**
-   * The target-only CAS of an Instance Spot move ({@link PlacementBatches#relocate} on its row, bounded by the
-   * move's step timeout).
+   * The target-only CAS of an Instance Spot move, or of a PerActor User Spot's authority (spec 000 section 7: same
+   * SpotId and ObjectGeneration): {@link PlacementBatches#relocate} on its row, bounded by the
+   * move's step timeout.
    *
    * @param rt the target node.
    * @param sealed what the manifest fixed (the row's version).
@@ -147,7 +186,7 @@ final class InstanceMoves {
           done.version().orElseThrow(), done.now(), null);
       case PlacementBatches.Outcome.LeaseInvalid invalid -> new AggregateAuthority.Outcome.LeaseInvalid(
           invalid.why());
-      default -> new AggregateAuthority.Outcome.Changed("the row of instance spot '" + spotId + "' is not at the"
+      default -> new AggregateAuthority.Outcome.Changed("the row of spot '" + spotId + "' is not at the"
           + " sealed version: " + outcome);
     };
   }

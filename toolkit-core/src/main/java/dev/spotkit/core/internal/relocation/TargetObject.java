@@ -211,10 +211,21 @@ final class TargetObject {
         || to.nodeGeneration() != rt.store().lifecycleGeneration()) {
       return "the Restore names target run " + to + ", not this one";
     }
-    if (approval == null && rt.entry() == null) {
+    if (approval == null && hostMembership() == null) {
       return "no Entry Spot here";
     }
     return null;
+  }
+
+  /**
+   * Where a move without a join (a host relocation, a drain, a PerActor User Spot's member) puts the actor: the
+   * PerActor User Spot its row names as membership when this node owns that Spot's shell now (spec 000 section 7:
+   * each member moves as its own unit and stays a member of the same Spot, no membership callback), else this
+   * node's Entry Spot (null when there is none).
+   */
+  private SpotCell hostMembership() {
+    final SpotCell shell = row == null ? null : PerActorMoves.shellHere(rt, row.authority().payload());
+    return shell != null ? shell : rt.entry();
   }
 
   private String fence() {
@@ -434,7 +445,7 @@ final class TargetObject {
       // same actor, one that failed at its source before its Restore (MEM-27 keeps it 30 s). It is not this
       // move's: the actor goes to the Entry Spot with no join completion, and the approval is dropped.
       releaseApproval();
-      if (rt.entry() == null) {
+      if (hostMembership() == null) {
         return new TargetEvent.RestoreFailed(identity, "no Entry Spot on node " + rt.nodeRid(),
             dev.spotkit.relocation.FailureCode.TARGET_UNAVAILABLE);
       }
@@ -561,7 +572,7 @@ final class TargetObject {
       return;
     }
     final PlacementBatches.Target self = rt.store().self();
-    final String membership = approval != null ? approval.spot().id : rt.entry().id;
+    final String membership = approval != null ? approval.spot().id : hostMembership().id;
     final RelocationIdentity identity = c.identity();
     // Each store call of the CAS waits a fraction of the Restore validity and none outlives it, so a lost or slow
     // answer leaves time for the re-read and the same CAS again (spec 001 sections 4.5 and 6, REL-19).
@@ -659,7 +670,7 @@ final class TargetObject {
   /** After the CAS: the real queue gets the backlog; OnJoinedActor, leave notice, completion, then dispatch. */
   private void open() {
     final ActorCell c = cell;
-    final SpotCell target = approval != null ? approval.spot() : rt.entry();
+    final SpotCell target = approval != null ? approval.spot() : hostMembership();
     final String sourceSpot = dev.spotkit.core.location.AggregatePointer.membershipOf(row.authority().payload());
     final PeerConnection back = connectionToSource();
     c.storeRecord = LocationRecords.fromAuthority(c.key, committed);

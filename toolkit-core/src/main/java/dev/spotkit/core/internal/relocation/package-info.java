@@ -13,7 +13,12 @@
  *   <li>the operator's move of a SpotWide User Spot with its members ({@code MeshNode.relocateSpot}, spec 000 section
  *       7): {@link dev.spotkit.core.internal.relocation.AggregateMoves} (driver and commands 54-57),
  *       {@link dev.spotkit.core.internal.relocation.AggregateSeal} (source: checks, seal, capture, hold, hand-over),
- *       {@link dev.spotkit.core.internal.relocation.AggregateRestore} (target: verify, restore, CAS, open).</li>
+ *       {@link dev.spotkit.core.internal.relocation.AggregateRestore} (target: verify, restore, CAS, open);</li>
+ *   <li>the move of a PerActor User Spot (spec 000 section 7): its shell on the one-row path of the aggregate move
+ *       ({@link dev.spotkit.core.internal.relocation.InstanceMoves}), then each member as its own unit
+ *       ({@link dev.spotkit.core.internal.relocation.PerActorMoves});</li>
+ *   <li>host drains ({@code MeshNode.relocate(RelocateOptions)}):
+ *       {@link dev.spotkit.core.internal.relocation.HostDrains}.</li>
  * </ul>
  */
 package dev.spotkit.core.internal.relocation;

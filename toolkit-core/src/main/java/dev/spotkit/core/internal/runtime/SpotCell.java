@@ -49,6 +49,11 @@ public final class SpotCell extends Cell {
    */
   public volatile boolean aggregateSealed;
   /**
+   * Set on the Spot's gate once a PerActor User Spot's shell that moved away ended here with RELOCATION_OUT (its
+   * last member moved after it; spec 000 section 7), so its onClosing runs once.
+   */
+  public boolean relocatedOut;
+  /**
    * Cross-node joins this User Spot admitted (OnActorJoin accepted) that have not committed, failed or expired yet,
    * by ActorId. Its close is refused while any remains (spec 000: close "checks active Actor membership and
    * relocation state before admission"). Added on the Spot's gate, removed from any thread.
