@@ -201,7 +201,7 @@ class InstanceSpotIdleTest {
     final SpotRef ref = activate(id);
     assertThat(node.toSpot(ref).request(new StartTimer(), Boolean.class).await()).isTrue();
     // Several idle timeouts pass with a registered timer (its period is an hour: no tick is work here).
-    await().during(IDLE.multipliedBy(4)).atMost(IDLE.multipliedBy(6)).until(() -> !evicted(id));
+    await().during(IDLE.multipliedBy(4)).atMost(IDLE.multipliedBy(4).plusSeconds(10)).until(() -> !evicted(id));
     assertThat(node.spots().find(id)).contains(ref);
     assertThat(node.toSpot(ref).request(new StopTimer(), Boolean.class).await()).isTrue();
     await().atMost(Duration.ofSeconds(10)).until(() -> evicted(id));
@@ -214,7 +214,7 @@ class InstanceSpotIdleTest {
     holderMayAnswer = new CountDownLatch(1);
     final SpotRef ref = activate(id);
     assertThat(node.toSpot(ref).request(new AskHolder("holder:3"), Boolean.class).await()).isTrue();
-    await().during(IDLE.multipliedBy(4)).atMost(IDLE.multipliedBy(6)).until(() -> !evicted(id));
+    await().during(IDLE.multipliedBy(4)).atMost(IDLE.multipliedBy(4).plusSeconds(10)).until(() -> !evicted(id));
     final long answeredAfter = System.nanoTime();
     holderMayAnswer.countDown(); // the call completes after this: the idle time counts from its completion
     await().atMost(Duration.ofSeconds(10)).until(() -> evicted(id));

@@ -203,13 +203,13 @@ public final class IdleEviction {
       check(); // Staging: later; Closing or Gone: stop
       return;
     }
+    if (rt.isClosing() || inProgress()) { // first: a call that completed before it saw 0 wrote its time already
+      schedule(timeoutNanos);
+      return;
+    }
     final long idleFor = System.nanoTime() - lastWorkNanos;
     if (idleFor < timeoutNanos) {
       schedule(timeoutNanos - idleFor);
-      return;
-    }
-    if (rt.isClosing() || inProgress()) {
-      schedule(timeoutNanos);
       return;
     }
     synchronized (cell.ingressLock) {
