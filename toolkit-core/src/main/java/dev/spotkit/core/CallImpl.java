@@ -95,6 +95,7 @@ final class CallImpl<T> implements Call<T> {
       }
       return CompletableFuture.failedFuture(e);
     }
+    dev.spotkit.core.internal.runtime.IdleEviction.track(future); // an operation waiting for completion (spec 003)
     rt.attachDeadline(future, deadline, () -> what + (inherited ? " did not complete by the deadline of the"
         + " request this handler serves" : " did not complete within " + timeout.toMillis() + " ms"));
     return future;

@@ -11,7 +11,11 @@ public enum ClosingReason {
    * committed (spec 001 section 8); a SpotWide User Spot's source instance does not get it yet.
    */
   RELOCATION_OUT(2),
-  /** 3: an idle Instance Spot was evicted (not produced yet: the idle timeout defaults to none). */
+  /**
+   * 3: an idle Instance Spot is cleaned up (spec 003 section 6.2): only for a registration with
+   * {@link InstanceSpotOptions#idleTimeout} (default none), once that time passed since its last work with nothing in
+   * progress. Its state is not preserved: save what must be kept in {@code onClosing}.
+   */
   IDLE_EVICTED(3);
 
   private final int value;

@@ -7,16 +7,48 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
- * Options of one Instance Spot registration: exactly one relocation policy (spec 000 section 6). Not
- * thread-safe; only inside the callback.
+ * Options of one Instance Spot registration: exactly one relocation policy (spec 000 section 6) and the optional
+ * idle cleanup ({@link #idleTimeout}, spec 003 section 6.2). Not thread-safe; only inside the callback.
  *
  * @param <S> the spot type.
  */
 public final class InstanceSpotOptions<S extends InstanceSpot> {
   final List<NodeConfig.Policy> policies = new ArrayList<>();
   SpotRelocationAdapter<?> adapter;
+  java.time.Duration idleTimeout = java.time.Duration.ZERO;
 
   InstanceSpotOptions() {
+  }
+
+  /**
+   * InstanceSpotIdleTimeout (spec 003 section 6.2): an instance of this type is cleaned up once this much time has
+   * passed since its last application work finished (a message, request or timer turn ended, or an outbound call it
+   * started completed) while nothing is in progress: its queue is empty, it has no timer registered, no call it
+   * started is still waiting for its result, and it is not part of a move ({@code relocateSpot}, a host drain).
+   * Cleanup runs {@code onClosing} with {@link ClosingReason#IDLE_EVICTED} (state to keep must be saved there: none
+   * is preserved), then removes the local instance and its Location Store owner record. Afterwards a call with
+   * Instance intent ({@code toInstanceSpot(id, type)}) activates a new incarnation with a higher ObjectGeneration,
+   * and a regular message (by id or ref) ends NotFound. A message with Instance intent that arrives while the cleanup
+   * runs is kept and, once the record is gone, activates that new incarnation (never dropped); a regular message
+   * arriving then ends NotFound as after the cleanup. Eligibility is checked on the node's timer thread at most once
+   * per timeout per live instance (no thread per spot), so an eviction happens between {@code timeout} and about
+   * twice {@code timeout} after the last work, later while something is in progress.
+   *
+   * @param timeout {@link java.time.Duration#ZERO} (the default) for no cleanup, else 1 ms..365 days
+   *     ({@link Deadline#MAX_TIMEOUT}).
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when {@code timeout} is null, negative, below 1 ms (and not zero) or
+   *     above 365 days.
+   */
+  public InstanceSpotOptions<S> idleTimeout(final java.time.Duration timeout) {
+    if (timeout == null || timeout.isNegative() || !timeout.isZero() && timeout.compareTo(
+        java.time.Duration.ofMillis(1)) < 0 || timeout.compareTo(Deadline.MAX_TIMEOUT) > 0) {
+      throw new SpotkitException.InvalidOperation("instance spot idle timeout " + timeout + " is outside 1 ms.."
+          + Deadline.MAX_TIMEOUT + "; pass e.g. Duration.ofMinutes(5), or Duration.ZERO for no idle cleanup"
+          + " (spec 003 section 6.2)");
+    }
+    this.idleTimeout = timeout;
+    return this;
   }
 
   /**

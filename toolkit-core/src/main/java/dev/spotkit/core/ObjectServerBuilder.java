@@ -81,7 +81,8 @@ public final class ObjectServerBuilder {
    *
    * @param stableType 1..255 UTF-8 bytes, unique among spot types.
    * @param factory builds instances.
-   * @param configure exactly one relocation policy.
+   * @param configure exactly one relocation policy, and optionally the idle cleanup
+   *     ({@link InstanceSpotOptions#idleTimeout}).
    * @param <S> the spot type.
    * @return this builder.
    */
@@ -145,7 +146,8 @@ public final class ObjectServerBuilder {
       } else {
         final InstanceSpotOptions<?> instance = (InstanceSpotOptions<?>) reg[1];
         out.put(type, new NodeConfig.SpotType(type, NodeConfig.SpotKind.INSTANCE, factory, false,
-            onePolicy("instance spot type '" + type + "'", instance.policies), instance.adapter));
+            onePolicy("instance spot type '" + type + "'", instance.policies), instance.adapter, false,
+            instance.idleTimeout));
       }
     });
     return Map.copyOf(out);

@@ -53,7 +53,12 @@
  *       (365 days); ids must be well-formed Unicode (a lone surrogate is InvalidOperation); handler turns
  *       running at once are capped by the node's Application Job Queue limit (default 10,000); a session
  *       stops reading at 256 unhandled frames and resumes at 64.</li>
- *   <li><b>Not yet</b>: Logical Multicast, Instance Spot idle eviction (see
+ *   <li><b>Instance Spot idle cleanup</b> (spec 003 section 6.2) is opt-in per registration
+ *       ({@link dev.spotkit.core.InstanceSpotOptions#idleTimeout}, default none). The idle time counts from the end
+ *       of the last turn or of the last call the spot started; it is checked on the node's timer thread, at most once
+ *       per timeout per spot, and decided on the spot's gate, so it never overlaps a turn, a close or a move's seal.
+ *       A message with Instance intent arriving during the cleanup activates the next incarnation.</li>
+ *   <li><b>Not yet</b>: Logical Multicast (see
  *       {@link dev.spotkit.core.MeshNode#relocate(dev.spotkit.core.NodeRid)},
  *       {@link dev.spotkit.core.MeshNode#relocate(dev.spotkit.core.RelocateOptions)} and
  *       {@link dev.spotkit.core.MeshNode#relocateSpot(dev.spotkit.core.SpotId, dev.spotkit.core.NodeRid)} for what

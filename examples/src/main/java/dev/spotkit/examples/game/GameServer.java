@@ -237,7 +237,7 @@ public final class GameServer implements AutoCloseable {
               .actor(GamePlayer.TYPE, GamePlayer::new, actor -> actor.preserveStateWith(new GamePlayer.State()));
           if (gateway) {
             server.instanceSpot(Matchmaker.TYPE, ctx -> new Matchmaker(ctx, rules, meshed),
-                spot -> spot.disableRelocation());
+                spot -> spot.disableRelocation().idleTimeout(rules.matchmakerIdle())); // closes itself when idle
           }
           server.userSpot(Match.TYPE, Match::new, spot -> spot.spotWide().preserveStateWith(new Match.State())
               .applicationSignaledRelocation());

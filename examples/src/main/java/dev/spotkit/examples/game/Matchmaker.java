@@ -1,6 +1,7 @@
 package dev.spotkit.examples.game;
 
 import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.ClosingContext;
 import dev.spotkit.core.CreateOutcome;
 import dev.spotkit.core.InstanceSpot;
 import dev.spotkit.core.InstanceSpotContext;
@@ -19,16 +20,25 @@ import org.slf4j.LoggerFactory;
 /**
  * The matchmaking queue of the one game mode: an Instance Spot ({@value #ID}, type {@value #TYPE}) that activates on
  * its first message. It keeps waiting players in arrival order; whenever it holds {@link GameRules#players()} of
- * them it creates a {@link Match} (GetOrCreate of {@code match-N} with its {@link Match.Roster}, placed by the
+ * them it creates a {@link Match} (GetOrCreate of {@link #matchId} with its {@link Match.Roster}, placed by the
  * placement rules on a node that registered the match type) and sends each of those players
  * {@link GamePlayer.MatchFound}. Its messages are handled one at a time, so a player is taken from the queue at
  * most once: every player queueing at once, from any node, ends in exactly one match (the rest wait for more
  * players). A player that disconnects while waiting is dropped ({@link Dequeue}). When the creation of a match
  * fails, its players stay first in the queue and a {@value #RETRY_TIMER} tick tries again.
  *
+ * <p><b>Closing itself when idle</b> (issue 14). It is registered with an idle timeout
+ * ({@link GameRules#matchmakerIdle()}, the InstanceSpotIdleTimeout of spec 003 section 6.2): once nobody has waited
+ * for that long, the runtime closes it ({@code onClosing(IDLE_EVICTED)}) and removes its location record; the next
+ * {@link Enqueue} (sent with Instance intent) activates a new incarnation. The {@value #RETRY_TIMER} timer runs only
+ * while somebody waits: a registered timer keeps an Instance Spot active, so the players waiting for a group are never
+ * dropped with a closing matchmaker, and with nobody waiting nothing keeps it alive. An {@link Enqueue} that arrives
+ * while it closes is kept by the runtime and activates the next incarnation, so that player still ends in exactly
+ * one match. Match ids carry the incarnation's ObjectGeneration ({@code match-<generation>-<n>}): a new incarnation
+ * never reuses the id of a match an earlier one created that may still be playing.
+ *
  * <p>Only the game server's gateway node registers this type, so placement activates it there, on the node that is
- * never drained (a host drain does not move an Instance Spot yet: it would close with its node). It stays active
- * while its node runs; match numbers count from 1 per activation.
+ * never drained (it is registered with DisableRelocation).
  */
 public final class Matchmaker implements InstanceSpot {
 
@@ -92,9 +102,16 @@ public final class Matchmaker implements InstanceSpot {
     return ctx;
   }
 
-  @Override
-  public void onInitialize() {
-    timers().every(RETRY_TIMER, RETRY_PERIOD, this::formMatches);
+  /**
+   * The id of match {@code number} of the matchmaker incarnation {@code generation}: unique across incarnations,
+   * since every incarnation has a new, higher ObjectGeneration.
+   *
+   * @param generation the matchmaker's ObjectGeneration, 1 or more.
+   * @param number the match's number in that incarnation, 1 or more.
+   * @return e.g. {@code match-7-1}.
+   */
+  public static String matchId(final long generation, final long number) {
+    return Match.TYPE + "-" + generation + "-" + number;
   }
 
   @Override
@@ -102,8 +119,33 @@ public final class Matchmaker implements InstanceSpot {
     on.message(Enqueue.class, enqueue -> {
       waiting.putIfAbsent(enqueue.player().id().value(), enqueue);
       formMatches();
-    }).message(Dequeue.class, dequeue -> waiting.remove(dequeue.player().id().value()))
-      .timer(RETRY_TIMER, this::formMatches);
+      retryWhileWaiting();
+    }).message(Dequeue.class, dequeue -> {
+      waiting.remove(dequeue.player().id().value());
+      retryWhileWaiting();
+    }).timer(RETRY_TIMER, () -> {
+      formMatches();
+      retryWhileWaiting();
+    });
+  }
+
+  @Override
+  public void onClosing(final ClosingContext closing) {
+    LOG.info("matchmaker {} closes ({}) after {} match(es); {} waiting", ctx.self(), closing.reason(), matches,
+        waiting.size());
+  }
+
+  /** The retry timer runs while somebody waits (it keeps this spot active), and stops when nobody does. */
+  private void retryWhileWaiting() {
+    final boolean running = timers().names().contains(RETRY_TIMER);
+    if (!waiting.isEmpty() && !running) {
+      timers().every(RETRY_TIMER, RETRY_PERIOD, () -> {
+        formMatches();
+        retryWhileWaiting();
+      });
+    } else if (waiting.isEmpty() && running) {
+      timers().cancel(RETRY_TIMER);
+    }
   }
 
   /** Creates a match for every full group of waiting players, oldest first. */
@@ -115,7 +157,7 @@ public final class Matchmaker implements InstanceSpot {
       while (group.size() < rules.players()) {
         group.add(oldest.next());
       }
-      final String matchId = Match.TYPE + "-" + (matches + 1);
+      final String matchId = matchId(ctx.self().generation().value(), matches + 1);
       if (!create(matchId, group)) {
         if (++failures < CREATE_ATTEMPTS) {
           continue; // the next id at once
@@ -155,7 +197,7 @@ public final class Matchmaker implements InstanceSpot {
         return true;
       }
       LOG.warn("match {}: creation answered {}; trying another id", matchId, outcome);
-      matches++; // an id taken by an earlier activation: the next one
+      matches++; // an id taken already (not expected: ids carry the generation): the next one
       return false;
     } catch (SpotkitException e) {
       LOG.warn("match {}: could not be created ({}); retrying in {} ms", matchId, e.toString(),

@@ -30,7 +30,10 @@ class GameDrainTest {
       final AtomicReference<ObjectLocation> where = new AtomicReference<>();
       final GameReport report = GameBots.run(new GameBots.Settings("127.0.0.1", List.of(server.gatewayPort()), 1,
           4, Duration.ofSeconds(60)), Map.of(), () -> {
-            final ObjectLocation at = before.get(0).locations().locate(ObjectKind.SPOT, "match-1").orElseThrow();
+            final ObjectLocation at = before.get(0).locations().list(ObjectKind.SPOT, Match.TYPE, 100, null).entries()
+                .stream().reduce((a, b) -> { // the one match playing (its id carries the matchmaker's generation)
+                  throw new IllegalStateException("more than one match: " + a.id() + ", " + b.id());
+                }).orElseThrow();
             where.set(at);
             final int worker = before.indexOf(before.stream().filter(n -> n.nodeRid().equals(at.owner()))
                 .findFirst().orElseThrow());

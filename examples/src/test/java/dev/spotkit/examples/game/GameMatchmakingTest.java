@@ -1,6 +1,10 @@
 package dev.spotkit.examples.game;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.ObjectKind;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -40,6 +44,59 @@ class GameMatchmakingTest {
           + " duplicated=0 reordered=0 missed_moves=0 round_p50_ms=\\d+\\.\\d\\d round_p99_ms=\\d+\\.\\d\\d"
           + " move_pause_p99_ms=0\\.00");
     }
+  }
+
+  /**
+   * Issue 14: with nobody waiting the matchmaker closes itself after its idle time (an Instance Spot idle timeout),
+   * and the next player activates a new incarnation, which still makes a match, under an id no earlier incarnation
+   * used (it carries the new incarnation's higher ObjectGeneration). Three cycles.
+   */
+  @Test
+  void theMatchmakerClosesWhenIdleAndALaterPlayerActivatesItAgainAndGetsAMatch() throws Exception {
+    final GameRules rules = new GameRules(2, 1, Duration.ofMillis(50), Duration.ofMillis(200));
+    try (GameServer server = GameServer.start("127.0.0.1", 0, 3, rules)) {
+      final MeshNode gateway = server.nodes().get(0);
+      final List<String> matchIds = new java.util.ArrayList<>();
+      for (int cycle = 0; cycle < 3; cycle++) {
+        final GameBots.Run run = GameBots.play(new GameBots.Settings("127.0.0.1", server.ports(), 1, 2,
+            Duration.ofSeconds(60)), Map.of(), () -> GameBots.Step.NONE);
+        assertThat(run.report().passed()).as(run.report().line()).isTrue();
+        assertThat(run.report().completed()).isEqualTo(1);
+        matchIds.add(run.bots().get(0).matchId);
+        await().atMost(Duration.ofSeconds(20)).until(() -> gateway.spots().find(Matchmaker.ID).isEmpty()
+            && gateway.locations().locate(ObjectKind.SPOT, Matchmaker.ID).isEmpty()); // closed, record removed
+      }
+      assertThat(matchIds).doesNotHaveDuplicates().allMatch(id -> id.matches("match-\\d+-1"));
+      assertThat(generationOf(matchIds.get(1))).isGreaterThan(generationOf(matchIds.get(0)));
+      assertThat(generationOf(matchIds.get(2))).isGreaterThan(generationOf(matchIds.get(1)));
+    }
+  }
+
+  /**
+   * Many players queue one after another at a matchmaker whose idle time is 10 ms (it may close between two groups,
+   * also while a player's Enqueue is on its way): each still ends in exactly one match of two, and no match id
+   * repeats.
+   */
+  @Test
+  void playersQueueingAtAMatchmakerWithATenMillisecondIdleTimeEachEndInExactlyOneMatch() throws Exception {
+    final GameRules rules = new GameRules(2, 1, Duration.ofMillis(50), Duration.ofMillis(10));
+    try (GameServer server = GameServer.start("127.0.0.1", 0, 3, rules)) {
+      final GameBots.Run run = GameBots.play(new GameBots.Settings("127.0.0.1", server.ports(), 8, 2,
+          Duration.ofSeconds(90)), Map.of(), () -> GameBots.Step.NONE);
+      assertThat(run.report().failure()).isNull();
+      assertThat(run.report().passed()).as(run.report().line()).isTrue();
+      assertThat(run.report().completed()).isEqualTo(8);
+      final Map<String, List<GameBot>> byMatch = run.bots().stream().collect(Collectors.groupingBy(b -> b.matchId));
+      assertThat(byMatch).hasSize(8);
+      byMatch.values().forEach(players -> assertThat(players).hasSize(2));
+      for (GameBot bot : run.bots()) {
+        assertThat(bot.matchLines).as("match lines of bot%d", bot.index).isEqualTo(1);
+      }
+    }
+  }
+
+  private static long generationOf(final String matchId) {
+    return Long.parseLong(matchId.split("-")[1]);
   }
 
   @Test

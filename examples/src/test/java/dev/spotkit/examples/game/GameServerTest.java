@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.ObjectKind;
+import dev.spotkit.core.ObjectLocation;
 import dev.spotkit.core.RelocateOptions;
 import dev.spotkit.core.RelocateResult;
 import java.io.BufferedReader;
@@ -34,8 +35,10 @@ class GameServerTest {
       final List<NodeRid> owners = new ArrayList<>();
       final GameReport report = GameBots.run(new GameBots.Settings("127.0.0.1", server.ports().subList(0, 1), 2,
           4, Duration.ofSeconds(30)), Map.of(), () -> {
-            for (String match : List.of("match-1", "match-2")) { // every match is playing now
-              owners.add(server.nodes().get(0).locations().locate(ObjectKind.SPOT, match).orElseThrow().owner());
+            // every match is playing now (its id carries the matchmaker's generation: listed by type)
+            for (ObjectLocation match : server.nodes().get(0).locations().list(ObjectKind.SPOT, Match.TYPE, 100, null)
+                .entries()) {
+              owners.add(match.owner());
             }
             return GameBots.Step.NONE;
           });

@@ -455,6 +455,9 @@ public final class Creations {
     cell.state = CellState.READY;
     rt.spots.put(cell.id, cell); // no-op for registered cells; publishes the Entry Spot
     cell.mailbox.open();
+    if (cell.idle != null) {
+      cell.idle.start(); // spec 003 section 6.2: idle cleanup of an Instance Spot
+    }
   }
 
   NodeConfig.SpotType spotType(final String stableType, final NodeConfig.SpotKind kind) {

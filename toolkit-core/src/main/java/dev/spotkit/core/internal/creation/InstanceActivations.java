@@ -121,7 +121,11 @@ public final class InstanceActivations {
               .name().toLowerCase() + " spot of type '" + existing.stableType + "'; Instance intent of type '"
               + type.stableType() + "' cannot address it");
         }
-        if (existing.state == CellState.STAGING || existing.state == CellState.READY) {
+        if (existing.idle != null) { // decided under its ingress lock against an idle eviction (spec 003 s. 6.2)
+          if (existing.idle.offerInstance(envelope, awaiting)) {
+            return;
+          }
+        } else if (existing.state == CellState.STAGING || existing.state == CellState.READY) {
           Messaging.checkNotOwnGate(existing, awaiting);
           Messaging.offer(existing, envelope);
           return;

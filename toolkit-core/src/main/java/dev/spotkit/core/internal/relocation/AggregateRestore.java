@@ -492,6 +492,9 @@ public final class AggregateRestore {
     spot.members.addAll(members);
     spot.state = CellState.READY;
     rt.spots.put(spot.id, spot);
+    if (spot.idle != null) {
+      spot.idle.start(); // a moved Instance Spot is cleaned up when idle on its new node too (spec 003 section 6.2)
+    }
     for (ActorCell a : members) {
       a.state = CellState.READY;
       final ActorCell old = rt.actors.put(a.id, a);

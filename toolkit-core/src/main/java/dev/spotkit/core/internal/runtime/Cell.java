@@ -147,7 +147,7 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       follow.accept(envelope);
       return true;
     }
-    return false;
+    return this instanceof SpotCell spot && spot.idle != null && spot.idle.divert(envelope); // idle eviction runs
   }
 
   /**
@@ -164,6 +164,16 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   }
 
   final void onEnvelope(final Envelope envelope) {
+    try {
+      dispatch(envelope);
+    } finally {
+      if (this instanceof SpotCell spot && spot.idle != null) {
+        spot.idle.workEnded(); // the idle time counts from here (spec 003 section 6.2)
+      }
+    }
+  }
+
+  private void dispatch(final Envelope envelope) {
     switch (envelope) {
       case Envelope.Msg msg -> {
         if (msg.sessionWork() != 0) {

@@ -152,6 +152,15 @@ public final class CellTimers {
     return timers.get(name);
   }
 
+  /**
+   * Whether no timer is registered (any thread; a racy snapshot, exact on the cell's gate between turns).
+   *
+   * @return true when none runs.
+   */
+  public boolean isEmpty() {
+    return timers.isEmpty();
+  }
+
   public void cancelAll() {
     for (String name : timers.keySet()) {
       cancel(name);

@@ -209,7 +209,11 @@ public final class Lifecycle {
     }
   }
 
-  private void release(final Cell cell, final SpotkitException error) {
+  /**
+   * Releases a cell: GONE, out of the registry, timers, mailbox (unrun requests fail with {@code error}), Location
+   * Store row, close wait. On its gate.
+   */
+  void release(final Cell cell, final SpotkitException error) {
     cell.state = CellState.GONE;
     if (cell instanceof ActorCell actor) {
       rt.actors.remove(cell.id, actor);
@@ -223,6 +227,9 @@ public final class Lifecycle {
     rt.store().remove(cell);
     if (cell instanceof SpotCell spot) {
       rt.closingSpots.remove(spot.id, spot);
+      if (spot.idle != null) {
+        spot.idle.stop();
+      }
       spot.released.complete(null);
     }
   }

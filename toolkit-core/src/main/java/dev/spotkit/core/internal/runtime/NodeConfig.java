@@ -89,13 +89,22 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param policy relocation policy (null for the Entry Spot, which never moves).
    * @param adapter the adapter for PRESERVE, else null.
    * @param applicationSignaled true for ApplicationSignaled relocation coordination (spec 003 section 5.1).
+   * @param idleTimeout an Instance Spot's InstanceSpotIdleTimeout (spec 003 section 6.2); zero = no idle cleanup
+   *     (every other kind: zero).
    */
   public record SpotType(String stableType, SpotKind kind, SpotFactory<?, ?> factory, boolean perActor,
-      Policy policy, SpotRelocationAdapter<?> adapter, boolean applicationSignaled) {
-    /** A type with FrameworkManaged relocation coordination. */
+      Policy policy, SpotRelocationAdapter<?> adapter, boolean applicationSignaled, java.time.Duration idleTimeout) {
+    /** A type with FrameworkManaged relocation coordination and no idle cleanup. */
     public SpotType(final String stableType, final SpotKind kind, final SpotFactory<?, ?> factory,
         final boolean perActor, final Policy policy, final SpotRelocationAdapter<?> adapter) {
       this(stableType, kind, factory, perActor, policy, adapter, false);
+    }
+
+    /** A type with no idle cleanup. */
+    public SpotType(final String stableType, final SpotKind kind, final SpotFactory<?, ?> factory,
+        final boolean perActor, final Policy policy, final SpotRelocationAdapter<?> adapter,
+        final boolean applicationSignaled) {
+      this(stableType, kind, factory, perActor, policy, adapter, applicationSignaled, java.time.Duration.ZERO);
     }
   }
 

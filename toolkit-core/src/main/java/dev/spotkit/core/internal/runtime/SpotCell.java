@@ -36,6 +36,11 @@ public final class SpotCell extends Cell {
   public final ExecutionGate gate;
   final SpotId spotId;
   public final CompletableFuture<CreateOutcome<SpotRef>> creation = new CompletableFuture<>();
+  /**
+   * The idle cleanup of an Instance Spot registered with an idle timeout (spec 003 section 6.2), else null. Started
+   * when the spot becomes Ready.
+   */
+  public final IdleEviction idle;
   /** Completed once the spot was released (mailbox, timers and Location Store row gone). */
   public final CompletableFuture<Void> released = new CompletableFuture<>();
   /** Set by creation before Ready. */
@@ -75,6 +80,8 @@ public final class SpotCell extends Cell {
     this.spotId = new SpotId(id);
     this.spotWide = kind == NodeConfig.SpotKind.USER && !type.perActor();
     this.applicationSignaled = spotWide && type.applicationSignaled();
+    this.idle = kind == NodeConfig.SpotKind.INSTANCE && type.idleTimeout() != null && !type.idleTimeout().isZero()
+        ? new IdleEviction(this, type.idleTimeout()) : null;
     if (spotWide) {
       this.gate = rt.dispatcher().newGate();
       this.mailbox = rt.dispatcher().newMailbox(gate, this::onEnvelope, 0);
