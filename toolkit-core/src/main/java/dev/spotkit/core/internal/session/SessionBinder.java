@@ -305,10 +305,38 @@ public final class SessionBinder implements SessionHandler {
     }
 
     /** The seal timer fired. Scheduler thread. */
-    private synchronized void clock() {
+    /**
+     * The seal timer fired: the time is taken now, but the barrier sees it only after this node's mesh event loops
+     * read what their sockets held at that moment, so a command 44 that arrived in time and waited for a busy loop
+     * releases the seal instead of losing to the timer (time is judged from when the update arrived).
+     */
+    private void clock() {
+      final long firedAtMs = Relocations.nowMs();
+      final dev.spotkit.core.internal.mesh.RouteMesh mesh = binder.rt.mesh();
+      if (mesh == null) {
+        advance(firedAtMs);
+        return;
+      }
+      try {
+        mesh.afterPendingIo(() -> {
+          try {
+            binder.rt.async(() -> {
+              advance(firedAtMs);
+              return null;
+            });
+          } catch (RejectedExecutionException closing) {
+            session.close();
+          }
+        });
+      } catch (RuntimeException closing) { // the transport is closing: advance here
+        advance(firedAtMs);
+      }
+    }
+
+    private synchronized void advance(final long nowMs) {
       timer = null;
       if (barrier != null) {
-        perform(barrier.handle(new SessionEvent.ClockAdvanced(Relocations.nowMs())));
+        perform(barrier.handle(new SessionEvent.ClockAdvanced(nowMs)));
       }
     }
 
