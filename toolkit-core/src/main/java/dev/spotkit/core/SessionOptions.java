@@ -25,6 +25,10 @@ public final class SessionOptions {
   int inboundHighWaterFrames = SessionServerConfig.DEFAULT_INBOUND_HIGH_WATER_FRAMES;
   Duration halfCloseDrain = SessionServerConfig.DEFAULT_HALF_CLOSE_DRAIN;
   Duration halfCloseQuiet = SessionServerConfig.DEFAULT_HALF_CLOSE_QUIET;
+  Duration relocationSealTimeout = DEFAULT_RELOCATION_SEAL_TIMEOUT;
+
+  /** SessionRelocationSealTimeout by default: 3 s (spec 000 section 4.2 step 8). */
+  public static final Duration DEFAULT_RELOCATION_SEAL_TIMEOUT = Duration.ofSeconds(3);
   String alsoHost;
   int alsoPort;
   FrameCodec alsoCodec;
@@ -168,6 +172,26 @@ public final class SessionOptions {
     return this;
   }
 
+  /**
+   * SessionRelocationSealTimeout (spec 000 section 4.2 step 8; spec 001 section 9): while a bound actor moves to
+   * another node, this node (the Session owner) holds the session's frames behind a seal until the target's route
+   * update (command 44) arrives; when none arrives within this time, counted from the seal's install, the client's
+   * connection is closed ("the server could not move your session in time; reconnect"). A longer time keeps clients
+   * connected through slower moves (a busy machine, a large state) at the cost of holding their frames longer.
+   *
+   * @param timeout 100 ms..5 min; default 3 s.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when null or outside that range.
+   */
+  public SessionOptions relocationSealTimeout(final Duration timeout) {
+    if (timeout == null || timeout.compareTo(Duration.ofMillis(100)) < 0 || timeout.compareTo(Duration.ofMinutes(5))
+        > 0) {
+      throw new SpotkitException.InvalidOperation("relocationSealTimeout " + timeout + " must be 100 ms..5 min");
+    }
+    this.relocationSealTimeout = timeout;
+    return this;
+  }
+
   NodeConfig.SessionSpec toSpec() {
     if (actorType == null) {
       throw new SpotkitException.NotConfigured("sessions need bindTo(\"<actor type>\"): the actor created for"
@@ -177,6 +201,6 @@ public final class SessionOptions {
       throw new SpotkitException.NotConfigured("sessions need a codec, e.g. codec(LineCodec.utf8())");
     }
     return new NodeConfig.SessionSpec(host, port, codec, actorType, maxOutboundBytes, inboundLowWaterFrames,
-        inboundHighWaterFrames, halfCloseDrain, halfCloseQuiet, alsoHost, alsoPort, alsoCodec);
+        inboundHighWaterFrames, halfCloseDrain, halfCloseQuiet, alsoHost, alsoPort, alsoCodec, relocationSealTimeout);
   }
 }

@@ -11,7 +11,7 @@ import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.ReplyErrors;
 import dev.spotkit.core.internal.runtime.ReplySink;
-import dev.spotkit.core.internal.session.SessionBinder;
+import dev.spotkit.core.internal.session.WorkMarks;
 import dev.spotkit.core.location.AuthorityRecord;
 import dev.spotkit.core.location.LocationKeys;
 import dev.spotkit.core.location.LocationRecords;
@@ -322,7 +322,7 @@ public final class RouteMesh implements MeshListener {
   }
 
   private ApplicationPayload peerPayload(final Envelope.Msg envelope) {
-    return SessionBinder.mark(rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes, true),
+    return WorkMarks.mark(rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes, true),
         envelope.sessionWork());
   }
 
@@ -686,10 +686,10 @@ public final class RouteMesh implements MeshListener {
       return;
     }
     final ReplySink sink = m.isRequest() ? inboundSink(from, m) : null;
-    final int work = SessionBinder.workOf(m.payload());
+    final int work = WorkMarks.workOf(m.payload());
     if (work != 0) { // a client frame or disconnect of a bound session whose actor runs here (one-way)
       m = new ApplicationMessage(m.correlation(), m.targetKind(), m.targetId(), m.objectGeneration(),
-          m.stableType(), m.deadlineBudgetMs(), m.hops(), SessionBinder.unmark(m.payload()));
+          m.stableType(), m.deadlineBudgetMs(), m.hops(), WorkMarks.unmark(m.payload()));
     }
     try {
       if (m.targetKind() == ApplicationMessage.TargetKind.ACTOR && !rt.hasReadyActor(m.targetId())

@@ -15,6 +15,7 @@ import dev.spotkit.core.internal.runtime.ReplySink;
 import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.internal.session.BoundSession;
 import dev.spotkit.core.internal.session.SessionBinder;
+import dev.spotkit.core.internal.session.WorkMarks;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.NodeRid;
@@ -701,7 +702,7 @@ public final class Relocations {
 
   /** A frozen record of local work (spec 001 section 4.2): payload, operation identity and reply route kept. */
   FrozenRecord freeze(final Envelope.Msg msg, final Cell actor) {
-    final ApplicationPayload payload = SessionBinder.mark(rt.copier().encodeForPeer("message", msg.payload(),
+    final ApplicationPayload payload = WorkMarks.mark(rt.copier().encodeForPeer("message", msg.payload(),
         Integer.MAX_VALUE / 2, true), msg.sessionWork()); // session work keeps its mark in the record
     long route = 0;
     long deadline = 0;
@@ -1161,9 +1162,9 @@ public final class Relocations {
    * node. Any thread.
    */
   Envelope.Msg thaw(final FrozenRecord record) {
-    final Object payload = rt.copier().decode(SessionBinder.unmark(((RecordBody.SpotRequest) record.body())
+    final Object payload = rt.copier().decode(WorkMarks.unmark(((RecordBody.SpotRequest) record.body())
         .payload()));
-    final int work = SessionBinder.workOf(((RecordBody.SpotRequest) record.body()).payload());
+    final int work = WorkMarks.workOf(((RecordBody.SpotRequest) record.body()).payload());
     if (record.replyRouteId() == 0) {
       return new Envelope.Msg(payload, null, work);
     }

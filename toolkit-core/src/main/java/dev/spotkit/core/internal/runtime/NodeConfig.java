@@ -143,9 +143,10 @@ public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store
    * @param alsoHost bind address of the second listener (same binding and limits), or null without one.
    * @param alsoPort bind port of the second listener, 0 = free.
    * @param alsoCodec frame codec of the second listener, or null without one.
+   * @param relocationSealTimeout SessionRelocationSealTimeout, 100 ms..5 min.
    */
   public record SessionSpec(String host, int port, FrameCodec codec, String actorType, int maxOutboundBytes,
       int inboundLowWaterFrames, int inboundHighWaterFrames, Duration halfCloseDrain,
-      Duration halfCloseQuiet, String alsoHost, int alsoPort, FrameCodec alsoCodec) {
+      Duration halfCloseQuiet, String alsoHost, int alsoPort, FrameCodec alsoCodec, Duration relocationSealTimeout) {
   }
 }

@@ -5,7 +5,6 @@ import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.CellState;
 import dev.spotkit.core.internal.runtime.Envelope;
-import dev.spotkit.core.internal.runtime.JsonCopier;
 import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.SpotCell;
@@ -39,7 +38,6 @@ import dev.spotkit.mailbox.DispatchState;
 import dev.spotkit.mailbox.OfferResult;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.wire.SessionPush;
-import dev.spotkit.relocation.wire.ApplicationPayload;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.TreeMap;
@@ -94,8 +92,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       disconnect still goes to the last route (Message Follow carries it on). A late or foreign 44 logs
  *       {@code late_session_route_update} (WARN, key=value) and changes nothing.</li>
  * </ol>
- * Items for an actor on another node go one-way as command 60 with content type {@link #FRAME_CONTENT},
- * {@link #BAD_FRAME_REPLY_CONTENT} or {@link #CLOSED_CONTENT}, in order, on the one connection to that node.
+ * Items for an actor on another node go one-way as command 60 with content type {@link WorkMarks#FRAME_CONTENT},
+ * {@link WorkMarks#BAD_FRAME_REPLY_CONTENT} or {@link WorkMarks#CLOSED_CONTENT}, in order, on the one connection to
+ * that node.
  * Nothing is acknowledged per frame (spec 001 section 11: no per-message ACK, no sequence numbers, no high-water).
  * Pushes from a moved actor come back as
  * command 62 ({@link dev.spotkit.core.wire.SessionPush}) and are written in the binding's push sequence order
@@ -106,10 +105,6 @@ public final class SessionBinder implements SessionHandler {
   public static final int FRAME = 1;
   /** {@link Envelope.Msg#sessionWork()} of a session disconnect (payload: the session id as a Long). */
   static final int CLOSED = 2;
-  /** Content type marking a client frame in command 60 and in a frozen record (Spotkit-defined). */
-  static final String FRAME_CONTENT = "application/x-spotkit-session-frame+json";
-  /** Content type marking a session disconnect in command 60 and in a frozen record (Spotkit-defined). */
-  static final String CLOSED_CONTENT = "application/x-spotkit-session-closed+json";
   /**
    * {@link Envelope.Msg#sessionWork()} of the codec's error reply to a bad client frame (payload: the reply): it
    * queues behind the frames before it and is pushed back to the client when the actor reaches it, so it comes
@@ -122,10 +117,6 @@ public final class SessionBinder implements SessionHandler {
    * (see {@code RouteSwitches}; spec 000 section 9).
    */
   public static final int ROUTE_FLUSH = 4;
-  /** Content type marking a route flush marker in command 60 and in a frozen record (Spotkit-defined). */
-  public static final String ROUTE_FLUSH_CONTENT = "application/x-spotkit-route-flush+json";
-  /** Content type marking a bad frame's error reply in command 60 and in a frozen record (Spotkit-defined). */
-  static final String BAD_FRAME_REPLY_CONTENT = "application/x-spotkit-session-bad-frame-reply+json";
   /** SessionRelocationSealTimeout: 3,000 ms from the seal's install (spec 000 section 4.2 step 8). */
   public static final long SEAL_TIMEOUT_MS = SessionBarrier.DEFAULT_SEAL_TIMEOUT_MS;
   /**
@@ -289,7 +280,7 @@ public final class SessionBinder implements SessionHandler {
               + " but the actor is not Ready on this node");
           return Optional.empty();
         }
-        barrier = new SessionBarrier(binder.sessionBinding(this), Relocations.routeOf(here), SEAL_TIMEOUT_MS);
+        barrier = new SessionBarrier(binder.sessionBinding(this), Relocations.routeOf(here), binder.sealTimeoutMs());
       }
       return perform(barrier.handle(new SessionEvent.SealArrived(seal, atMs)));
     }
@@ -390,7 +381,8 @@ public final class SessionBinder implements SessionHandler {
       if (!timedOut) {
         timedOut = true;
         NodeRuntime.LOG.warn("session_seal_timeout session={} actor={} timeoutMs={} dropped={}: no route update"
-            + " within SessionRelocationSealTimeout; closing the session", session.id(), actor.id, SEAL_TIMEOUT_MS,
+            + " within SessionRelocationSealTimeout; closing the session", session.id(), actor.id,
+            binder.sealTimeoutMs(),
             c.dropped().size());
       }
       session.close("the server could not move your session in time; reconnect");
@@ -708,6 +700,12 @@ public final class SessionBinder implements SessionHandler {
   }
 
   /** The binding a link holds, as commands 42, 43 and 44 name it (this node is its Session owner). */
+  /** SessionRelocationSealTimeout here, ms ({@code SessionOptions.relocationSealTimeout}; 3,000 without sessions). */
+  long sealTimeoutMs() {
+    final dev.spotkit.core.internal.runtime.NodeConfig.SessionSpec spec = rt.config().sessions();
+    return spec == null ? SEAL_TIMEOUT_MS : spec.relocationSealTimeout().toMillis();
+  }
+
   SessionBinding sessionBinding(final Link link) {
     final Relocations r = rt.relocations();
     return new SessionBinding(new SessionOwner(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(),
@@ -780,39 +778,6 @@ public final class SessionBinder implements SessionHandler {
       return;
     }
     link.deliverPush(push.sequence(), push.close(), push.close() ? null : rt.copier().decode(push.payload()));
-  }
-
-  /**
-   * The payload of a message, marked with its session work ({@link #FRAME}, {@link #CLOSED},
-   * {@link #BAD_FRAME_REPLY}, or 0: none).
-   */
-  public static ApplicationPayload mark(final ApplicationPayload payload, final int work) {
-    if (work == 0) {
-      return payload;
-    }
-    return new ApplicationPayload(payload.packetName(), switch (work) {
-      case FRAME -> FRAME_CONTENT;
-      case BAD_FRAME_REPLY -> BAD_FRAME_REPLY_CONTENT;
-      case ROUTE_FLUSH -> ROUTE_FLUSH_CONTENT;
-      default -> CLOSED_CONTENT;
-    }, payload.payload());
-  }
-
-  /** The payload without its session work mark (the message codec's own content type). */
-  public static ApplicationPayload unmark(final ApplicationPayload payload) {
-    return workOf(payload) == 0 ? payload : new ApplicationPayload(payload.packetName(), JsonCopier.JSON,
-        payload.payload());
-  }
-
-  /** The session work a payload is marked with, 0 for none. */
-  public static int workOf(final ApplicationPayload payload) {
-    return switch (payload.contentType()) {
-      case FRAME_CONTENT -> FRAME;
-      case CLOSED_CONTENT -> CLOSED;
-      case BAD_FRAME_REPLY_CONTENT -> BAD_FRAME_REPLY;
-      case ROUTE_FLUSH_CONTENT -> ROUTE_FLUSH;
-      default -> 0;
-    };
   }
 
   /**
