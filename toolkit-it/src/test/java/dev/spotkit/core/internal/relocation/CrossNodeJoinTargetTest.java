@@ -103,7 +103,7 @@ class CrossNodeJoinTargetTest {
         .relocationStore(dev.spotkit.core.RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(RelocationProtocolTest.Entry::new)
+        .objectServer(s -> s.entrySpot(HandWrittenPeerFixture.Entry::new)
             .actor("walker", Walker::new, a -> a.recreateOnRelocation())
             .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
         .start();
