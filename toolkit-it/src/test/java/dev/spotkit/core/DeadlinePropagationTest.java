@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,21 +102,23 @@ class DeadlinePropagationTest {
   private final InMemoryLocationStore store = new InMemoryLocationStore();
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+  private TestMesh mesh;
+
+  /** Two nodes on a {@link TestMesh}; the single-node tests use {@link #single}, a node without a mesh. */
+  private TestMesh twoNodes() {
+    mesh = TestMesh.builder().meshName("mesh")
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("hop", Hop::new, a -> a.disableRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+        .start(2);
+    return mesh;
   }
 
   @AfterEach
   void close() {
     release.countDown();
     nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     DEADLINES.clear();
     RUNS.clear();
     OUTCOMES.clear();
@@ -159,8 +162,9 @@ class DeadlinePropagationTest {
   @Test
   @Spec("REL-24")
   void nestedRequestsAcrossNodesCarryTheClientsDeadline() {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    twoNodes();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final List<String> xyz = chainOf(a, b);
     assertDeadlineTravels(b, xyz); // the client on b: client -> X (a) -> Y (b) -> Z (a), every hop crosses
   }
@@ -190,8 +194,9 @@ class DeadlinePropagationTest {
 
   @Test
   void aNestedRequestStartedAfterTheDeadlineIsNotStartedAcrossNodes() {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    twoNodes();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     assertLateNestedRequestNotStarted(b, chainOf(a, b));
   }
 
@@ -222,8 +227,9 @@ class DeadlinePropagationTest {
 
   @Test
   void aRequestWhoseDeadlinePassedBeforeItsTurnIsNotRunAcrossNodes() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    twoNodes();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final List<String> xyz = chainOf(a, b);
     assertExpiredArrivalNotRun(a, xyz.get(1)); // Y is on b, the client on a
   }

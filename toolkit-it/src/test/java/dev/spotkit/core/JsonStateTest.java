@@ -1,10 +1,9 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -106,28 +105,27 @@ class JsonStateTest {
   record RoomState(List<String> lines) {
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
-  private MeshNode node(final Consumer<ActorOptions<Keeper>> keeper) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("keeper", Keeper::new, keeper)
-            .userSpot("room", Room::new, o -> o.spotWide().preserveState(RoomState.class,
-                room -> new RoomState(List.copyOf(room.lines)), (room, st) -> room.lines.addAll(st.lines()))))
-        .start();
-    nodes.add(node);
-    return node;
+  private static Consumer<ObjectServerBuilder> registrations(final Consumer<ActorOptions<Keeper>> keeper) {
+    return s -> s.entrySpot(TestNodes.PlainEntry::new).actor("keeper", Keeper::new, keeper)
+        .userSpot("room", Room::new, o -> o.spotWide().preserveState(RoomState.class,
+            room -> new RoomState(List.copyOf(room.lines)), (room, st) -> room.lines.addAll(st.lines())));
   }
 
-  private static MeshNode json(final JsonStateTest t) {
-    return t.node(a -> a.preserveState(KeeperState.class, Keeper::state, Keeper::apply));
+  private static void json(final ActorOptions<Keeper> keeper) {
+    keeper.preserveState(KeeperState.class, Keeper::state, Keeper::apply);
+  }
+
+  private static TestMesh.Builder builder(final Consumer<ActorOptions<Keeper>> keeper) {
+    return TestMesh.builder().meshName("mesh").objectServer(registrations(keeper));
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private static KeeperState snapshot(final MeshNode via, final String id) {
@@ -141,9 +139,10 @@ class JsonStateTest {
   @Test
   @Spec("REL-01")
   void anActorsRecordStateMovesToAnotherNodeAsJson() {
-    final MeshNode a = json(this);
-    final MeshNode b = json(this);
-    final String id = actorOn(a, "keeper-1", "keeper");
+    mesh = builder(JsonStateTest::json).start(2);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String id = mesh.actorOn(0, "keeper-1", "keeper");
     for (int n = 0; n < 5; n++) {
       a.toActor(id).send(new Note(n));
     }
@@ -163,9 +162,10 @@ class JsonStateTest {
 
   @Test
   void aRoomsRecordStateMovesWithItsMembers() throws Exception {
-    final MeshNode a = json(this);
+    mesh = builder(JsonStateTest::json).start(1);
+    final MeshNode a = mesh.node(0);
     a.spots().getOrCreate("r1", "room").await(); // on a: the only node yet
-    final MeshNode b = json(this);
+    final MeshNode b = mesh.addNode();
     a.toSpot("r1").send("hello");
     a.toSpot("r1").send("world");
     a.toSpot("r1").request(new Snapshot(), List.class).timeout(Duration.ofSeconds(10)).await(); // both handled
@@ -178,9 +178,10 @@ class JsonStateTest {
 
   @Test
   void aCaptureThatReturnsNullFailsTheMoveWithATypedErrorAndTheActorKeepsServingWithItsState() {
-    final MeshNode a = json(this);
-    final MeshNode b = json(this);
-    final String id = actorOn(a, "keeper-2", "keeper");
+    mesh = builder(JsonStateTest::json).start(2);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String id = mesh.actorOn(0, "keeper-2", "keeper");
     a.toActor(id).send(new Note(7));
     a.toActor(id).send(new Note(-1)); // its capture returns null from now on
 
@@ -196,10 +197,17 @@ class JsonStateTest {
 
   @Test
   void aStateTheTargetCannotDecodeFailsTheMoveBeforeRelayReadyAndTheActorKeepsServing() {
-    final MeshNode a = json(this);
-    final MeshNode b = node(k -> k.preserveState(Incompatible.class, keeper -> new Incompatible(0), (keeper, s) -> {
-    }));
-    final String id = actorOn(a, "keeper-3", "keeper");
+    // node 1 registers the keeper with another state type
+    mesh = builder(JsonStateTest::json).customize((node, i) -> {
+      if (i == 1) {
+        node.objectServer(registrations(k -> k.preserveState(Incompatible.class, keeper -> new Incompatible(0),
+            (keeper, s) -> {
+            })));
+      }
+    }).start(2);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String id = mesh.actorOn(0, "keeper-3", "keeper");
     a.toActor(id).send(new Note(1));
 
     final HostRelocationResult moved = a.relocate(b.nodeRid()).join();
@@ -213,9 +221,9 @@ class JsonStateTest {
 
   @Test
   void nullArgumentsAreATypedErrorAtRegistration() {
-    assertThatThrownBy(() -> node(k -> k.preserveState(null, Keeper::state, Keeper::apply)))
+    assertThatThrownBy(() -> builder(k -> k.preserveState(null, Keeper::state, Keeper::apply)).start(1))
         .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("none of them null");
-    assertThatThrownBy(() -> node(k -> k.preserveState(KeeperState.class, null, Keeper::apply)))
+    assertThatThrownBy(() -> builder(k -> k.preserveState(KeeperState.class, null, Keeper::apply)).start(1))
         .isInstanceOf(SpotkitException.InvalidOperation.class);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,14 +32,15 @@ class LeaseAdmissionTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
   private MeshNode node;
 
   @AfterEach
   void close() {
-    store.faults().clear();
-    if (node != null) {
-      node.close();
+    if (mesh != null) {
+      store.faults().clear();
+      mesh.close();
     }
   }
 
@@ -52,12 +54,13 @@ class LeaseAdmissionTest {
     // renew 100 ms, TTL 3 s, renew timeout 200 ms, fencing margin 2.5 s: admission ends ~0.5 s after the last
     // answered renewal, long before the store could expire the lease record
     final java.util.List<NodeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2).eventListener(events::add)
-        .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
+    mesh = TestMesh.builder().meshName("lease").node(b -> b.eventListener(events::add)
+        .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500)))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("counter", Counter::new, a -> a.disableRelocation()))
-        .start();
+        .start(1);
+    store = mesh.locationStore();
+    node = mesh.node(0);
     node.actors().getOrCreate("c", "counter").await();
     node.toActor("c").send(new Poke());
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> Counter.TICKS.get() > 3);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +40,8 @@ class LeaseIsolationTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
   private final AtomicInteger leaseCalls = new AtomicInteger();
   private final CountDownLatch unblockCallback = new CountDownLatch(1);
   private MeshNode node;
@@ -53,12 +55,14 @@ class LeaseIsolationTest {
     release = new CountDownLatch(1);
     // renew 100 ms, TTL 3 s, renew timeout 200 ms, fencing margin 2.5 s: admission ends ~0.5 s after the last
     // answered renewal; the store expires the lease 3 s after the last applied one
-    node = MeshNode.builder().meshName("isolation").locationStore(store).workers(2)
-        .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
+    mesh = TestMesh.builder().meshName("isolation")
+        .node(b -> b.ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200),
+            Duration.ofMillis(2500)))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("staller", Staller::new, a -> a.disableRelocation()))
-        .start();
+        .start(1);
+    store = mesh.locationStore();
+    node = mesh.node(0);
     node.actors().getOrCreate("s", "staller").await();
     // counts the lease calls that reach the store (a rule that never matches; its predicate sees every call)
     store.faults().failNext(1, call -> {
@@ -74,7 +78,7 @@ class LeaseIsolationTest {
     unblockCallback.countDown();
     release.countDown();
     store.faults().clear();
-    node.close();
+    mesh.close();
   }
 
   /** Starts a request that times out after 100 ms and whose callback then blocks until the test ends. */

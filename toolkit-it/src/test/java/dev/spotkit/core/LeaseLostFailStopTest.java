@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -26,12 +27,13 @@ class LeaseLostFailStopTest {
   private final AtomicLong millis = new AtomicLong(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
   private final InMemoryLocationStore store = new InMemoryLocationStore(() -> Instant.ofEpochMilli(millis.get()),
       Duration.ofMinutes(1));
+  private TestMesh mesh;
   private MeshNode node;
 
   @AfterEach
   void close() {
-    if (node != null) {
-      node.close();
+    if (mesh != null) {
+      mesh.close();
     }
   }
 
@@ -39,14 +41,15 @@ class LeaseLostFailStopTest {
   @Spec("LOC-04")
   void aNodeWhoseLeaseExpiredInTheStoreStopsItselfAndCompletesTerminatedExceptionally() throws Exception {
     final java.util.List<NodeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    node = MeshNode.builder().meshName("lease").locationStore(store).workers(2).eventListener(events::add)
-        .closeTimeout(Duration.ofSeconds(2))
-        .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
+    // the node's own store, on a clock the test moves (not the mesh's shared store)
+    mesh = TestMesh.builder().meshName("lease").closeTimeout(Duration.ofSeconds(2))
+        .node(b -> b.locationStore(store).eventListener(events::add)
+            .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500))
+            .sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("counter")))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("counter", LeaseAdmissionTest.Counter::new, a -> a.disableRelocation()))
-        .sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("counter"))
-        .start();
+        .start(1);
+    node = mesh.node(0);
     node.actors().getOrCreate("c", "counter").await();
     final InetSocketAddress sessions = node.sessionAddress().orElseThrow();
     assertThat(node.terminated()).isNotDone();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,21 +33,23 @@ class MeshCreationRaceTest {
     }
   }
 
-  private static MeshNode node(final InMemoryLocationStore store, final int weight) {
-    return MeshNode.builder().meshName("race").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET).placementWeight(weight))
+  /** Node 0 with placement weight 0, node 1 with 100: placement always picks node 1. */
+  private static TestMesh twoNodes() {
+    return TestMesh.builder().meshName("race").closeTimeout(Duration.ofSeconds(2))
+        .node(b -> b.requestTimeout(Duration.ofSeconds(4)))
+        .mesh((m, i) -> m.placementWeight(i == 0 ? 0 : 100))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("counted", Counted::new,
             a -> a.disableRelocation()).userSpot("room", MeshCreationTest.Room::new, o -> o.recreateOnRelocation()))
-        .start();
+        .start(2);
   }
 
   @Test
   @Spec("MEM-03")
   void aReservationArrivingWhileALocalAttemptIsStagedWaitsForItAndRunsTheFactoryOnce() throws Exception {
-    final InMemoryLocationStore store = new InMemoryLocationStore();
-    try (MeshNode a = node(store, 0); MeshNode b = node(store, 100)) { // placement always picks b
+    try (TestMesh mesh = twoNodes()) { // placement always picks b
+      final InMemoryLocationStore store = mesh.locationStore();
+      final MeshNode a = mesh.node(0);
+      final MeshNode b = mesh.node(1);
       // Which of b's two threads gets there first after both stalls are released is up to the scheduler (the
       // reserved creation checking its registry, or the staged attempt stepping aside); before the fix the
       // first order failed. Several ids give that order its chances.
@@ -62,8 +65,10 @@ class MeshCreationRaceTest {
 
   @Test
   void theSameForAUserSpotCreation() throws Exception {
-    final InMemoryLocationStore store = new InMemoryLocationStore();
-    try (MeshNode a = node(store, 0); MeshNode b = node(store, 100)) {
+    try (TestMesh mesh = twoNodes()) {
+      final InMemoryLocationStore store = mesh.locationStore();
+      final MeshNode a = mesh.node(0);
+      final MeshNode b = mesh.node(1);
       for (int i = 0; i < ROUNDS; i++) {
         race(store, a, b, "s" + i, ActorKind.SPOT);
       }

@@ -3,21 +3,19 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -64,33 +62,27 @@ class MeshCreationTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node(final Consumer<MeshOptions> mesh) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(10))
-        .mesh(m -> {
-          m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET);
-          mesh.accept(m);
-        })
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("counted", Counted::new, a -> a.disableRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation())
-            .userSpot("hall", Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  /** Three nodes; a fourth ({@link TestMesh#addNode()}) has placement weight 0. */
+  private final TestMesh testMesh = TestMesh.builder().meshName("mesh")
+      .node(b -> b.requestTimeout(Duration.ofSeconds(10)))
+      .mesh((m, i) -> {
+        if (i == 3) {
+          m.placementWeight(0);
+        }
+      })
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .actor("counted", Counted::new, a -> a.disableRelocation())
+          .userSpot("room", Room::new, o -> o.recreateOnRelocation())
+          .userSpot("hall", Room::new, o -> o.recreateOnRelocation()))
+      .start(3);
 
   private List<MeshNode> three() {
-    return List.of(node(m -> { }), node(m -> { }), node(m -> { }));
+    return testMesh.nodes();
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    testMesh.close();
     FACTORY_RUNS.clear();
   }
 
@@ -143,7 +135,7 @@ class MeshCreationTest {
   @Test
   void placementSpreadsNewObjectsAndNeverPicksWeightZero() {
     final List<MeshNode> mesh = three();
-    final MeshNode idle = node(m -> m.placementWeight(0));
+    final MeshNode idle = testMesh.addNode(); // placement weight 0
     final Map<NodeRid, Integer> placed = new HashMap<>();
     for (int i = 0; i < 60; i++) {
       final SpotRef ref = mesh.get(i % 3).spots().create("room").await();

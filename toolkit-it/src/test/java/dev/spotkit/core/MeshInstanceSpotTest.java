@@ -6,12 +6,12 @@ import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
 import dev.spotkit.store.ScanRequest;
 import dev.spotkit.store.ScanResult;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -62,26 +62,22 @@ class MeshInstanceSpotTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final InMemoryRelocationStore relocations = new InMemoryRelocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private final TestMesh testMesh = TestMesh.builder().meshName("mesh")
+      .node(b -> b.requestTimeout(Duration.ofSeconds(10)))
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .instanceSpot("tally", Tally::new, o -> o.recreateOnRelocation()))
+      .start(3);
+  private final InMemoryLocationStore store = testMesh.locationStore();
+  private final InMemoryRelocationStore relocations = testMesh.relocationStore();
 
   private List<MeshNode> three() {
-    for (int i = 0; i < 3; i++) {
-      nodes.add(MeshNode.builder().meshName("mesh").locationStore(store).relocationStore(relocations).workers(2)
-          .closeTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(10))
-          .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET))
-          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-              .instanceSpot("tally", Tally::new, o -> o.recreateOnRelocation()))
-          .start());
-    }
-    return List.copyOf(nodes);
+    return testMesh.nodes();
   }
 
   @AfterEach
   void close() {
     initGate.countDown();
-    nodes.forEach(MeshNode::close);
+    testMesh.close();
     FACTORY_RUNS.clear();
   }
 

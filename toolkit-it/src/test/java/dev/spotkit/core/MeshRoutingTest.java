@@ -3,7 +3,7 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -89,21 +89,20 @@ class MeshRoutingTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
+  /** The first call starts the test's mesh with one node, each later call adds one. */
   private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("recorder", Recorder::new, a -> a.disableRelocation())
-            .userSpot("hall", Hall::new, o -> o.recreateOnRelocation())
-            .instanceSpot("tally", Tally::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh")
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("recorder", Recorder::new, a -> a.disableRelocation())
+              .userSpot("hall", Hall::new, o -> o.recreateOnRelocation())
+              .instanceSpot("tally", Tally::new, o -> o.recreateOnRelocation()))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   /** A node of {@code from} that does not own {@code owner} (messages from it cross the mesh). */
@@ -114,7 +113,9 @@ class MeshRoutingTest {
   @AfterEach
   void close() {
     stallGate.countDown();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   @Test

@@ -3,7 +3,7 @@ package dev.spotkit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,30 +78,21 @@ class MessageShapesAcrossNodesTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("sink", Sink::new, a -> a.disableRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .actor("sink", Sink::new, a -> a.disableRelocation()))
+      .start(2);
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     SEEN.clear();
   }
 
   /** [owner, remote sender] for a fresh actor id. */
   private MeshNode[] ownerAndRemote(final String id) {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final ActorRef ref = a.actors().getOrCreate(id, "sink").await();
     return ref.nodeRid().equals(a.nodeRid()) ? new MeshNode[] {a, b} : new MeshNode[] {b, a};
   }

@@ -1,6 +1,5 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.HostRelocationCommitTest.Keeper;
@@ -12,9 +11,9 @@ import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -31,25 +30,16 @@ class RelocationCasRetryTest {
   /** Restore validity on the target (Relocations.RESTORE_VALIDITY). */
   static final Duration RESTORE_VALIDITY = Duration.ofSeconds(10);
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(HostRelocationCommitTest.SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState())))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState())))
+      .start(2);
+  private final InMemoryLocationStore store = mesh.locationStore();
 
   @AfterEach
   void close() {
     store.faults().clear();
-    nodes.forEach(MeshNode::close);
+    mesh.close();
   }
 
   private String ownerHex(final String actor) {
@@ -67,8 +57,8 @@ class RelocationCasRetryTest {
   }
 
   /** An actor on {@code a} with {@link #NOTES} notes, and the predicate of a write of its authority row. */
-  private static String loadedActor(final MeshNode a, final String prefix) {
-    final String actor = actorOn(a, prefix, "keeper");
+  private String loadedActor(final MeshNode a, final String prefix) {
+    final String actor = mesh.actorOn(mesh.nodes().indexOf(a), prefix, "keeper");
     for (int n = 0; n < NOTES; n++) {
       a.toActor(actor).send(new Note(n));
     }
@@ -99,8 +89,8 @@ class RelocationCasRetryTest {
    */
   @Test
   void aCasWhoseFirstAnswerNeverComesIsRetriedInsideRestoreValidityAndCommits() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final String actor = loadedActor(a, "held");
     final StoreFaults.Stall stall = store.faults().stallNext(1, casOf(actor));
     final long start = System.nanoTime();
@@ -120,8 +110,8 @@ class RelocationCasRetryTest {
    */
   @Test
   void aCasWhoseAnswerIsLostConvergesByTheReRead() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final String actor = loadedActor(a, "lost");
     store.faults().loseAnswerOfNext(1, casOf(actor));
     final HostRelocationResult result = a.relocate(b.nodeRid()).get(30, TimeUnit.SECONDS);
@@ -134,8 +124,8 @@ class RelocationCasRetryTest {
    */
   @Test
   void aCasFailingRetryablyIsRetriedUntilItCommits() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final String actor = loadedActor(a, "flaky");
     store.faults().failNext(2, casOf(actor));
     final HostRelocationResult result = a.relocate(b.nodeRid()).get(30, TimeUnit.SECONDS);

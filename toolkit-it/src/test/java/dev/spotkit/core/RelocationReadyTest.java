@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -82,24 +83,15 @@ class RelocationReadyTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .userSpot("room", Match::new, o -> o.spotWide().recreateOnRelocation().applicationSignaledRelocation())
-            .userSpot("plain", Match::new, o -> o.spotWide().recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .userSpot("room", Match::new, o -> o.spotWide().recreateOnRelocation().applicationSignaledRelocation())
+          .userSpot("plain", Match::new, o -> o.spotWide().recreateOnRelocation()))
+      .start(2);
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     EVENTS.clear();
     REFUSE_ON.clear();
   }
@@ -110,8 +102,8 @@ class RelocationReadyTest {
 
   @Test
   void aBoundaryWithNoMoveContinuesHereBeforeTheNextJob() {
-    final MeshNode a = node();
-    final String match = Placed.spotOn(a, "match");
+    final MeshNode a = mesh.node(0);
+    final String match = mesh.spotOn(0, "match", "room");
     final String here = a.nodeRid().hex();
     ask(a, match, new EndRound(true));
     ask(a, match, new Ping());
@@ -120,9 +112,9 @@ class RelocationReadyTest {
 
   @Test
   void aMoveWaitsForTheBoundaryThenTheTargetCompletesBeforeItsFirstJob() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String match = Placed.spotOn(a, "match");
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String match = mesh.spotOn(0, "match", "room");
     final CompletableFuture<SpotRelocationResult> move = a.relocateSpot(new SpotId(match), b.nodeRid());
     // rounds without a boundary: the match keeps playing on a, the move waits
     assertThat(ask(a, match, new EndRound(false))).isEqualTo(a.nodeRid().hex());
@@ -139,9 +131,9 @@ class RelocationReadyTest {
 
   @Test
   void aMoveThatFailsBeforeRelayReadyContinuesOnTheSource() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String match = Placed.spotOn(a, "match");
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String match = mesh.spotOn(0, "match", "room");
     REFUSE_ON.add(b.nodeRid()); // its restore fails: before relay-ready, so the match stays on a
     final CompletableFuture<SpotRelocationResult> move = a.relocateSpot(new SpotId(match), b.nodeRid());
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> {
@@ -161,7 +153,7 @@ class RelocationReadyTest {
 
   @Test
   void deferOutsideAnApplicationSignaledSpotWideSpotIsInvalidOperation() {
-    final MeshNode a = node();
+    final MeshNode a = mesh.node(0);
     final SpotRef plain = a.spots().getOrCreate("plain-1", "plain").await();
     assertThat(ask(a, plain.id().value(), new TryDefer())).isEqualTo("InvalidOperation");
     assertThat(EVENTS).isEmpty(); // no completion callback

@@ -1,17 +1,14 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
-import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.CrossNodeJoinTest.Move;
 import dev.spotkit.core.CrossNodeJoinTest.Note;
 import dev.spotkit.core.CrossNodeJoinTest.Seen;
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,31 +33,23 @@ class SenderOrderAcrossMovesTest {
   /** The sender stops after this many notes in a round even when the move is not done. */
   static final int MAX_NOTES_PER_ROUND = 2_000;
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
-  private MeshNode node() {
-    return node(MeshOptions.DEFAULT_ROUTE_CACHE_MAX_AGE);
-  }
-
-  private MeshNode node(final Duration routeCacheMaxAge) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET)
-            .routeCacheMaxAge(routeCacheMaxAge))
+  private TestMesh start(final Duration routeCacheMaxAge) {
+    mesh = TestMesh.builder().meshName("mesh").mesh((m, i) -> m.routeCacheMaxAge(routeCacheMaxAge))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("mover", CrossNodeJoinTest.Mover::new, a -> a.preserveStateWith(
                 new CrossNodeJoinTest.MoverState()))
             .userSpot("room", CrossNodeJoinTest.Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+        .start(2);
+    return mesh;
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     CrossNodeJoinTest.RESULTS.clear();
     CrossNodeJoinTest.EVENTS.clear();
     CrossNodeJoinTest.DEFERRED.clear();
@@ -68,11 +57,12 @@ class SenderOrderAcrossMovesTest {
 
   @Test
   void aSenderStreamingOverTheConnectionTheActorMovesAlongKeepsItsOrder() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String actor = actorOn(a, a, "streamed", "mover");
-    final String east = spotOn(b, "east");
-    final String west = spotOn(a, "west");
+    start(MeshOptions.DEFAULT_ROUTE_CACHE_MAX_AGE);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String actor = mesh.actorOn(0, "streamed", "mover");
+    final String east = mesh.spotOn(1, "east", "room");
+    final String west = mesh.spotOn(0, "west", "room");
     final AtomicInteger sent = new AtomicInteger();
     final List<String> failures = new ArrayList<>();
     int joins = 0;
@@ -121,11 +111,12 @@ class SenderOrderAcrossMovesTest {
    */
   @Test
   void aSenderOnTheNodeTheActorMovesToKeepsItsOrderWhateverTheRouteCacheAge() throws Exception {
-    final MeshNode a = node(Duration.ofMillis(100));
-    final MeshNode b = node(Duration.ofMillis(100));
-    final String actor = actorOn(a, a, "incoming", "mover");
-    final String east = spotOn(b, "east");
-    final String west = spotOn(a, "west");
+    start(Duration.ofMillis(100));
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String actor = mesh.actorOn(0, "incoming", "mover");
+    final String east = mesh.spotOn(1, "east", "room");
+    final String west = mesh.spotOn(0, "west", "room");
     final AtomicInteger sent = new AtomicInteger();
     final List<String> failures = new ArrayList<>();
     int joins = 0;

@@ -1,6 +1,7 @@
 package dev.spotkit.testkit;
 
 import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.MeshOptions;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.ObjectServerBuilder;
 import dev.spotkit.core.SpotkitException;
@@ -14,6 +15,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 /**
  * N MeshNodes in one JVM for multi-node tests of an application (issue 15): every node listens on 127.0.0.1 on a
@@ -65,14 +67,21 @@ public final class TestMesh implements AutoCloseable {
    *     registration, Unavailable when the store does not answer.
    */
   public MeshNode addNode() {
-    final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locationStore)
-        .relocationStore(relocationStore).workers(builder.workers).closeTimeout(builder.closeTimeout)
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))
-        .objectServer(builder.registrations);
-    builder.customize.accept(b);
-    final MeshNode node = b.start();
-    nodes.add(node);
-    return node;
+    synchronized (nodes) {
+      final int index = nodes.size();
+      final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locationStore)
+          .relocationStore(relocationStore).workers(builder.workers).closeTimeout(builder.closeTimeout)
+          .mesh(m -> {
+            m.listen("127.0.0.1", 0).clusterSecret(secret);
+            builder.meshOptions.accept(m, index);
+          })
+          .objectServer(builder.registrations);
+      builder.customize.accept(b);
+      builder.perNode.accept(b, index);
+      final MeshNode node = b.start();
+      nodes.add(node);
+      return node;
+    }
   }
 
   /**
@@ -202,6 +211,8 @@ public final class TestMesh implements AutoCloseable {
     private Duration closeTimeout = Duration.ofSeconds(5);
     private Consumer<ObjectServerBuilder> registrations;
     private Consumer<MeshNode.Builder> customize = b -> { };
+    private ObjIntConsumer<MeshNode.Builder> perNode = (b, index) -> { };
+    private ObjIntConsumer<MeshOptions> meshOptions = (m, index) -> { };
 
     private Builder() {
     }
@@ -258,6 +269,36 @@ public final class TestMesh implements AutoCloseable {
      */
     public Builder node(final Consumer<MeshNode.Builder> customize) {
       this.customize = Objects.requireNonNull(customize, "customize");
+      return this;
+    }
+
+    /**
+     * Anything that differs between nodes, applied after {@link #node(Consumer)}: node {@code index} (0 for the
+     * first started, {@code size()} for the next {@link TestMesh#addNode()}) gets its own options, e.g.
+     * {@code (b, i) -> { if (i == 2) b.objectClient(); }} for a node that hosts nothing,
+     * {@code b.drainOnClose(Duration.ofSeconds(5))} on the node a test closes, a metrics registry per node, other
+     * registrations ({@code b.objectServer(...)} replaces the shared ones) or a store of its own
+     * ({@code b.locationStore(...)}, then it no longer shares {@link TestMesh#locationStore()}). Do not call
+     * {@code b.mesh(...)} here: it replaces the loopback listener and the cluster secret; use {@link #mesh} instead.
+     *
+     * @param customize called once per node with its builder and its index (0..63).
+     * @return this builder.
+     */
+    public Builder customize(final ObjIntConsumer<MeshNode.Builder> customize) {
+      this.perNode = Objects.requireNonNull(customize, "customize");
+      return this;
+    }
+
+    /**
+     * Mesh options of node {@code index} on top of the loopback listener and the shared cluster secret, e.g.
+     * {@code (m, i) -> m.acceptAdminDrains(Duration.ofMillis(100))}; setting {@code clusterSecret} here gives that
+     * node another secret (a node that must not join), {@code listen} another address.
+     *
+     * @param configure called once per node with its {@link MeshOptions} and its index (0..63).
+     * @return this builder.
+     */
+    public Builder mesh(final ObjIntConsumer<MeshOptions> configure) {
+      this.meshOptions = Objects.requireNonNull(configure, "configure");
       return this;
     }
 
