@@ -1,9 +1,8 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -162,26 +161,27 @@ class LeaveAfterOwnMessagesTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
+  /** The first call starts the test's mesh with one node, each later call adds one. */
   private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(Lobby::new)
-            .actor("talker", Talker::new, a -> a.recreateOnRelocation())
-            .userSpot("room", Room::new, o -> o.perActor().recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh")
+          .objectServer(s -> s.entrySpot(Lobby::new)
+              .actor("talker", Talker::new, a -> a.recreateOnRelocation())
+              .userSpot("room", Room::new, o -> o.perActor().recreateOnRelocation()))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
     unblock.countDown();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     EVENTS.clear();
     RESULTS.clear();
     BACK.clear();
@@ -190,13 +190,13 @@ class LeaveAfterOwnMessagesTest {
   }
 
   /** A room of type "room" created through {@code on} that landed there. */
-  private static String roomOn(final MeshNode on, final String prefix) {
-    return Placed.spotOn(on, prefix);
+  private String roomOn(final MeshNode on, final String prefix) {
+    return mesh.spotOn(mesh.indexOf(on.nodeRid()), prefix, "room");
   }
 
   /** Creates the talker on {@code a} and makes it a member of {@code room} (same node). */
-  private static String memberOf(final MeshNode a, final String room) {
-    final String actor = actorOn(a, a, "talker", "talker");
+  private String memberOf(final MeshNode a, final String room) {
+    final String actor = mesh.actorOn(mesh.indexOf(a.nodeRid()), "talker", "talker");
     a.toActor(actor).send(new Enter(room));
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 1);
     assertThat(RESULTS.get(actor).get(0)).isInstanceOf(JoinResult.Accepted.class);

@@ -9,6 +9,7 @@ import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.Mutation;
 import dev.spotkit.store.WriteBatch;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -80,32 +81,44 @@ class LocationQueriesTest {
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh testMesh;
 
+  private static void registrations(final ObjectServerBuilder s) {
+    s.entrySpot(HoldingEntry::new)
+        .actor("player", Plain::new, a -> a.disableRelocation())
+        .actor("npc", Plain::new, a -> a.disableRelocation())
+        .userSpot("room", Room::new, o -> o.recreateOnRelocation());
+  }
+
+  /** A node without a mesh, alone on {@link #store}. */
   private MeshNode node(final boolean mesh) {
-    final MeshNode.Builder b = MeshNode.builder().meshName("mesh").locationStore(store)
+    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
         .relocationStore(RelocationStores.of(store)).workers(2)
         .closeTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(10))
-        .objectServer(s -> s.entrySpot(HoldingEntry::new)
-            .actor("player", Plain::new, a -> a.disableRelocation())
-            .actor("npc", Plain::new, a -> a.disableRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()));
-    if (mesh) {
-      b.mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET));
-    }
-    final MeshNode node = b.start();
+        .objectServer(LocationQueriesTest::registrations).start();
     nodes.add(node);
     return node;
+  }
+
+  /** {@code count} MeshNodes on a {@link TestMesh}. */
+  private List<MeshNode> meshOf(final int count) {
+    testMesh = TestMesh.builder().meshName("mesh").node(b -> b.requestTimeout(Duration.ofSeconds(10)))
+        .objectServer(LocationQueriesTest::registrations).start(count);
+    return testMesh.nodes();
   }
 
   @AfterEach
   void close() {
     hold.countDown();
     nodes.forEach(MeshNode::close);
+    if (testMesh != null) {
+      testMesh.close();
+    }
   }
 
   @Test
   void aReadyObjectWhoseOwnerLeaseLapsedIsReportedUnavailableStillOnThatOwner() {
-    final List<MeshNode> mesh = List.of(node(true), node(true));
+    final List<MeshNode> mesh = meshOf(2);
     final List<ActorRef> refs = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
       refs.add(mesh.get(i % 2).actors().getOrCreate(String.format("p-%02d", i), "player").await());
@@ -114,6 +127,7 @@ class LocationQueriesTest {
     assertThat(refs).extracting(ActorRef::nodeRid).as("placement used both nodes").contains(lapsedNode,
         mesh.get(1).nodeRid());
     final ActorRef onLapsed = refs.stream().filter(r -> r.nodeRid().equals(lapsedNode)).findFirst().orElseThrow();
+    final InMemoryLocationStore store = testMesh.locationStore();
     final String ownerId = new LocationQuery(store, Duration.ofSeconds(2))
         .locate(ObjectKey.actor(onLapsed.id().value())).orElseThrow().ownerId();
     // the owner's lease record goes away as if its renewals had stopped answering past the TTL
@@ -131,7 +145,7 @@ class LocationQueriesTest {
 
   @Test
   void locateFromAnyOfThreeNodesGivesTheOwnerTheCreatorGot() {
-    final List<MeshNode> mesh = List.of(node(true), node(true), node(true));
+    final List<MeshNode> mesh = meshOf(3);
     final Set<NodeRid> owners = new HashSet<>();
     for (int i = 0; i < 12; i++) {
       final ActorRef ref = mesh.get(i % 3).actors().getOrCreate("p-" + i, "player").await();

@@ -1,12 +1,11 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.mesh.PeerConnection;
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import io.netty.channel.Channel;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,34 +49,34 @@ class MeshOutboundBoundTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     HANDLED.set(0);
   }
 
-  private MeshNode node(final int weight, final int maxFrameBytes) {
-    final MeshNode node = MeshNode.builder().meshName("bound").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET).placementWeight(weight)
-            .maxFrameBytes(maxFrameBytes).maxPendingOutboundBytes(BOUND).sendTimeout(SEND_TIMEOUT))
+  /** Node A (0): weight 0, 1 MiB frames; node B (1): weight 100, {@code maxFrameBytesOfB}. */
+  private void start(final int maxFrameBytesOfB) {
+    mesh = TestMesh.builder().meshName("bound")
+        .mesh((m, i) -> m.placementWeight(i == 0 ? 0 : 100).maxFrameBytes(i == 0 ? 1 << 20 : maxFrameBytesOfB)
+            .maxPendingOutboundBytes(BOUND).sendTimeout(SEND_TIMEOUT))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new).actor("sink", ctx -> new Sink(),
             a -> a.disableRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+        .start(2);
   }
 
   @Test
   void sendsToAPeerThatDoesNotReadAreSlowedThenRefusedWithinTheBoundAndResumeWhenItReads() throws Exception {
-    final MeshNode a = node(0, 1 << 20); // weight 0: every sink lands on B
-    final MeshNode b = node(100, 1 << 20);
+    start(1 << 20);
+    final MeshNode a = mesh.node(0); // weight 0: every sink lands on B
+    final MeshNode b = mesh.node(1);
     final List<String> sinks = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      sinks.add(actorOn(b, a, "sink" + i, "sink"));
+      sinks.add(mesh.actorOn(1, 0, "sink" + i, "sink"));
     }
     final String body = "x".repeat(PAYLOAD);
     a.toActor(sinks.get(0)).send(new Blob(-1, 0, body)); // connects A to B
@@ -149,9 +147,10 @@ class MeshOutboundBoundTest {
 
   @Test
   void aFrameOverThePeersFrameLimitIsRefusedAtTheSenderAndNothingVanishes() {
-    final MeshNode a = node(0, 1 << 20);
-    final MeshNode b = node(100, 64 * 1024);
-    final String sink = actorOn(b, a, "small", "sink");
+    start(64 * 1024);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String sink = mesh.actorOn(1, 0, "small", "sink");
     final String big = "y".repeat(100 * 1024); // fits A's 1 MiB frames, not B's 64 KiB ones
     int sentOk = 0;
     int refused = 0;

@@ -1,10 +1,8 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
-import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,24 +81,15 @@ class RelocationBacklogCapacityTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("backlog").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("laggard", Laggard::new, a -> a.preserveStateWith(new LaggardState()).mailboxCapacity(CAPACITY))
-            .userSpot("room", CrossNodeJoinTest.Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  private final TestMesh mesh = TestMesh.builder().meshName("backlog")
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .actor("laggard", Laggard::new, a -> a.preserveStateWith(new LaggardState()).mailboxCapacity(CAPACITY))
+          .userSpot("room", CrossNodeJoinTest.Room::new, o -> o.recreateOnRelocation()))
+      .start(2);
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     HANDLED.clear();
     JOINED.clear();
     SLOW_RESTORE.clear();
@@ -111,11 +100,11 @@ class RelocationBacklogCapacityTest {
   @Test
   @Spec("REL-23")
   void aBacklogLargerThanTheMailboxRunsInOrderAndNeverFailsForCapacity() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     SLOW_RESTORE.add(b.nodeRid());
-    final String actor = actorOn(a, a, "laggard", "laggard");
-    final String room = spotOn(b, "room");
+    final String actor = mesh.actorOn(0, "laggard", "laggard");
+    final String room = mesh.spotOn(1, "room", "room");
     final java.util.concurrent.atomic.AtomicReference<io.netty.channel.Channel> stalled =
         new java.util.concurrent.atomic.AtomicReference<>();
     final List<Integer> accepted = new CopyOnWriteArrayList<>();

@@ -162,10 +162,29 @@ public final class TestMesh implements AutoCloseable {
    * @throws SpotkitException as {@code actors().getOrCreate(...).await()}.
    */
   public String actorOn(final int index, final String prefix, final String type) {
+    return actorOn(index, index, prefix, type);
+  }
+
+  /**
+   * Creates an actor of {@code type} through node {@code via} that lands on node {@code index}, as
+   * {@link #actorOn(int, String, String)}: {@code via} then already routes to it (e.g. a sender whose connection to
+   * the owner must exist before the test starts).
+   *
+   * @param index the node it must be on.
+   * @param via the node whose {@code actors().getOrCreate} creates it.
+   * @param prefix the id prefix.
+   * @param type a registered actor type.
+   * @return the id of the actor on node {@code index}.
+   * @throws IllegalStateException when none of {@value #PLACEMENT_TRIES} tries landed there.
+   * @throws IndexOutOfBoundsException when there is no node {@code index} or {@code via}.
+   * @throws SpotkitException as {@code actors().getOrCreate(...).await()}.
+   */
+  public String actorOn(final int index, final int via, final String prefix, final String type) {
     final MeshNode on = node(index);
+    final MeshNode through = node(via);
     for (int i = 0; i < PLACEMENT_TRIES; i++) {
       final String id = prefix + "-" + i;
-      if (on.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
+      if (through.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
         return id;
       }
     }

@@ -142,6 +142,9 @@ class TestMeshTest {
 
       assertThat(seen).containsExactly(10, 0, 11, 1, 12, 2);
       final String id = mesh.actorOn(2, "c", "counter");
+      final String viaNode2 = mesh.actorOn(0, 2, "v", "counter"); // created through node 2, lands on node 0
+      assertThat(mesh.node(1).toActor(viaNode2).request(new Where(), dev.spotkit.core.NodeRid.class)
+          .timeout(Duration.ofSeconds(10)).await()).isEqualTo(mesh.node(0).nodeRid());
       assertThat(mesh.node(1).toActor(id).request(new Where(), dev.spotkit.core.NodeRid.class)
           .timeout(Duration.ofSeconds(10)).await()).isEqualTo(mesh.node(2).nodeRid());
       assertThatThrownBy(() -> mesh.actorOn(1, "d", "counter")).isInstanceOf(SpotkitException.NotConfigured.class)

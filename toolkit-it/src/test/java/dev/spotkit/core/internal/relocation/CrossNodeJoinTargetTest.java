@@ -1,7 +1,5 @@
 package dev.spotkit.core.internal.relocation;
 
-import static dev.spotkit.core.Placed.actorOn;
-import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -20,7 +18,7 @@ import dev.spotkit.core.UserSpotContext;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -95,20 +93,14 @@ class CrossNodeJoinTargetTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(dev.spotkit.core.RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+  private void startTwoNodes() {
+    mesh = TestMesh.builder().meshName("mesh")
         .objectServer(s -> s.entrySpot(HandWrittenPeerFixture.Entry::new)
             .actor("walker", Walker::new, a -> a.recreateOnRelocation())
             .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+        .start(2);
   }
 
   @AfterEach
@@ -117,7 +109,9 @@ class CrossNodeJoinTargetTest {
     release.countDown();
     BLOCKING.clear();
     RESULTS.clear();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private static NodeRuntime runtime(final MeshNode node) throws ReflectiveOperationException {
@@ -127,7 +121,7 @@ class CrossNodeJoinTargetTest {
   }
 
   private String ownerHex(final String actor) {
-    return LocationRecords.read(store, ObjectKey.actor(actor)).orElseThrow().authority().allocation()
+    return LocationRecords.read(mesh.locationStore(), ObjectKey.actor(actor)).orElseThrow().authority().allocation()
         .routingIdHex();
   }
 
@@ -145,10 +139,11 @@ class CrossNodeJoinTargetTest {
   @Spec("MEM-27")
   void aRestoreWhoseJoinApprovalExpiredFailsAndTheActorStaysOnItsSource() {
     Relocations.preparationValidity(Duration.ZERO);
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String actor = actorOn(a, "late", "walker");
-    final String room = spotOn(b, "room");
+    startTwoNodes();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String actor = mesh.actorOn(0, "late", "walker");
+    final String room = mesh.spotOn(1, "room", "room");
     a.toActor(actor).send(new Move(room));
     assertThat(failed(actor).error()).isInstanceOf(SpotkitException.Unavailable.class)
         .hasMessageContaining("failed before relay-ready");
@@ -181,10 +176,11 @@ class CrossNodeJoinTargetTest {
    */
   @Test
   void aJoinWhoseSpotIsGoneWhenItsRestoreFinishesEndsNotFound() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String actor = actorOn(a, "homeless", "walker");
-    final String room = spotOn(b, "room");
+    startTwoNodes();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final String actor = mesh.actorOn(0, "homeless", "walker");
+    final String room = mesh.spotOn(1, "room", "room");
     final SpotRef ref = b.spots().find(room).orElseThrow();
     restoring = new CountDownLatch(1);
     release = new CountDownLatch(1);

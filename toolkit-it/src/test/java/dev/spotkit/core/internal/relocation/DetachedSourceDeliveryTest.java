@@ -3,7 +3,6 @@ package dev.spotkit.core.internal.relocation;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.CellState;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -14,6 +13,7 @@ import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -69,24 +69,15 @@ class DetachedSourceDeliveryTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(dev.spotkit.core.RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(Entry::new).actor("keeper", Keeper::new, a -> a.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(Entry::new).actor("keeper", Keeper::new, a -> a.recreateOnRelocation()))
+      .start(2);
+  private final InMemoryLocationStore store = mesh.locationStore();
 
   @AfterEach
   void close() {
     store.faults().clear();
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     NOTES.clear();
   }
 
@@ -98,10 +89,10 @@ class DetachedSourceDeliveryTest {
 
   @Test
   void aMessageForAJustDetachedSourceInstanceFollowsTheActor() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final NodeRuntime ra = runtime(a);
-    final String actor = actorOn(a, a, "keeper", "keeper");
+    final String actor = mesh.actorOn(0, "keeper", "keeper");
     final ActorCell cell = ra.actors.get(actor);
     final String key = ObjectKey.actor(actor).logicalKey().preimage();
     final StoreFaults.Stall cas = store.faults().stallNext(1, call -> call.kind() == StoreFaults.Kind.WRITE

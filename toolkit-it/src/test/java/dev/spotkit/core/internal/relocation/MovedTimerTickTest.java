@@ -1,7 +1,5 @@
 package dev.spotkit.core.internal.relocation;
 
-import static dev.spotkit.core.Placed.actorOn;
-import static dev.spotkit.core.Placed.spotOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -17,14 +15,13 @@ import dev.spotkit.core.UserSpotContext;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.CellTimers;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -133,19 +130,14 @@ class MovedTimerTickTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(Entry::new)
+          .actor("ticker", Ticker::new, a -> a.recreateOnRelocation())
+          .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+      .start(2);
 
-  private MeshNode node() throws ReflectiveOperationException {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(dev.spotkit.core.RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(Entry::new)
-            .actor("ticker", Ticker::new, a -> a.recreateOnRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
+  private MeshNode node(final int index) throws ReflectiveOperationException {
+    final MeshNode node = mesh.node(index);
     RUNTIMES.put(node.nodeRid(), runtime(node));
     return node;
   }
@@ -153,7 +145,7 @@ class MovedTimerTickTest {
   @AfterEach
   void close() {
     busy.countDown();
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     LOG.clear();
     RESULTS.clear();
     RUNTIMES.clear();
@@ -161,13 +153,13 @@ class MovedTimerTickTest {
 
   @Test
   void aTimerMovedWithAPendingTickTicksOncePerDueTimeOnTheTarget() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String room = spotOn(b, "tick-room");
+    final MeshNode a = node(0);
+    final MeshNode b = node(1);
+    final String room = mesh.spotOn(1, "tick-room", "room");
     final String onB = "@" + b.nodeRid().hex();
     final List<String> doubled = new ArrayList<>();
     for (int move = 0; move < MOVES; move++) {
-      final String actor = actorOn(a, a, "ticker-" + move, "ticker");
+      final String actor = mesh.actorOn(0, "ticker-" + move, "ticker");
       a.toActor(actor).send(new StartBeat());
       Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> ticks(actor, "").size() >= 1);
       busy = new CountDownLatch(1);

@@ -1,7 +1,6 @@
 package dev.spotkit.core.internal.relocation;
 
 import dev.spotkit.core.internal.runtime.NodeRuntime;
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -14,8 +13,8 @@ import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.relocation.Stage;
 import dev.spotkit.relocation.TargetUnit;
 import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.InMemoryRelocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -42,41 +41,35 @@ class RelocationCasAdmissionTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final InMemoryRelocationStore relocationStore = new InMemoryRelocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node(final boolean shortAdmission) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(relocationStore).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(HandWrittenPeerFixture.Entry::new)
-            .actor("plain", ctx -> new Plain(), a -> a.recreateOnRelocation()));
-    if (shortAdmission) {
-      // renew 100 ms, TTL 10 s, renew timeout 200 ms, fencing margin 9.5 s: admission ends ~0.5 s after the last
-      // answered renewal, while the lease record itself stays valid in the store for 10 s
-      builder.ownerLease(Duration.ofMillis(100), Duration.ofSeconds(10), Duration.ofMillis(200),
-          Duration.ofMillis(9500));
-    }
-    final MeshNode node = builder.start();
-    nodes.add(node);
-    return node;
-  }
+  /** Node 0 with the default owner lease, node 1 with a short admission. */
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(HandWrittenPeerFixture.Entry::new)
+          .actor("plain", ctx -> new Plain(), a -> a.recreateOnRelocation()))
+      .customize((builder, index) -> {
+        if (index == 1) {
+          // renew 100 ms, TTL 10 s, renew timeout 200 ms, fencing margin 9.5 s: admission ends ~0.5 s after the last
+          // answered renewal, while the lease record itself stays valid in the store for 10 s
+          builder.ownerLease(Duration.ofMillis(100), Duration.ofSeconds(10), Duration.ofMillis(200),
+              Duration.ofMillis(9500));
+        }
+      })
+      .start(2);
+  private final InMemoryLocationStore store = mesh.locationStore();
 
   @AfterEach
   void close() {
     store.faults().clear();
-    nodes.forEach(MeshNode::close);
+    mesh.close();
   }
 
   @Test
   @Spec("LOC-04")
   void aTargetPastItsAdmissionDeadlineIssuesNoCasAndCommitsOnceItsLeaseAdmitsAgain() throws Exception {
-    final MeshNode a = node(false);
-    final MeshNode b = node(true);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
     final NodeRuntime target = runtime(b);
-    final String actor = actorOn(a, "admit", "plain");
-    actorOn(b, a, "warm", "plain"); // a's connection to b exists before b stops admitting new connections
+    final String actor = mesh.actorOn(0, "admit", "plain");
+    mesh.actorOn(1, 0, "warm", "plain"); // a's connection to b exists before b stops admitting new connections
     final String rowKey = ObjectKey.actor(actor).logicalKey().preimage();
     final String leaseKey = "owner-lease\0" + target.store().ownerLease().record().ownerId();
     final List<String> forbidden = new CopyOnWriteArrayList<>();

@@ -3,7 +3,6 @@ package dev.spotkit.core.internal.relocation;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.CellTimers;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.Actor;
@@ -12,8 +11,7 @@ import dev.spotkit.core.ActorHandlers;
 import dev.spotkit.core.HostRelocationResult;
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.NodeRid;
-import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -64,19 +62,14 @@ class SealedTimerTickTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final InMemoryRelocationStore relocationStore = new InMemoryRelocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .objectServer(s -> s.entrySpot(HandWrittenPeerFixture.Entry::new)
+          .actor("ticker", Ticker::new, a -> a.recreateOnRelocation()))
+      .start(2);
   private final CountDownLatch release = new CountDownLatch(1);
 
-  private MeshNode node() throws ReflectiveOperationException {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).relocationStore(relocationStore)
-        .workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(HandWrittenPeerFixture.Entry::new)
-            .actor("ticker", Ticker::new, a -> a.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
+  private MeshNode node(final int index) throws ReflectiveOperationException {
+    final MeshNode node = mesh.node(index);
     RUNTIMES.put(node.nodeRid(), RelocationCasAdmissionTest.runtime(node));
     return node;
   }
@@ -85,16 +78,16 @@ class SealedTimerTickTest {
   void close() {
     RelocationSource.beforeCapture = null;
     release.countDown();
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     RAN.clear();
     RUNTIMES.clear();
   }
 
   @Test
   void aTickFiredBetweenSealAndCaptureRunsOnceOnTheTarget() throws Exception {
-    final MeshNode a = node();
-    final MeshNode b = node();
-    final String actor = actorOn(a, "sealed", "ticker");
+    final MeshNode a = node(0);
+    final MeshNode b = node(1);
+    final String actor = mesh.actorOn(0, "sealed", "ticker");
     final CountDownLatch sealed = new CountDownLatch(1);
     RelocationSource.beforeCapture = id -> {
       if (id.equals(actor)) {

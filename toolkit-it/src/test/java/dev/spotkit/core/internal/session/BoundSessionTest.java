@@ -12,8 +12,7 @@ import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.internal.relocation.Relocations;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
-import dev.spotkit.store.InMemoryLocationStore;
-import java.time.Duration;
+import dev.spotkit.testkit.TestMesh;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -55,24 +54,23 @@ class BoundSessionTest {
     }
   }
 
-  private MeshNode node;
+  private TestMesh mesh;
 
   @AfterEach
   void close() {
-    if (node != null) {
-      node.close();
+    if (mesh != null) {
+      mesh.close();
     }
     DISCONNECTS.clear();
   }
 
   @Test
   void pushesToAGoneSessionNodeAreCountedDeadLettersAndTheSpotHearsOfTheDisconnectOnce() throws Exception {
-    node = MeshNode.builder().meshName("m").locationStore(new InMemoryLocationStore()).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret("bound-session-test-secret-0123456"))
+    mesh = TestMesh.builder().meshName("m")
         .objectServer(s -> s.entrySpot(RecordingEntry::new).actor("quiet", ctx -> new Quiet(),
             a -> a.disableRelocation()))
-        .start();
+        .start(1);
+    final MeshNode node = mesh.node(0);
     node.actors().getOrCreate("p", "quiet").await();
     final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
     field.setAccessible(true);
