@@ -1,6 +1,5 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.location.LocationRecords;
@@ -13,6 +12,7 @@ import dev.spotkit.store.ScanRequest;
 import dev.spotkit.store.ScanResult;
 import dev.spotkit.store.WriteBatch;
 import dev.spotkit.store.WriteResult;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,23 +115,29 @@ class HostRelocationCommitTest {
   }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  /** The Location Store (or view of it) of the node {@link #node} starts next. */
+  private LocationStore nextView;
 
+  /** The first call starts the test's mesh on {@link #store} with one node, each later call adds one. */
   private MeshNode node(final LocationStore view) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(view)
-        .relocationStore(RelocationStores.of(view)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState())))
-        .start();
-    nodes.add(node);
-    return node;
+    nextView = view;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").locationStore(store)
+          .customize((b, i) -> b.locationStore(nextView))
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState())))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private String ownerHex(final String actor) {
@@ -177,7 +183,7 @@ class HostRelocationCommitTest {
       final MeshNode a = node(store);
       final List<String> ids = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        ids.add(actorOn(a, "round" + round + "-" + i, "keeper"));
+        ids.add(mesh.actorOn(mesh.indexOf(a.nodeRid()), "round" + round + "-" + i, "keeper"));
       }
       for (int n = 0; n < NOTES; n++) {
         for (String id : ids) {
@@ -207,7 +213,7 @@ class HostRelocationCommitTest {
     final MeshNode a = node(store);
     final View bumping = new View(store);
     final MeshNode b = node(bumping);
-    final String actor = actorOn(a, "bumped", "keeper");
+    final String actor = mesh.actorOn(mesh.indexOf(a.nodeRid()), "bumped", "keeper");
     final String key = ObjectKey.actor(actor).logicalKey().preimage();
     final AtomicBoolean once = new AtomicBoolean();
     bumping.before = batch -> {
@@ -236,7 +242,7 @@ class HostRelocationCommitTest {
     final MeshNode a = node(store);
     final View held = new View(store);
     final MeshNode b = node(held);
-    final String actor = actorOn(a, "inflight", "keeper");
+    final String actor = mesh.actorOn(mesh.indexOf(a.nodeRid()), "inflight", "keeper");
     final String key = ObjectKey.actor(actor).logicalKey().preimage();
     for (int n = 0; n < NOTES; n++) {
       a.toActor(actor).send(new Note(n));

@@ -1,6 +1,5 @@
 package dev.spotkit.core;
 
-import static dev.spotkit.core.Placed.actorOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.HostRelocationCommitTest.Keeper;
@@ -15,10 +14,10 @@ import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.Mutation;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.WriteBatch;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,23 +35,29 @@ import org.junit.jupiter.api.Test;
  */
 class RelocationFailureRecoveryTest {
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  /** The Location Store (or view of it) of the node {@link #node} starts next. */
+  private dev.spotkit.store.LocationStore nextView;
 
+  /** The first call starts the test's mesh on {@link #store} with one node, each later call adds one. */
   private MeshNode node(final dev.spotkit.store.LocationStore view) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(view)
-        .relocationStore(RelocationStores.of(view)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(HostRelocationCommitTest.SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState())))
-        .start();
-    nodes.add(node);
-    return node;
+    nextView = view;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").locationStore(store)
+          .customize((b, i) -> b.locationStore(nextView))
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState())))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   /** Makes the first CAS of {@code actor} through {@code view} conflict: its row is rewritten (new version) first. */
@@ -104,7 +109,7 @@ class RelocationFailureRecoveryTest {
     final MeshNode a = node(store);
     final View bView = new View(store);
     final MeshNode b = node(bView);
-    final String actor = actorOn(a, "abandoned", "keeper");
+    final String actor = mesh.actorOn(0, "abandoned", "keeper");
     final ActorRef ref = failedMove(a, bView, b, actor);
     assertUnavailable(a, actor);
     assertUnavailable(b, actor);
@@ -123,7 +128,7 @@ class RelocationFailureRecoveryTest {
     final MeshNode a = node(store);
     final View bView = new View(store);
     final MeshNode b = node(bView);
-    final String actor = actorOn(a, "expired", "keeper");
+    final String actor = mesh.actorOn(0, "expired", "keeper");
     final ActorRef ref = failedMove(a, bView, b, actor);
     assertUnavailable(a, actor);
     assertUnavailable(b, actor);
@@ -139,7 +144,7 @@ class RelocationFailureRecoveryTest {
     final MeshNode a = node(store);
     final View bView = new View(store);
     final MeshNode b = node(bView);
-    final String actor = actorOn(a, "orphaned", "keeper");
+    final String actor = mesh.actorOn(0, "orphaned", "keeper");
     final ActorRef ref = failedMove(a, bView, b, actor);
     a.close();
     assertThat(LocationRecords.read(store, ObjectKey.actor(actor))).isEmpty();

@@ -42,12 +42,13 @@ public final class TestMesh implements AutoCloseable {
 
   private final Builder builder;
   private final String secret = "testkit-" + UUID.randomUUID();
-  private final InMemoryLocationStore locationStore = new InMemoryLocationStore();
+  private final InMemoryLocationStore locationStore;
   private final InMemoryRelocationStore relocationStore = new InMemoryRelocationStore();
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private TestMesh(final Builder builder) {
     this.builder = builder;
+    this.locationStore = builder.locationStore != null ? builder.locationStore : new InMemoryLocationStore();
   }
 
   /**
@@ -229,6 +230,7 @@ public final class TestMesh implements AutoCloseable {
     private int workers = 2;
     private Duration closeTimeout = Duration.ofSeconds(5);
     private Consumer<ObjectServerBuilder> registrations;
+    private InMemoryLocationStore locationStore;
     private Consumer<MeshNode.Builder> customize = b -> { };
     private ObjIntConsumer<MeshNode.Builder> perNode = (b, index) -> { };
     private ObjIntConsumer<MeshOptions> meshOptions = (m, index) -> { };
@@ -277,6 +279,19 @@ public final class TestMesh implements AutoCloseable {
      */
     public Builder objectServer(final Consumer<ObjectServerBuilder> configure) {
       this.registrations = Objects.requireNonNull(configure, "configure");
+      return this;
+    }
+
+    /**
+     * The Location Store the nodes share (default: a new empty one), e.g. one the test already wraps in a per-node
+     * view (a store that delays or fails one node's calls) before the nodes start; that node then gets the view
+     * through {@link #customize}. The mesh never closes it.
+     *
+     * @param store an in-memory store; {@link TestMesh#locationStore()} returns it.
+     * @return this builder.
+     */
+    public Builder locationStore(final InMemoryLocationStore store) {
+      this.locationStore = Objects.requireNonNull(store, "store");
       return this;
     }
 

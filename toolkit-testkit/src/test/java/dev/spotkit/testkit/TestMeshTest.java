@@ -120,6 +120,17 @@ class TestMeshTest {
   }
 
   @Test
+  void aGivenLocationStoreIsTheOneTheNodesShare() {
+    final dev.spotkit.store.InMemoryLocationStore store = new dev.spotkit.store.InMemoryLocationStore();
+    try (TestMesh mesh = mesh().locationStore(store).start(1)) {
+      assertThat(mesh.locationStore()).isSameAs(store);
+      store.faults().failNext(1, call -> true);
+      assertThatThrownBy(() -> mesh.node(0).actors().getOrCreate("y", "counter").await())
+          .isInstanceOf(SpotkitException.class);
+    }
+  }
+
+  @Test
   void addNodeStartsOneMoreThatTheOthersReach() {
     try (TestMesh mesh = mesh().start(1)) {
       final String id = mesh.actorOn(0, "c", "counter");
