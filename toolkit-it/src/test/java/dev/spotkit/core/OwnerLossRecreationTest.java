@@ -8,10 +8,9 @@ import dev.spotkit.core.location.LocationKeys;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.ReadResult;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -94,11 +93,17 @@ class OwnerLossRecreationTest {
   }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  /** The options of the node {@link #node} starts next. */
+  private dev.spotkit.store.LocationStore nextView;
+  private boolean nextRecreate;
+  private int nextWeight;
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     RUNNING.clear();
     MAX_RUNNING.clear();
   }
@@ -107,18 +112,23 @@ class OwnerLossRecreationTest {
     return node(view, recreate, 100);
   }
 
+  /** The first call starts the test's mesh on {@link #store} with one node, each later call adds one. */
   private MeshNode node(final dev.spotkit.store.LocationStore view, final boolean recreate, final int weight) {
-    final MeshNode node = MeshNode.builder().meshName("recovery").locationStore(view)
-        .relocationStore(RelocationStores.of(store)).workers(2).recreateAfterOwnerLoss(recreate)
-        .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
-        .ownerLease(RENEW, TTL, RENEW_TIMEOUT, MARGIN)
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(MeshRoutingTest.SECRET).placementWeight(weight))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("keeper", Keeper::new, a -> a.disableRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+    nextView = view;
+    nextRecreate = recreate;
+    nextWeight = weight;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("recovery").locationStore(store).closeTimeout(Duration.ofSeconds(2))
+          .customize((b, i) -> b.locationStore(nextView).recreateAfterOwnerLoss(nextRecreate)
+              .requestTimeout(Duration.ofSeconds(4)).ownerLease(RENEW, TTL, RENEW_TIMEOUT, MARGIN))
+          .mesh((m, i) -> m.placementWeight(nextWeight))
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("keeper", Keeper::new, a -> a.disableRelocation())
+              .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @Test

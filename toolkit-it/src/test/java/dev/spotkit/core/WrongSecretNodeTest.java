@@ -2,12 +2,9 @@ package dev.spotkit.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,32 +14,34 @@ import org.junit.jupiter.api.Test;
  * places again elsewhere, instead of leaving the row Creating until the deadline.
  */
 class WrongSecretNodeTest {
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-
-  private MeshNode node(final String secret, final int weight) {
-    final Consumer<MeshOptions> mesh = m -> m.listen("127.0.0.1", 0).clusterSecret(secret).placementWeight(weight);
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
-        .closeTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(10)).mesh(mesh)
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("counted", MeshCreationTest.Counted::new, a -> a.disableRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
-  }
+  /**
+   * Node 0 coordinates (weight 0: never picked itself), node 1 is reachable (weight 1), node 2 has another cluster
+   * secret on the same store and MeshName (the highest weight: picked almost always).
+   */
+  private final TestMesh mesh = TestMesh.builder().meshName("mesh")
+      .node(b -> b.requestTimeout(Duration.ofSeconds(10)))
+      .mesh((m, i) -> {
+        if (i == 2) {
+          m.clusterSecret("another-secret-of-the-same-length!!").placementWeight(MeshOptions.MAX_PLACEMENT_WEIGHT);
+        } else {
+          m.placementWeight(i);
+        }
+      })
+      .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .actor("counted", MeshCreationTest.Counted::new, a -> a.disableRelocation()))
+      .start(3);
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    mesh.close();
     MeshCreationTest.FACTORY_RUNS.clear();
   }
 
   @Test
   @Spec("LOC-09")
   void creationsPlacedOnANodeWithAnotherSecretAreAbortedAndPlacedOnAReachableNode() throws Exception {
-    final MeshNode coordinator = node(MeshRoutingTest.SECRET, 0); // weight 0: never picked itself
-    final MeshNode good = node(MeshRoutingTest.SECRET, 1);
-    node("another-secret-of-the-same-length!!", MeshOptions.MAX_PLACEMENT_WEIGHT); // picked almost always
+    final MeshNode coordinator = mesh.node(0); // weight 0: never picked itself
+    final MeshNode good = mesh.node(1);
     final long started = System.nanoTime();
     for (int i = 0; i < 6; i++) {
       final CreateOutcome<ActorRef> outcome = coordinator.actors().getOrCreate("wrong-secret-" + i, "counted")
