@@ -41,6 +41,20 @@ class RelocationStoreStartupTest {
     }
   }
 
+  /** An Instance Spot that handles nothing. */
+  static final class Tally implements InstanceSpot {
+    private final InstanceSpotContext ctx;
+
+    Tally(final InstanceSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public InstanceSpotContext context() {
+      return ctx;
+    }
+  }
+
   private static MeshNode.Builder server(final Consumer<ObjectServerBuilder> registrations) {
     return MeshNode.builder().meshName("startup").locationStore(new InMemoryLocationStore()).workers(2)
         .objectServer(s -> {
@@ -64,7 +78,7 @@ class RelocationStoreStartupTest {
         .isInstanceOf(SpotkitException.NotConfigured.class)
         .hasMessageStartingWith("User Spot type 'hall' is registered with RecreateOnRelocation, so this node needs"
             + " exactly one Relocation Store and none is registered");
-    assertThatThrownBy(() -> server(s -> s.instanceSpot("tally", MeshInstanceSpotTest.Tally::new,
+    assertThatThrownBy(() -> server(s -> s.instanceSpot("tally", Tally::new,
         o -> o.disableRelocation())).start())
         .isInstanceOf(SpotkitException.NotConfigured.class)
         .hasMessageStartingWith("Instance Spot type 'tally' is registered, so this node needs exactly one"

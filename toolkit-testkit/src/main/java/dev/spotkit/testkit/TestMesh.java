@@ -1,6 +1,7 @@
 package dev.spotkit.testkit;
 
 import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.MeshOptions;
 import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.ObjectServerBuilder;
 import dev.spotkit.core.SpotkitException;
@@ -14,6 +15,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 /**
  * N MeshNodes in one JVM for multi-node tests of an application (issue 15): every node listens on 127.0.0.1 on a
@@ -40,12 +42,13 @@ public final class TestMesh implements AutoCloseable {
 
   private final Builder builder;
   private final String secret = "testkit-" + UUID.randomUUID();
-  private final InMemoryLocationStore locationStore = new InMemoryLocationStore();
+  private final InMemoryLocationStore locationStore;
   private final InMemoryRelocationStore relocationStore = new InMemoryRelocationStore();
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private TestMesh(final Builder builder) {
     this.builder = builder;
+    this.locationStore = builder.locationStore != null ? builder.locationStore : new InMemoryLocationStore();
   }
 
   /**
@@ -65,14 +68,21 @@ public final class TestMesh implements AutoCloseable {
    *     registration, Unavailable when the store does not answer.
    */
   public MeshNode addNode() {
-    final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locationStore)
-        .relocationStore(relocationStore).workers(builder.workers).closeTimeout(builder.closeTimeout)
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))
-        .objectServer(builder.registrations);
-    builder.customize.accept(b);
-    final MeshNode node = b.start();
-    nodes.add(node);
-    return node;
+    synchronized (nodes) {
+      final int index = nodes.size();
+      final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locationStore)
+          .relocationStore(relocationStore).workers(builder.workers).closeTimeout(builder.closeTimeout)
+          .mesh(m -> {
+            m.listen("127.0.0.1", 0).clusterSecret(secret);
+            builder.meshOptions.accept(m, index);
+          })
+          .objectServer(builder.registrations);
+      builder.customize.accept(b);
+      builder.perNode.accept(b, index);
+      final MeshNode node = b.start();
+      nodes.add(node);
+      return node;
+    }
   }
 
   /**
@@ -153,10 +163,29 @@ public final class TestMesh implements AutoCloseable {
    * @throws SpotkitException as {@code actors().getOrCreate(...).await()}.
    */
   public String actorOn(final int index, final String prefix, final String type) {
+    return actorOn(index, index, prefix, type);
+  }
+
+  /**
+   * Creates an actor of {@code type} through node {@code via} that lands on node {@code index}, as
+   * {@link #actorOn(int, String, String)}: {@code via} then already routes to it (e.g. a sender whose connection to
+   * the owner must exist before the test starts).
+   *
+   * @param index the node it must be on.
+   * @param via the node whose {@code actors().getOrCreate} creates it.
+   * @param prefix the id prefix.
+   * @param type a registered actor type.
+   * @return the id of the actor on node {@code index}.
+   * @throws IllegalStateException when none of {@value #PLACEMENT_TRIES} tries landed there.
+   * @throws IndexOutOfBoundsException when there is no node {@code index} or {@code via}.
+   * @throws SpotkitException as {@code actors().getOrCreate(...).await()}.
+   */
+  public String actorOn(final int index, final int via, final String prefix, final String type) {
     final MeshNode on = node(index);
+    final MeshNode through = node(via);
     for (int i = 0; i < PLACEMENT_TRIES; i++) {
       final String id = prefix + "-" + i;
-      if (on.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
+      if (through.actors().getOrCreate(id, type).await().nodeRid().equals(on.nodeRid())) {
         return id;
       }
     }
@@ -201,7 +230,10 @@ public final class TestMesh implements AutoCloseable {
     private int workers = 2;
     private Duration closeTimeout = Duration.ofSeconds(5);
     private Consumer<ObjectServerBuilder> registrations;
+    private InMemoryLocationStore locationStore;
     private Consumer<MeshNode.Builder> customize = b -> { };
+    private ObjIntConsumer<MeshNode.Builder> perNode = (b, index) -> { };
+    private ObjIntConsumer<MeshOptions> meshOptions = (m, index) -> { };
 
     private Builder() {
     }
@@ -251,6 +283,19 @@ public final class TestMesh implements AutoCloseable {
     }
 
     /**
+     * The Location Store the nodes share (default: a new empty one), e.g. one the test already wraps in a per-node
+     * view (a store that delays or fails one node's calls) before the nodes start; that node then gets the view
+     * through {@link #customize}. The mesh never closes it.
+     *
+     * @param store an in-memory store; {@link TestMesh#locationStore()} returns it.
+     * @return this builder.
+     */
+    public Builder locationStore(final InMemoryLocationStore store) {
+      this.locationStore = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
      * Anything else on each node's builder (metrics, event listeners, owner lease timings), applied last.
      *
      * @param customize called once per node with its builder.
@@ -258,6 +303,36 @@ public final class TestMesh implements AutoCloseable {
      */
     public Builder node(final Consumer<MeshNode.Builder> customize) {
       this.customize = Objects.requireNonNull(customize, "customize");
+      return this;
+    }
+
+    /**
+     * Anything that differs between nodes, applied after {@link #node(Consumer)}: node {@code index} (0 for the
+     * first started, {@code size()} for the next {@link TestMesh#addNode()}) gets its own options, e.g.
+     * {@code (b, i) -> { if (i == 2) b.objectClient(); }} for a node that hosts nothing,
+     * {@code b.drainOnClose(Duration.ofSeconds(5))} on the node a test closes, a metrics registry per node, other
+     * registrations ({@code b.objectServer(...)} replaces the shared ones) or a store of its own
+     * ({@code b.locationStore(...)}, then it no longer shares {@link TestMesh#locationStore()}). Do not call
+     * {@code b.mesh(...)} here: it replaces the loopback listener and the cluster secret; use {@link #mesh} instead.
+     *
+     * @param customize called once per node with its builder and its index (0..63).
+     * @return this builder.
+     */
+    public Builder customize(final ObjIntConsumer<MeshNode.Builder> customize) {
+      this.perNode = Objects.requireNonNull(customize, "customize");
+      return this;
+    }
+
+    /**
+     * Mesh options of node {@code index} on top of the loopback listener and the shared cluster secret, e.g.
+     * {@code (m, i) -> m.acceptAdminDrains(Duration.ofMillis(100))}; setting {@code clusterSecret} here gives that
+     * node another secret (a node that must not join), {@code listen} another address.
+     *
+     * @param configure called once per node with its {@link MeshOptions} and its index (0..63).
+     * @return this builder.
+     */
+    public Builder mesh(final ObjIntConsumer<MeshOptions> configure) {
+      this.meshOptions = Objects.requireNonNull(configure, "configure");
       return this;
     }
 

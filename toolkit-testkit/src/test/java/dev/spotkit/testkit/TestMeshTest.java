@@ -12,6 +12,7 @@ import dev.spotkit.core.HostRelocationResult;
 import dev.spotkit.core.SpotkitException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** The test kit as a user's test would use it: nodes, placement, a probe, a move, a store fault. */
@@ -119,12 +120,46 @@ class TestMeshTest {
   }
 
   @Test
+  void aGivenLocationStoreIsTheOneTheNodesShare() {
+    final dev.spotkit.store.InMemoryLocationStore store = new dev.spotkit.store.InMemoryLocationStore();
+    try (TestMesh mesh = mesh().locationStore(store).start(1)) {
+      assertThat(mesh.locationStore()).isSameAs(store);
+      store.faults().failNext(1, call -> true);
+      assertThatThrownBy(() -> mesh.node(0).actors().getOrCreate("y", "counter").await())
+          .isInstanceOf(SpotkitException.class);
+    }
+  }
+
+  @Test
   void addNodeStartsOneMoreThatTheOthersReach() {
     try (TestMesh mesh = mesh().start(1)) {
       final String id = mesh.actorOn(0, "c", "counter");
       mesh.addNode();
       assertThat(mesh.node(1).toActor(id).request(new Count(), Integer.class).timeout(Duration.ofSeconds(10))
           .await()).isZero();
+    }
+  }
+
+  @Test
+  void perNodeOptionsSeeTheNodeIndexAndAClientNodeHostsNothing() {
+    final List<Integer> seen = new CopyOnWriteArrayList<>();
+    try (TestMesh mesh = mesh().mesh((m, i) -> seen.add(10 + i)).customize((b, i) -> {
+      seen.add(i);
+      if (i == 1) {
+        b.objectClient();
+      }
+    }).start(2)) {
+      mesh.addNode();
+
+      assertThat(seen).containsExactly(10, 0, 11, 1, 12, 2);
+      final String id = mesh.actorOn(2, "c", "counter");
+      final String viaNode2 = mesh.actorOn(0, 2, "v", "counter"); // created through node 2, lands on node 0
+      assertThat(mesh.node(1).toActor(viaNode2).request(new Where(), dev.spotkit.core.NodeRid.class)
+          .timeout(Duration.ofSeconds(10)).await()).isEqualTo(mesh.node(0).nodeRid());
+      assertThat(mesh.node(1).toActor(id).request(new Where(), dev.spotkit.core.NodeRid.class)
+          .timeout(Duration.ofSeconds(10)).await()).isEqualTo(mesh.node(2).nodeRid());
+      assertThatThrownBy(() -> mesh.actorOn(1, "d", "counter")).isInstanceOf(SpotkitException.NotConfigured.class)
+          .hasMessageContaining("role is CLIENT");
     }
   }
 }
