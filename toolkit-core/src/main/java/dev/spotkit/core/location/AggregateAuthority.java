@@ -330,9 +330,17 @@ public final class AggregateAuthority {
       final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(aggKey,
           aggregate.version())));
       final List<Mutation> mutations = new ArrayList<>();
+      final List<String> keys = new ArrayList<>(members.size());
       for (String id : members) {
-        final String key = ObjectKey.actor(id).logicalKey().preimage();
-        final ReadResult r = get(key);
+        keys.add(ObjectKey.actor(id).logicalKey().preimage());
+      }
+      // the batch's rows in one request, not one round trip per member
+      final List<ReadResult> reads = StoreCalls.await(store.readAll(keys), timeout, "read of " + keys.size()
+          + " member rows of Spot '" + spotId + "'");
+      for (int i = 0; i < members.size(); i++) {
+        final String id = members.get(i);
+        final String key = keys.get(i);
+        final ReadResult r = reads.get(i);
         if (!(r instanceof ReadResult.Found found)) {
           throw new SpotkitException.InvalidOperation("member Actor '" + id + "' of Spot '" + spotId + "' has no"
               + " location record; the aggregate cannot include it");

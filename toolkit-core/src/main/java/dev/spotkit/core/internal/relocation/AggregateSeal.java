@@ -263,7 +263,7 @@ public final class AggregateSeal {
     if (arriving != null) {
       return "actor '" + arriving + "' (its join to " + spot.describe() + " was approved and is still arriving)";
     }
-    for (ActorCell a : spot.members()) {
+    for (ActorCell a : spot.members) { // the set's own snapshot iterator: no copy of a 10,000-member room per check
       if (inOwnFlow(spot, a)) {
         return a.describe();
       }
