@@ -428,7 +428,8 @@ public final class AggregateMoves {
     }
     final long at = ordinal * ChunkPlan.UNNEGOTIATED_CHUNK_BYTES;
     if (ordinal >= target.chunkCount || at + bytes.length > buffer.length) {
-      if (incoming.remove(aggregateId, target)) { // a chunk outside the manifest: the Restore fails, the source keeps all
+      // a chunk outside the manifest: the Restore fails, the source keeps all
+      if (incoming.remove(aggregateId, target)) {
         target.ended();
       }
       reply(target.from, target.correlation, new SpotkitException.DataLost("chunk " + ordinal + " of " + bytes.length
