@@ -711,11 +711,7 @@ public final class AggregateSeal {
         c.storeRecord = null; // the target owns the row now: this node's close must not delete it
         left.forEach(follow);
       }
-      // it runs no more turns here: for the Message Follow window it holds its follow, not its instance and state
-      c.handlers.release();
-      if (c instanceof ActorCell a) {
-        a.actor = null;
-      }
+
       if (c instanceof SpotCell s) {
         rt.spots.remove(s.id, s);
       } else {

@@ -107,19 +107,6 @@ public final class HandlerTable {
   }
 
   /**
-   * Forgets every handler, so a cell that moved away (GONE, its work followed to the target for the Message Follow
-   * window, spec 000 section 9) no longer holds its instance and state through the handlers' closures. Only for a
-   * cell that runs no more turns; a later lookup finds no handler. Call on the cell's gate.
-   */
-  public void release() {
-    frozen = true;
-    lastHit = null;
-    resolved.clear();
-    timerHandlers.clear();
-    entries.clear();
-  }
-
-  /**
    * The handler for a message class: exact match, else the first registered supertype; null if none. The class
    * resolved last is answered without the map (most actors see one message class at a time).
    */
