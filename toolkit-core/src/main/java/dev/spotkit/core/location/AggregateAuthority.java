@@ -195,6 +195,38 @@ public final class AggregateAuthority {
   }
 
   /**
+   * {@link #effective} for many rows at once: each aggregate the rows point at is read once, not once per row (an
+   * aggregate move stages and opens thousands of members of one Spot; spec 000 section 7). Rows that do not point,
+   * and rows whose aggregate is gone, are returned as they are.
+   *
+   * @param store the Location Store.
+   * @param rows decoded authority rows, any number.
+   * @param timeout the longest wait of each aggregate read.
+   * @return the effective rows, in the order given.
+   * @throws SpotkitException.Unavailable when the store fails.
+   * @throws RecordDecodeException when an aggregate value is unreadable.
+   */
+  public static List<AuthorityRecord> effectiveAll(final LocationStore store, final List<AuthorityRecord> rows,
+      final Duration timeout) {
+    final Map<String, Optional<AggregateRecord>> aggregates = new java.util.HashMap<>();
+    final List<AuthorityRecord> out = new ArrayList<>(rows.size());
+    for (AuthorityRecord row : rows) {
+      final Optional<String> spot = AggregatePointer.spotOf(row.payload());
+      if (spot.isEmpty()) {
+        out.add(row);
+        continue;
+      }
+      final Optional<AggregateRecord> aggregate = aggregates.computeIfAbsent(spot.get(), id -> {
+        final ReadResult r = StoreCalls.await(store.read(LocationKeys.aggregate(id).preimage()), timeout,
+            "read of the aggregate of Spot '" + id + "'");
+        return r instanceof ReadResult.Found f ? Optional.of(AggregateRecord.decode(f.value())) : Optional.empty();
+      });
+      out.add(aggregate.map(a -> follow(row, a)).orElse(row));
+    }
+    return out;
+  }
+
+  /**
    * A member row with the owner of its aggregate.
    *
    * @param row the member's row.
@@ -298,9 +330,17 @@ public final class AggregateAuthority {
       final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(aggKey,
           aggregate.version())));
       final List<Mutation> mutations = new ArrayList<>();
+      final List<String> keys = new ArrayList<>(members.size());
       for (String id : members) {
-        final String key = ObjectKey.actor(id).logicalKey().preimage();
-        final ReadResult r = get(key);
+        keys.add(ObjectKey.actor(id).logicalKey().preimage());
+      }
+      // the batch's rows in one request, not one round trip per member
+      final List<ReadResult> reads = StoreCalls.await(store.readAll(keys), timeout, "read of " + keys.size()
+          + " member rows of Spot '" + spotId + "'");
+      for (int i = 0; i < members.size(); i++) {
+        final String id = members.get(i);
+        final String key = keys.get(i);
+        final ReadResult r = reads.get(i);
         if (!(r instanceof ReadResult.Found found)) {
           throw new SpotkitException.InvalidOperation("member Actor '" + id + "' of Spot '" + spotId + "' has no"
               + " location record; the aggregate cannot include it");

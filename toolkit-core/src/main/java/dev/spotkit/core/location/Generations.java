@@ -167,7 +167,7 @@ public final class Generations {
    */
   public static long decode(final GenerationCounter counter, final StoreBytes bytes) {
     final String text = bytes.asUtf8();
-    if (!text.matches("[1-9][0-9]{0,18}")) {
+    if (!RecordJson.canonicalDecimal(text) || "0".equals(text)) {
       throw new RecordDecodeException.Malformed(counter.generationName() + " counter " + counter.key()
           + " holds '" + text + "', not a canonical decimal in 1..2^63-1", null);
     }

@@ -80,6 +80,47 @@ public final class LocationRecords {
   }
 
   /**
+   * Reads many objects' rows in batched requests ({@link LocationStore#readAll}, at most {@link
+   * dev.spotkit.store.StoreLimits#MAX_BATCH_KEYS} keys each); a missing row creates nothing (LOC-06). Rows that point
+   * at an aggregate get its owner as in {@link #read(LocationStore, ObjectKey, Duration)}, each aggregate read once
+   * ({@link AggregateAuthority#effectiveAll}). Blocks; virtual threads only.
+   *
+   * @param store the store.
+   * @param keys the objects, any number.
+   * @param timeout the longest wait of each request, positive.
+   * @return one entry per key, in the order given: the row, or empty when Missing.
+   * @throws dev.spotkit.core.SpotkitException.Unavailable when the store fails or does not answer in time.
+   * @throws RecordDecodeException when a row is not a readable authority record.
+   */
+  public static java.util.List<Optional<Stored>> readAll(final LocationStore store,
+      final java.util.List<ObjectKey> keys, final Duration timeout) {
+    final java.util.List<ReadResult> results = new java.util.ArrayList<>(keys.size());
+    for (int from = 0; from < keys.size(); from += dev.spotkit.store.StoreLimits.MAX_BATCH_KEYS) {
+      final java.util.List<String> batch = keys.subList(from, Math.min(keys.size(),
+          from + dev.spotkit.store.StoreLimits.MAX_BATCH_KEYS)).stream().map(k -> k.logicalKey().preimage()).toList();
+      results.addAll(StoreCalls.await(store.readAll(batch), timeout, "read of " + batch.size() + " rows"));
+    }
+    final java.util.List<AuthorityRecord> found = new java.util.ArrayList<>();
+    for (ReadResult r : results) {
+      if (r instanceof ReadResult.Found f) {
+        found.add(AuthorityRecord.decode(f.value()));
+      }
+    }
+    final java.util.List<AuthorityRecord> effective = AggregateAuthority.effectiveAll(store, found, timeout);
+    final java.util.List<Optional<Stored>> out = new java.util.ArrayList<>(keys.size());
+    int next = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      if (results.get(i) instanceof ReadResult.Found f) {
+        final AuthorityRecord authority = effective.get(next++);
+        out.add(Optional.of(new Stored(fromAuthority(keys.get(i), authority), authority, f.version())));
+      } else {
+        out.add(Optional.empty());
+      }
+    }
+    return out;
+  }
+
+  /**
    * The runtime view of a row.
    *
    * @param key the object.

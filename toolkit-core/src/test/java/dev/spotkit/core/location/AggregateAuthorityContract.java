@@ -127,6 +127,31 @@ public abstract class AggregateAuthorityContract {
   }
 
   @Test
+  public void memberRowsReadManyAtOnceAgreeWithOneByOneAndReadTheAggregateOnce() {
+    final int members = 2_100; // more than one request of at most 2,048 keys
+    assertThat(aggregates.commit(aggregates.seal(ROOM, aggregateId(12), room(a, members), a.ownerId()),
+        aggregateId(12), PlacementBatches.Target.of(b))).isInstanceOf(AggregateAuthority.Outcome.Committed.class);
+    final List<ObjectKey> keys = new ArrayList<>();
+    for (int i = 0; i < members; i++) {
+      keys.add(ObjectKey.actor(member(i)));
+    }
+    keys.add(ObjectKey.actor("nobody"));
+    final String aggregateKey = LocationKeys.aggregate(ROOM).preimage();
+    final long aggregateReads = store.reads.getOrDefault(aggregateKey, new AtomicLong()).get();
+
+    final List<java.util.Optional<LocationRecords.Stored>> all = LocationRecords.readAll(store, keys, TIMEOUT);
+
+    assertThat(store.reads.get(aggregateKey).get()).isEqualTo(aggregateReads + 1); // once, not once per member
+    assertThat(all).hasSize(members + 1);
+    assertThat(all.get(members)).isEmpty();
+    for (int i = 0; i < members; i++) {
+      final LocationRecords.Stored one = LocationRecords.read(store, keys.get(i), TIMEOUT).orElseThrow();
+      assertThat(all.get(i)).contains(one);
+      assertThat(one.authority().ownerId()).isEqualTo(b.ownerId()); // the pointer followed to the new owner
+    }
+  }
+
+  @Test
   @Spec("MEM-36")
   @Spec("LOC-20")
   @Spec("SPOT-07")
@@ -386,6 +411,8 @@ public abstract class AggregateAuthorityContract {
   /** Counts applied writes of the store under test. */
   private static final class CountingStore implements LocationStore {
     final AtomicLong applied = new AtomicLong();
+    /** Single-key reads by key (the default readAll reads each key on its own). */
+    final Map<String, AtomicLong> reads = new java.util.concurrent.ConcurrentHashMap<>();
     private final LocationStore inner;
 
     CountingStore(final LocationStore inner) {
@@ -394,6 +421,7 @@ public abstract class AggregateAuthorityContract {
 
     @Override
     public CompletionStage<ReadResult> read(final String key) {
+      reads.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
       return inner.read(key);
     }
 

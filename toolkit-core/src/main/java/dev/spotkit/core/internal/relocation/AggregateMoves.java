@@ -98,13 +98,24 @@ public final class AggregateMoves {
     final PeerConnection from;
     final AggregateAuthority.Sealed sealed;
     final String aggregateId;
-    final byte[] buffer;
+    /** The assembly buffer; null once the room is staged (the staging owns what it needs). */
+    volatile byte[] buffer;
     final long chunkCount;
     final long crc32c;
     /** The manifest's unit kind ({@link InstanceMoves#UNIT_ROOM} and on). */
     final int unitKind;
     long received;
     AggregateRestore staged;
+    /** The cleanup of a source that went silent; cancelled when the move ends, so nothing holds this meanwhile. */
+    java.util.concurrent.ScheduledFuture<?> expiry;
+
+    /** Leaves the map's life: the cleanup no longer holds the buffer and the staging until its deadline. */
+    void ended() {
+      final java.util.concurrent.ScheduledFuture<?> e = expiry;
+      if (e != null) {
+        e.cancel(false);
+      }
+    }
 
     Incoming(final long correlation, final PeerConnection from, final AggregateAuthority.Sealed sealed,
         final String aggregateId, final long totalLength, final long chunkCount, final long crc32c,
@@ -363,6 +374,9 @@ public final class AggregateMoves {
         final WireIn in = WireIn.frame(frame, "aggregateAbort");
         FrameHead.expect(in, ABORT);
         final Incoming gone = incoming.remove(in.text8("aggregateId"));
+        if (gone != null) {
+          gone.ended();
+        }
         if (gone != null && gone.staged != null) {
           gone.staged.discard();
         }
@@ -408,7 +422,7 @@ public final class AggregateMoves {
         null, tree), aggregateId, total, chunks, crc, unitKind);
     incoming.put(aggregateId, in2);
     // a source that never sends its chunks or its relay (it stopped) leaves nothing behind here
-    rt.relocationScheduler().schedule(() -> {
+    in2.expiry = rt.relocationScheduler().schedule(() -> {
       if (incoming.remove(aggregateId, in2) && in2.staged != null) {
         in2.staged.discard();
       }
@@ -427,18 +441,22 @@ public final class AggregateMoves {
     final byte[] bytes = in.bytes("chunk", length);
     in.expectEnd();
     final Incoming target = incoming.get(aggregateId);
-    if (target == null) {
-      return; // aborted meanwhile
+    final byte[] buffer = target == null ? null : target.buffer;
+    if (buffer == null) {
+      return; // aborted meanwhile, or assembled already
     }
     final long at = ordinal * ChunkPlan.UNNEGOTIATED_CHUNK_BYTES;
-    if (ordinal >= target.chunkCount || at + bytes.length > target.buffer.length) {
-      incoming.remove(aggregateId, target); // a chunk outside the manifest: the Restore fails, the source keeps all
+    if (ordinal >= target.chunkCount || at + bytes.length > buffer.length) {
+      // a chunk outside the manifest: the Restore fails, the source keeps all
+      if (incoming.remove(aggregateId, target)) {
+        target.ended();
+      }
       reply(target.from, target.correlation, new SpotkitException.DataLost("chunk " + ordinal + " of " + bytes.length
           + " bytes lies outside the manifest of aggregate " + aggregateId + " (" + target.chunkCount + " chunks, "
-          + target.buffer.length + " bytes)"));
+          + buffer.length + " bytes)"));
       return;
     }
-    System.arraycopy(bytes, 0, target.buffer, (int) at, bytes.length);
+    System.arraycopy(bytes, 0, buffer, (int) at, bytes.length);
     if (++target.received == target.chunkCount) {
       assembled(target);
     }
@@ -446,14 +464,18 @@ public final class AggregateMoves {
 
   /** Every chunk is in: verify and restore on a virtual thread, then relay-ready or the typed failure. */
   private void assembled(final Incoming target) {
+    final byte[] payload = target.buffer;
     rt.async(() -> {
-      final AggregateRestore staged = AggregateRestore.prepare(rt, target.buffer, target.buffer.length,
+      target.buffer = null; // the staging keeps what it needs; the assembly buffer goes
+      final AggregateRestore staged = AggregateRestore.prepare(rt, payload, payload.length,
           target.crc32c, target.sealed, target.aggregateId, target.unitKind);
       target.staged = staged;
       return staged;
     }).whenComplete((staged, failure) -> {
       if (failure != null) {
-        incoming.remove(target.aggregateId, target);
+        if (incoming.remove(target.aggregateId, target)) {
+          target.ended();
+        }
         reply(target.from, target.correlation, Cell.typed(RouteMesh.unwrap(failure), "restore of spot '"
             + target.sealed.tree().spotId() + "' on node " + rt.nodeRid()));
       } else {
@@ -471,6 +493,9 @@ public final class AggregateMoves {
     final byte[] stream = in.bytes("envelope", length);
     in.expectEnd();
     final Incoming target = incoming.remove(aggregateId);
+    if (target != null) {
+      target.ended();
+    }
     if (target == null || target.staged == null) {
       reply(from, correlation, new SpotkitException.Unavailable("no staged room for aggregate " + aggregateId
           + " on node " + rt.nodeRid()));

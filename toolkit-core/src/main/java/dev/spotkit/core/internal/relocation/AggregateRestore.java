@@ -181,16 +181,32 @@ public final class AggregateRestore {
     for (EnvelopeEntries.ApplicationState s : env.applicationStates()) {
       states.put(s.participantId(), s.stateBuffer());
     }
+    final Map<String, InventoryEntry> byKey = HashMap.newHashMap(inventory.size());
+    final List<ObjectKey> memberKeys = new ArrayList<>(inventory.size());
+    for (InventoryEntry e : inventory) {
+      byKey.put(key(e), e);
+      if (e.objectKind() == PlacementKind.ACTOR) {
+        memberKeys.add(ObjectKey.actor(e.id()));
+      }
+    }
+    // every member's row in batched reads, each aggregate read once (not two reads per member)
+    final List<java.util.Optional<LocationRecords.Stored>> memberRows = LocationRecords.readAll(rt.store().store(),
+        memberKeys, AggregateSeal.STORE_TIMEOUT);
+    final Map<String, LocationRecords.Stored> rowById = HashMap.newHashMap(memberKeys.size());
+    for (int i = 0; i < memberKeys.size(); i++) {
+      final int at = i;
+      memberRows.get(i).ifPresent(r -> rowById.put(memberKeys.get(at).id(), r));
+    }
     for (long pid = 1; pid <= participants.size(); pid++) {
       final String k = participants.authorityKey(pid);
-      final InventoryEntry entry = inventory.stream().filter(e -> key(e).equals(k)).findFirst().orElseThrow();
+      final InventoryEntry entry = byKey.get(k);
       final ByteBuffer state = states.get(pid);
       final byte[] bytes = state == null ? null : new byte[state.remaining()];
       if (bytes != null) {
         state.get(bytes);
       }
       final Cell cell = entry.objectKind() != PlacementKind.ACTOR ? stageSpot(entry, bytes)
-          : stageMember(entry, bytes);
+          : stageMember(entry, rowById.get(entry.id()), bytes);
       staged.put(k, cell);
       backlog.put(k, new ArrayList<>());
     }
@@ -267,10 +283,11 @@ public final class AggregateRestore {
   }
 
   @SuppressWarnings("unchecked")
-  private Cell stageMember(final InventoryEntry entry, final byte[] framing) {
-    final LocationRecords.Stored row = LocationRecords.read(rt.store().store(), ObjectKey.actor(entry.id()),
-        AggregateSeal.STORE_TIMEOUT).orElseThrow(() -> new SpotkitException.InvalidOperation("member actor '"
-        + entry.id() + "' of the inventory has no location record"));
+  private Cell stageMember(final InventoryEntry entry, final LocationRecords.Stored row, final byte[] framing) {
+    if (row == null) {
+      throw new SpotkitException.InvalidOperation("member actor '" + entry.id() + "' of the inventory has no location"
+          + " record");
+    }
     final NodeConfig.ActorType type = rt.config().actorTypes().get(row.record().stableType());
     if (type == null) {
       throw new SpotkitException.NotConfigured("node " + rt.nodeRid() + " has no actor factory for stable type '"
@@ -479,15 +496,21 @@ public final class AggregateRestore {
     spot.storeRecord = spotRow.record();
     spot.storeVersion = spotRow.version();
     final List<ActorCell> members = new ArrayList<>();
+    final List<dev.spotkit.core.location.AuthorityRecord> memberRows = new ArrayList<>();
     for (Cell c : staged.values()) {
       if (c instanceof ActorCell a) {
-        final LocationRecords.Stored row = rows.get(a.id);
-        a.storeRecord = LocationRecords.fromAuthority(a.key, AggregateAuthority.effective(rt.store().store(),
-            row.authority(), AggregateSeal.STORE_TIMEOUT));
-        a.storeVersion = row.version();
-        a.membership = spot;
         members.add(a);
+        memberRows.add(rows.get(a.id).authority());
       }
+    }
+    // the committed aggregate read once for all members (each row points at it)
+    final List<dev.spotkit.core.location.AuthorityRecord> effective = AggregateAuthority.effectiveAll(
+        rt.store().store(), memberRows, AggregateSeal.STORE_TIMEOUT);
+    for (int i = 0; i < members.size(); i++) {
+      final ActorCell a = members.get(i);
+      a.storeRecord = LocationRecords.fromAuthority(a.key, effective.get(i));
+      a.storeVersion = rows.get(a.id).version();
+      a.membership = spot;
     }
     spot.members.addAll(members);
     spot.state = CellState.READY;
