@@ -177,7 +177,7 @@ class AggregateSealTest {
   }
 
   private static NodeRuntime rt(final MeshNode node) throws ReflectiveOperationException {
-    return MeshOutboundBoundTest.runtime(node);
+    return TestNodes.runtime(node);
   }
 
   private void room(final MeshNode node, final int members) {

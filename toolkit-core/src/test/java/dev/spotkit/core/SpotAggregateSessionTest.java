@@ -87,7 +87,7 @@ class SpotAggregateSessionTest {
   private MeshNode node(final boolean sessions, final boolean players) {
     final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store)
         .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
+        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(TestNodes.SECRET))
         .objectServer(s -> {
           s.entrySpot(TestNodes.PlainEntry::new)
               .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation());

@@ -11,6 +11,9 @@ import java.util.function.Consumer;
 
 /** One-line nodes for tests: an object server on an in-memory store. */
 final class TestNodes {
+  /** A cluster secret for tests' meshes (at least 16 bytes). */
+  static final String SECRET = "test-cluster-secret-0123456789";
+
   private TestNodes() {
   }
 
@@ -72,5 +75,13 @@ final class TestNodes {
     List<String> matching(final String prefix) {
       return log.stream().filter(e -> e.startsWith(prefix)).toList();
     }
+  }
+
+  /** The node's runtime, read reflectively (tests that inspect internal state). */
+  static dev.spotkit.core.internal.runtime.NodeRuntime runtime(final MeshNode node)
+      throws ReflectiveOperationException {
+    final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
+    field.setAccessible(true);
+    return (dev.spotkit.core.internal.runtime.NodeRuntime) field.get(node);
   }
 }
