@@ -140,7 +140,7 @@ public final class ChatDemoCommand implements Callable<Integer> {
     final RelocateResult result = draining.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
     final List<RelocateResult.Kept> kept = result.kept().stream()
         .filter(k -> !NOT_BLOCKING.contains(k.reason())).toList();
-    for (RelocateResult.Kept k : kept) {
+    for (RelocateResult.Kept k : result.kept()) { // the not-blocking ones too: what stayed, and why
       System.err.println("chat-demo: the drain kept " + k.kind() + " '" + k.id() + "': " + k.reason()
           + (k.error() == null ? "" : " (" + k.error().getMessage() + ")"));
     }

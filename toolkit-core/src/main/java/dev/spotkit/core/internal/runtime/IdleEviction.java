@@ -64,6 +64,8 @@ public final class IdleEviction {
    * under the cell's ingress lock only.
    */
   private List<Parked> parked;
+  /** Rounds of handing on what parked meanwhile before the last one under the lock ends parking. */
+  private static final int MAX_HAND_ON_BATCHES = 64;
 
   /** One kept envelope, and whether it came with Instance intent. */
   private record Parked(Envelope envelope, boolean instanceIntent) {
@@ -229,11 +231,10 @@ public final class IdleEviction {
    * restored here and not open yet: a closed mailbox). On the gate.
    */
   private boolean inProgress() {
-    final dev.spotkit.core.internal.relocation.Relocations moves = rt.relocations();
     return !cell.mailbox.isEmpty() || !cell.timers.isEmpty() || pendingCalls.get() > 0 || cell.aggregateSealed
         || cell.atRelocationBoundary != null || cell.relocating != null || cell.followAggregate != null
         || cell.mailbox.dispatchState() != dev.spotkit.mailbox.DispatchState.OPEN
-        || moves != null && moves.aggregateStaging.containsKey("spot:" + cell.id);
+        || rt.messaging().stagingHere("spot:" + cell.id);
   }
 
   /** On the gate, CLOSING and parking: OnClosing, the record's removal, the release and the hand-over. */
@@ -250,18 +251,37 @@ public final class IdleEviction {
     final SpotkitException gone = new SpotkitException.NotFound(cell.describe() + " was cleaned up when idle"
         + " (spec 003 section 6.2); a regular message does not activate it again: address it with Instance intent");
     synchronized (cell.ingressLock) {
-      final List<Parked> kept = parked;
-      parked = null; // later offers find the released mailbox: NotFound
-      rt.spots.remove(cell.id, cell);
-      rt.lifecycle().release(cell, gone);
-      NodeRuntime.LOG.debug("{} was cleaned up when idle; {} message(s) that arrived meanwhile are handed on",
-          cell.describe(), kept.size());
-      final Address.Instance address = new Address.Instance(cell.id, cell.stableType);
-      for (Parked p : kept) { // in arrival order, under the lock: a sender's later message waits behind these
+      rt.spots.remove(cell.id, cell); // offers to this cell keep parking until every parked one was handed on
+    }
+    rt.lifecycle().release(cell, gone); // store calls: never under the ingress lock
+    final Address.Instance address = new Address.Instance(cell.id, cell.stableType);
+    int handed = 0;
+    for (int batch = 0; batch < MAX_HAND_ON_BATCHES; batch++) { // bounded: senders slower than this loop end it
+      final List<Parked> next;
+      synchronized (cell.ingressLock) {
+        if (parked.isEmpty()) {
+          break;
+        }
+        next = new ArrayList<>(parked);
+        parked.clear();
+      }
+      for (Parked p : next) { // in arrival order, outside the lock (activation reads the store); later ones park
         handOn(p, address, gone);
       }
+      handed += next.size();
     }
+    final List<Parked> rest;
+    synchronized (cell.ingressLock) {
+      rest = parked;
+      parked = null; // later offers find the released mailbox: NotFound
+    }
+    for (Parked p : rest) {
+      handOn(p, address, gone);
+    }
+    NodeRuntime.LOG.debug("{} was cleaned up when idle; {} message(s) that arrived meanwhile were handed on",
+        cell.describe(), handed + rest.size());
   }
+
 
   private void handOn(final Parked p, final Address.Instance address, final SpotkitException gone) {
     if (p.envelope() instanceof Envelope.Marker marker) {
@@ -276,7 +296,7 @@ public final class IdleEviction {
       return;
     }
     try {
-      rt.creations().instances().deliverHere(address, msg, false); // activates the next incarnation
+      rt.messaging().deliverInstanceHere(address, msg); // activates the next incarnation
     } catch (SpotkitException e) {
       failOrLog(msg, e);
     }

@@ -39,6 +39,29 @@ public final class Messaging {
   }
 
   /**
+   * Instance-intent work for an Instance Spot on this node, activating it here when absent (an idle cleanup hands on
+   * what arrived while it ran). Reads the store on activation: never under a monitor.
+   *
+   * @param address the Instance Spot.
+   * @param envelope the work.
+   * @throws SpotkitException as the activation.
+   */
+  void deliverInstanceHere(final Address.Instance address, final Envelope.Msg envelope) {
+    rt.creations().instances().deliverHere(address, envelope, false);
+  }
+
+  /**
+   * Whether a move of {@code key} ({@code spot:{id}}) is being restored on this node (its aggregate staging).
+   *
+   * @param key the participant key.
+   * @return true while staged here.
+   */
+  boolean stagingHere(final String key) {
+    final Relocations moves = rt.relocations();
+    return moves != null && moves.aggregateStaging.containsKey(key);
+  }
+
+  /**
    * Delivers a message again by the full path (a route switch whose object moved on before its marker arrived).
    *
    * @param address the target.
