@@ -118,14 +118,21 @@ public final class ChatDemoCommand implements Callable<Integer> {
 
   /**
    * The bots, and once every bot joined its room (as they start sending) the node owning the most rooms is drained;
-   * one summary line.
+   * one summary line. Exit 1 also when the drained node still owns one of the bots' rooms afterwards.
    */
   private static int runWithDrain(final BotSwarm.Settings settings, final List<MeshNode> nodes) throws Exception {
     final CompletableFuture<RelocateResult> draining = new CompletableFuture<>();
+    final java.util.concurrent.atomic.AtomicInteger leftBehind = new java.util.concurrent.atomic.AtomicInteger();
     final BotReport bots = BotSwarm.run(settings, () -> {
       try {
-        draining.complete(busiest(nodes, settings.rooms()).relocate(RelocateOptions.drainAnywhere())
+        final MeshNode drained = busiest(nodes, settings.rooms());
+        System.err.println("chat-demo: draining node " + drained.nodeRid() + ", owner of " + owned(nodes,
+            settings.rooms(), drained) + " of " + settings.rooms() + " rooms");
+        draining.complete(drained.relocate(RelocateOptions.drainAnywhere())
             .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS));
+        final int left = owned(nodes, settings.rooms(), drained);
+        leftBehind.set(left);
+        System.err.println("chat-demo: after the drain node " + drained.nodeRid() + " owns " + left + " rooms");
       } catch (Exception | Error e) {
         draining.completeExceptionally(e);
       }
@@ -146,7 +153,19 @@ public final class ChatDemoCommand implements Callable<Integer> {
     }
     System.out.println(bots.line() + " drained_rooms=" + result.rooms().size() + " drained_actors="
         + (result.actors().size() + result.roomMembers()) + " kept=" + kept.size());
-    return bots.passed() && kept.isEmpty() ? 0 : 1;
+    return bots.passed() && kept.isEmpty() && leftBehind.get() == 0 ? 0 : 1; // the drained node kept no room
+  }
+
+  /** How many of the bots' rooms {@code node} owns now (by the Location Store). */
+  static int owned(final List<MeshNode> nodes, final int rooms, final MeshNode node) {
+    int owned = 0;
+    for (int r = 0; r < rooms; r++) {
+      if (nodes.get(0).locations().locate(ObjectKind.SPOT, Room.ID_PREFIX + "room" + r)
+          .filter(at -> at.owner().equals(node.nodeRid())).isPresent()) {
+        owned++;
+      }
+    }
+    return owned;
   }
 
   /** The node that owns the most of the bots' rooms now (node 1 when none is found): the drain then moves rooms. */
