@@ -187,12 +187,12 @@ public final class SessionBinder implements SessionHandler {
     }
 
     /**
-     * The node the actor moved to, or null while it is on this node (never sealed, or routed back here).
-     * Any thread.
+     * The node the actor moved to, or null while it is on this node (never sealed, or routed back here) or while a
+     * move of it holds the seal (the node it leaves may go away before the target's command 44 arrives). Any thread.
      */
     synchronized NodeRid actorNode() {
       final ActorRoute route = barrier == null ? null : barrier.route();
-      if (route == null) {
+      if (route == null || barrier.seal().isPresent()) { // sealed: a move runs; its 44 or the seal timeout decides
         return null;
       }
       final NodeRid node = Rids.toNodeRid(route.nodeRid());
@@ -204,7 +204,7 @@ public final class SessionBinder implements SessionHandler {
      * with it, so the client's connection closes (once) rather than staying open to nobody.
      */
     void actorNodeGone(final NodeRid node) {
-      if (disconnected.get()) {
+      if (disconnected.get() || !node.equals(actorNode())) { // switched to a live node, or sealed, since the sweep
         return;
       }
       actorGone = true;
