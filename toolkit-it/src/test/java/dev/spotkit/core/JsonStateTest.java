@@ -184,6 +184,7 @@ class JsonStateTest {
     final String id = mesh.actorOn(0, "keeper-2", "keeper");
     a.toActor(id).send(new Note(7));
     a.toActor(id).send(new Note(-1)); // its capture returns null from now on
+    assertThat(snapshot(a, id).notes()).containsExactly(7, -1); // handled before the move starts
 
     final HostRelocationResult moved = a.relocate(b.nodeRid()).join();
 
