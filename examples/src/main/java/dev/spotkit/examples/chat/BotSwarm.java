@@ -130,10 +130,12 @@ public final class BotSwarm {
 
   /**
    * Runs the bots, and {@code onJoined} on its own virtual thread once every bot joined its room, as the bots start
-   * sending (the chat demo drains a node there). The run does not wait for it; the caller does.
+   * sending (the chat demo drains a node there). The bots stay connected, and so stay members of their rooms, until
+   * {@code onJoined} returned or the deadline passed: a room whose members all left closes itself, so a drain racing
+   * the bots' goodbyes would find fewer rooms to move than the node owned when it started.
    *
    * @param settings what to run.
-   * @param onJoined runs once, concurrently with the sends; not at all when a join failed.
+   * @param onJoined runs once, concurrently with the sends; not at all when a join failed. It should not throw.
    * @return the counts and latencies; {@link BotReport#failure()} says why a run could not finish.
    * @throws InterruptedException if the calling thread is interrupted.
    */
@@ -201,7 +203,15 @@ public final class BotSwarm {
     if (joined != null) {
       return joined;
     }
-    Thread.ofVirtual().name("bots-joined").start(onJoined);
+    final Thread joinedHook = Thread.ofVirtual().name("bots-joined").start(onJoined);
+    final Outcome talked = sendAndAwait(s, bots, threads, deadline);
+    joinedHook.join(Math.max(1, remainingMillis(deadline))); // the bots leave their rooms only after it
+    return talked;
+  }
+
+  /** Every bot sends all its lines, then awaits every delivery it expects. */
+  private static Outcome sendAndAwait(final Settings s, final List<Bot> bots, final ExecutorService threads,
+      final long deadline) throws InterruptedException {
     final long start = System.nanoTime() + (s.paced() ? PACED_LEAD_NANOS : 0);
     final List<Future<?>> sends = new ArrayList<>();
     for (Bot bot : bots) {

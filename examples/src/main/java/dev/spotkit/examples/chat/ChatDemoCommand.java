@@ -43,8 +43,8 @@ import picocli.CommandLine.Spec;
  * drained while the bots chat
  * ({@code node.relocate(RelocateOptions.drainAnywhere())}, issue 13): every room on it moves with its members to
  * the other nodes, every player on it too, while the clients stay connected; the line ends with
- * {@code drained_rooms=R drained_actors=A kept=K}, and the exit code is 0 only when the bots' run is clean and nothing
- * was kept (K counts what stayed for another reason than {@link #NOT_BLOCKING}).
+ * {@code drained_rooms=R drained_actors=A kept=K}, and the exit code is 0 only when the bots' run is clean, nothing
+ * was kept (K counts what stayed for another reason than {@link #NOT_BLOCKING}) and R is every room the node owned.
  */
 @Command(name = "chat-demo", mixinStandardHelpOptions = true,
     description = "Chat server (3 nodes) and bots in one process; prints the bots' summary line.")
@@ -123,11 +123,13 @@ public final class ChatDemoCommand implements Callable<Integer> {
   private static int runWithDrain(final BotSwarm.Settings settings, final List<MeshNode> nodes) throws Exception {
     final CompletableFuture<RelocateResult> draining = new CompletableFuture<>();
     final java.util.concurrent.atomic.AtomicInteger leftBehind = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger ownedBefore = new java.util.concurrent.atomic.AtomicInteger();
     final BotReport bots = BotSwarm.run(settings, () -> {
       try {
         final MeshNode drained = busiest(nodes, settings.rooms());
-        System.err.println("chat-demo: draining node " + drained.nodeRid() + ", owner of " + owned(nodes,
-            settings.rooms(), drained) + " of " + settings.rooms() + " rooms");
+        ownedBefore.set(owned(nodes, settings.rooms(), drained));
+        System.err.println("chat-demo: draining node " + drained.nodeRid() + ", owner of " + ownedBefore.get()
+            + " of " + settings.rooms() + " rooms");
         draining.complete(drained.relocate(RelocateOptions.drainAnywhere())
             .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS));
         final int left = owned(nodes, settings.rooms(), drained);
@@ -153,7 +155,13 @@ public final class ChatDemoCommand implements Callable<Integer> {
     }
     System.out.println(bots.line() + " drained_rooms=" + result.rooms().size() + " drained_actors="
         + (result.actors().size() + result.roomMembers()) + " kept=" + kept.size());
-    return bots.passed() && kept.isEmpty() && leftBehind.get() == 0 ? 0 : 1; // the drained node kept no room
+    if (result.rooms().size() != ownedBefore.get()) {
+      System.err.println("chat-demo: the drain reports " + result.rooms().size() + " moved rooms, the node owned "
+          + ownedBefore.get());
+    }
+    // the drained node kept no room, and the drain's report names every room it owned (the bots stay members)
+    return bots.passed() && kept.isEmpty() && leftBehind.get() == 0 && result.rooms().size() == ownedBefore.get()
+        ? 0 : 1;
   }
 
   /** How many of the bots' rooms {@code node} owns now (by the Location Store). */
