@@ -24,6 +24,7 @@ import dev.spotkit.core.location.NodeDirectory;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.location.PlacementBatches;
 import dev.spotkit.core.location.PlacementKind;
+import dev.spotkit.core.wire.ApplicationMessage;
 import dev.spotkit.relocation.wire.ChunkPlan;
 import dev.spotkit.relocation.wire.EnvelopeEntries;
 import dev.spotkit.relocation.wire.ObjectIdentity;
@@ -722,16 +723,20 @@ public final class AggregateSeal {
   private void handOverOnGate(final dev.spotkit.core.mesh.PeerConnection connection) {
     final Relocations r = rt.relocations();
     final NodeRuntime node = rt;
-    final Map<String, Cell> following = new java.util.HashMap<>();
+    final Map<String, Relocations.Followed> following = new java.util.HashMap<>();
     for (Cell c : participants) {
-      // static: the follow holds the cell and the connection, not this seal (its captured queues and payload)
-      final java.util.function.Consumer<Envelope> follow = e -> follow(node, connection, c, e);
+      // static, and holding the cell's address only: not this seal (its captured queues and payload), nor the cell
+      // (its actor, state and mailbox), which the follow table keeps reachable for 30 s
+      final Target to = new Target(c.key, c instanceof SpotCell ? ApplicationMessage.TargetKind.SPOT
+          : ApplicationMessage.TargetKind.ACTOR, c.id, c.generation, c.describe());
+      final java.util.function.Consumer<Envelope> follow = e -> follow(node, connection, to, e);
       synchronized (c.ingressLock) {
         final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
         c.followAggregate = follow;
         final String key = participantKey(c);
-        r.aggregateFollows.put(key, c); // before GONE: a reader that sees GONE finds the follow (volatile state)
-        following.put(key, c);
+        final Relocations.Followed followed = new Relocations.Followed(c.ingressLock, follow);
+        r.aggregateFollows.put(key, followed); // before GONE: a reader that sees GONE finds the follow (volatile)
+        following.put(key, followed);
         c.state = CellState.GONE;
         c.storeRecord = null; // the target owns the row now: this node's close must not delete it
         left.forEach(follow);
@@ -797,26 +802,29 @@ public final class AggregateSeal {
     }
   }
 
+  /** Where a participant's later work follows: its address on the target, and its description for errors. */
+  private record Target(ObjectKey key, ApplicationMessage.TargetKind kind, String id, long generation,
+      String describe) {
+  }
+
   private static void follow(final NodeRuntime rt, final dev.spotkit.core.mesh.PeerConnection connection,
-      final Cell c, final Envelope e) {
+      final Target to, final Envelope e) {
     switch (e) {
       case Envelope.Msg msg -> {
         try {
-          rt.mesh().sendOn(connection, c.key, c instanceof SpotCell
-              ? dev.spotkit.core.wire.ApplicationMessage.TargetKind.SPOT
-              : dev.spotkit.core.wire.ApplicationMessage.TargetKind.ACTOR, c.id, c.generation, 1, msg);
+          rt.mesh().sendOn(connection, to.key(), to.kind(), to.id(), to.generation(), 1, msg);
         } catch (SpotkitException failure) {
           if (msg.reply() != null) {
             msg.reply().fail(failure);
           } else {
-            rt.deadLetters().record("aggregate-follow", "one-way message for " + c.describe() + " dropped: "
+            rt.deadLetters().record("aggregate-follow", "one-way message for " + to.describe() + " dropped: "
                 + failure.getMessage());
           }
         }
       }
       case Envelope.Marker marker -> marker.task().run();
       case Envelope.Tick tick -> { }
-      case Envelope.Frame frame -> follow(rt, connection, c, frame.link().leaving(frame));
+      case Envelope.Frame frame -> follow(rt, connection, to, frame.link().leaving(frame));
     }
   }
 

@@ -321,9 +321,9 @@ public final class Messaging {
         && followedBack(mesh, byId, envelope)) {
       return true;
     }
-    final Cell gone = moves.aggregateFollows.get(key);
+    final Relocations.Followed gone = moves.aggregateFollows.get(key);
     if (gone != null) {
-      synchronized (gone.ingressLock) { // behind what its hand-over still follows under this lock, never ahead
+      synchronized (gone.lock()) { // behind what its hand-over still follows under this lock, never ahead
         if (moves.aggregates().followInstance(address, envelope, false)) {
           return true;
         }
