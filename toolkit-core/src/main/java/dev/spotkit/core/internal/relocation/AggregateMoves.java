@@ -478,6 +478,10 @@ public final class AggregateMoves {
         }
         reply(target.from, target.correlation, Cell.typed(RouteMesh.unwrap(failure), "restore of spot '"
             + target.sealed.tree().spotId() + "' on node " + rt.nodeRid()));
+      } else if (incoming.get(target.aggregateId) != target) {
+        // aborted (command 57) or expired while it was being staged: the abort found no staging to drop, so it
+        // is dropped here, and no relay-ready is sent (the source restored, or is gone)
+        staged.discard();
       } else {
         target.from.send(ReplyCodec.encode(Reply.of(target.correlation, TerminalResult.OK, FailureCode.NONE)));
       }

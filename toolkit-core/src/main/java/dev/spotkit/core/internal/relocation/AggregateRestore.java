@@ -567,9 +567,10 @@ public final class AggregateRestore {
 
   /**
    * Drops the staging: nothing was registered and nothing runs. Requests in the backlog are not answered: before
-   * relay-ready the source restores the originals and answers them itself (spec 002 section 9.4).
+   * relay-ready the source restores the originals and answers them itself (spec 002 section 9.4). Idempotent, and
+   * safe from two threads at once (an abort on the event loop racing the end of the staging).
    */
-  public void discard() {
+  public synchronized void discard() {
     staged.forEach((k, c) -> rt.relocations().aggregateStaging.remove(k, c));
     backlog.clear();
     for (Cell c : staged.values()) {

@@ -24,7 +24,6 @@ import dev.spotkit.core.location.NodeDirectory;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.location.PlacementBatches;
 import dev.spotkit.core.location.PlacementKind;
-import dev.spotkit.core.wire.ApplicationMessage;
 import dev.spotkit.relocation.wire.ChunkPlan;
 import dev.spotkit.relocation.wire.EnvelopeEntries;
 import dev.spotkit.relocation.wire.ObjectIdentity;
@@ -727,14 +726,15 @@ public final class AggregateSeal {
     for (Cell c : participants) {
       // static, and holding the cell's address only: not this seal (its captured queues and payload), nor the cell
       // (its actor, state and mailbox), which the follow table keeps reachable for 30 s
-      final Target to = new Target(c.key, c instanceof SpotCell ? ApplicationMessage.TargetKind.SPOT
-          : ApplicationMessage.TargetKind.ACTOR, c.id, c.generation, c.describe());
-      final java.util.function.Consumer<Envelope> follow = e -> follow(node, connection, to, e);
+      final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> rerouted =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      final AggregateFollow.Target to = AggregateFollow.target(c, rerouted);
+      final java.util.function.Consumer<Envelope> follow = e -> AggregateFollow.follow(node, connection, to, e);
       synchronized (c.ingressLock) {
         final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
         c.followAggregate = follow;
         final String key = participantKey(c);
-        final Relocations.Followed followed = new Relocations.Followed(c.ingressLock, follow);
+        final Relocations.Followed followed = new Relocations.Followed(c.ingressLock, follow, rerouted);
         r.aggregateFollows.put(key, followed); // before GONE: a reader that sees GONE finds the follow (volatile)
         following.put(key, followed);
         c.state = CellState.GONE;
@@ -799,32 +799,6 @@ public final class AggregateSeal {
       case Envelope.Marker marker -> marker.task().run();
       case Envelope.Tick tick -> { }
       case Envelope.Frame frame -> frame.link().frameHandled();
-    }
-  }
-
-  /** Where a participant's later work follows: its address on the target, and its description for errors. */
-  private record Target(ObjectKey key, ApplicationMessage.TargetKind kind, String id, long generation,
-      String describe) {
-  }
-
-  private static void follow(final NodeRuntime rt, final dev.spotkit.core.mesh.PeerConnection connection,
-      final Target to, final Envelope e) {
-    switch (e) {
-      case Envelope.Msg msg -> {
-        try {
-          rt.mesh().sendOn(connection, to.key(), to.kind(), to.id(), to.generation(), 1, msg);
-        } catch (SpotkitException failure) {
-          if (msg.reply() != null) {
-            msg.reply().fail(failure);
-          } else {
-            rt.deadLetters().record("aggregate-follow", "one-way message for " + to.describe() + " dropped: "
-                + failure.getMessage());
-          }
-        }
-      }
-      case Envelope.Marker marker -> marker.task().run();
-      case Envelope.Tick tick -> { }
-      case Envelope.Frame frame -> follow(rt, connection, to, frame.link().leaving(frame));
     }
   }
 

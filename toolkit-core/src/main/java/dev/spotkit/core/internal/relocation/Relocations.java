@@ -518,8 +518,22 @@ public final class Relocations {
    *
    * @param lock the cell's {@link Cell#ingressLock}: the hand-over follows what the cell still held under it.
    * @param follow sends one envelope on the move's ordered connection to the target.
+   * @param rerouted once that connection closed, the tail of the work the follow re-routes through the mesh one
+   *     message after the other (null before).
    */
-  public record Followed(Object lock, java.util.function.Consumer<Envelope> follow) {
+  public record Followed(Object lock, java.util.function.Consumer<Envelope> follow,
+      java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Void>> rerouted) {
+
+    /**
+     * Whether work the follow re-routes is still on its way: a sender must then go through the follow too, not
+     * around it, or it overtakes its own earlier messages.
+     *
+     * @return true while re-routed work is pending.
+     */
+    public boolean rerouting() {
+      final java.util.concurrent.CompletableFuture<Void> tail = rerouted.get();
+      return tail != null && !tail.isDone();
+    }
 
     /**
      * Follows {@code envelope} to the target, in order with the hand-over and every other offer. Any thread.
@@ -539,6 +553,18 @@ public final class Relocations {
    * the open prepends (spec 001 section 4.3: later work after saved work and the relay).
    */
   public final ConcurrentHashMap<String, Cell> aggregateStaging = new ConcurrentHashMap<>();
+
+  /**
+   * Whether a participant of a SpotWide aggregate moved away from here and its follow re-routes nothing now, so a
+   * sender that routes to the new owner itself stays behind everything followed.
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @return true when followed and idle.
+   */
+  public boolean followedAndIdle(final String key) {
+    final Followed gone = aggregateFollows.get(key);
+    return gone != null && !gone.rerouting();
+  }
 
   /**
    * Work for a participant of a SpotWide aggregate that moved away from here: handed to its GONE cell, which

@@ -173,7 +173,7 @@ public final class Messaging {
     final Cell local = local(address);
     final String followed = (local == null || local.state != CellState.READY) && moves != null ? followKey(address)
         : null; // the participant key of a SpotWide aggregate that may have moved away from here, on a miss only
-    if (followed != null && mesh != null && moves.aggregateFollows.containsKey(followed)
+    if (followed != null && mesh != null && moves.followedAndIdle(followed)
         && mesh.routesElsewhere(address, 0) && followedBack(mesh, address, envelope)) {
       return null; // moved away from here, and this node sent to it elsewhere before: that way, behind those
     }
@@ -317,7 +317,7 @@ public final class Messaging {
     }
     final RouteMesh mesh = rt.mesh();
     final Address.SpotById byId = new Address.SpotById(address.id());
-    if (mesh != null && moves.aggregateFollows.containsKey(key) && mesh.routesElsewhere(byId, 0)
+    if (mesh != null && moves.followedAndIdle(key) && mesh.routesElsewhere(byId, 0)
         && followedBack(mesh, byId, envelope)) {
       return true;
     }

@@ -1,0 +1,93 @@
+package dev.spotkit.core.internal.relocation;
+
+import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.runtime.ActorCell;
+import dev.spotkit.core.internal.runtime.Cell;
+import dev.spotkit.core.internal.runtime.Envelope;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.wire.ApplicationMessage;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Message Follow of the participants of a SpotWide aggregate that moved away (spec 000 section 9): what their GONE
+ * cells still receive goes to the target on the move's ordered connection, and through the mesh's routing once that
+ * connection closed. Holds each participant's address only, never its cell.
+ */
+final class AggregateFollow {
+
+  private AggregateFollow() {
+  }
+
+  /**
+   * Where a participant's later work follows: its address on the target, its description for errors, and, once the
+   * move's connection closed, the tail of its re-routed work (written under the cell's ingress lock).
+   */
+  record Target(ObjectKey key, ApplicationMessage.TargetKind kind, String id, long generation,
+      String describe, dev.spotkit.core.internal.runtime.Address address,
+      java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> rerouted) {
+  }
+
+  /** Where {@code c}'s later work follows, with {@code rerouted} as the tail of its re-routed work. */
+  static Target target(final Cell c,
+      final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> rerouted) {
+    return new Target(c.key, c instanceof dev.spotkit.core.internal.runtime.SpotCell
+        ? ApplicationMessage.TargetKind.SPOT : ApplicationMessage.TargetKind.ACTOR, c.id, c.generation, c.describe(),
+        address(c), rerouted);
+  }
+
+  /** The participant by ref (its ObjectGeneration), so a re-routed message never reaches a later incarnation. */
+  private static dev.spotkit.core.internal.runtime.Address address(final Cell c) {
+    final dev.spotkit.core.ObjectGeneration generation = new dev.spotkit.core.ObjectGeneration(c.generation);
+    return c instanceof ActorCell a
+        ? new dev.spotkit.core.internal.runtime.Address.ActorByRef(new dev.spotkit.core.ActorRef(a.actorId,
+            generation, c.runtime().meshName(), c.runtime().nodeRid()))
+        : new dev.spotkit.core.internal.runtime.Address.SpotByRef(new dev.spotkit.core.SpotRef(
+            new dev.spotkit.core.SpotId(c.id), generation, c.runtime().meshName(), c.runtime().nodeRid()));
+  }
+
+  /**
+   * One envelope of a moved participant to its target, under the cell's ingress lock: on the move's ordered
+   * connection while it is open; once it closed (the target restarted its listener, a network cut), through the
+   * mesh's routing to the owner the Location Store names, dialled off this lock, one message after the other in
+   * the order they came (spec 000 section 9: Message Follow loses nothing it can still deliver).
+   */
+  static void follow(final NodeRuntime rt, final dev.spotkit.core.mesh.PeerConnection connection,
+      final Target to, final Envelope e) {
+    switch (e) {
+      case Envelope.Msg msg -> {
+        if (to.rerouted().get() == null && connection.isOpen()) {
+          try {
+            rt.mesh().sendOn(connection, to.key(), to.kind(), to.id(), to.generation(), 1, msg);
+            return;
+          } catch (SpotkitException.Unavailable closedMeanwhile) {
+            // re-routed below, behind nothing: this is the first message the closed connection refused
+          }
+        }
+        final CompletableFuture<Void> before = to.rerouted().get();
+        to.rerouted().set((before == null ? CompletableFuture.<Void>completedFuture(null) : before)
+            .handle((v, ignored) -> null).thenCompose(v -> rt.async(() -> {
+              reroute(rt, to, msg);
+              return null;
+            })));
+      }
+      case Envelope.Marker marker -> marker.task().run();
+      case Envelope.Tick tick -> { }
+      case Envelope.Frame frame -> follow(rt, connection, to, frame.link().leaving(frame));
+    }
+  }
+
+  /** Sends a followed message through the mesh's routing (store lookup, dial); a failure is the sender's. */
+  private static void reroute(final NodeRuntime rt, final Target to, final Envelope.Msg msg) {
+    try {
+      rt.mesh().forward(to.address(), msg);
+    } catch (SpotkitException failure) {
+      if (msg.reply() != null) {
+        msg.reply().fail(failure);
+      } else {
+        rt.deadLetters().record("aggregate-follow", "one-way message for " + to.describe() + " dropped: "
+            + failure.getMessage());
+      }
+    }
+  }
+}
