@@ -57,8 +57,15 @@ public final class Player implements Actor {
   static final int JOIN_ATTEMPTS = 6;
   /** Pause before the first retry; each later retry waits twice as long (50, 100, 200, 400, 800 ms: 1.55 s in all). */
   static final long RETRY_STEP_MILLIS = 50;
-  /** Bound of one join, leave or {@code /rooms} request. */
+  /** Bound of one leave, flush or {@code /rooms} request. */
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * Bound of one join (JoinSpot, JoinEntrySpot). A join that moves the player carries it to the target as its
+   * Restore validity (spec 001 section 4.5), so it bounds the move too: at 5 s, one cross-node join in a chat-demo
+   * --drain run at load 10 passed relay-ready with 1 s left, missed its CAS and closed the client. As long as the
+   * session's seal timeout (15 s) a slow move completes instead.
+   */
+  static final Duration JOIN_TIMEOUT = Duration.ofSeconds(15);
 
   private static final Logger LOG = LoggerFactory.getLogger(Player.class);
 
@@ -230,7 +237,7 @@ public final class Player implements Actor {
   private void tryJoin() {
     try {
       ctx.spots().getOrCreate(Room.ID_PREFIX + joining, "room").await();
-      ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(REQUEST_TIMEOUT).defer();
+      ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(JOIN_TIMEOUT).defer();
     } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable
         | SpotkitException.DeadlineExceeded | SpotkitException.AlreadyExists e) {
       // closed after GetOrCreate found it, not Ready yet on its node, its creation still running (a loaded node), or
@@ -310,7 +317,7 @@ public final class Player implements Actor {
       push(ChatProtocol.ERROR + "you are in no room");
       return;
     }
-    ctx.joinEntrySpot().timeout(REQUEST_TIMEOUT).defer(); // the Lobby of the node it is on
+    ctx.joinEntrySpot().timeout(JOIN_TIMEOUT).defer(); // the Lobby of the node it is on
     push(ChatProtocol.OK_LEAVE + room);
     room = null;
   }
@@ -333,7 +340,7 @@ public final class Player implements Actor {
     held.clear();
     if (room != null) {
       room = null;
-      ctx.joinEntrySpot().timeout(REQUEST_TIMEOUT).defer();
+      ctx.joinEntrySpot().timeout(JOIN_TIMEOUT).defer();
     } else {
       Departures.destroy(ctx.actors(), ctx.self(), () -> { });
     }

@@ -40,8 +40,8 @@ public final class GamePlayer implements Actor {
 
   /** The player's stable type (every session is bound to one). */
   public static final String TYPE = "game-player";
-  /** Bound of a join or leave. */
-  static final Duration JOIN_TIMEOUT = Duration.ofSeconds(10);
+  /** Bound of a join or leave; as long as the session's seal timeout (15 s), see the chat example's Player. */
+  static final Duration JOIN_TIMEOUT = Duration.ofSeconds(15);
 
   private static final Logger LOG = LoggerFactory.getLogger(GamePlayer.class);
 
