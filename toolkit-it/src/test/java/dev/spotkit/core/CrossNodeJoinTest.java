@@ -220,7 +220,8 @@ class CrossNodeJoinTest {
 
   @SuppressWarnings("unchecked")
   private static List<Integer> seen(final MeshNode via, final String actor, final int sender) {
-    return via.toActor(actor).request(new Seen(sender), List.class).timeout(Duration.ofSeconds(5)).await();
+    // 20 s: its reply carries up to 20,000 numbers, and under load a 5 s deadline passed (CI, 2026-12-04)
+    return via.toActor(actor).request(new Seen(sender), List.class).timeout(Duration.ofSeconds(20)).await();
   }
 
   private static List<Integer> upTo(final int n) {
