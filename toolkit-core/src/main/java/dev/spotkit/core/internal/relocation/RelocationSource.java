@@ -621,6 +621,11 @@ public final class RelocationSource {
           actor.describe(), owner, actor.barrier.size());
       actor.barrier.clear();
     }
+    // the instance here ended: this unit keeps the cell for the follow duration (30 s), not its actor and state
+    actor.control(() -> {
+      actor.actor = null;
+      actor.handlers.release();
+    });
     synchronized (r.follow) {
       r.follow.install(new MessageFollowTable.Route(actor.id, actor.generation,
           actor.storeRecord.authorityOwnerGeneration() + 1, owner.hex(), Relocations.nowMs()));

@@ -107,6 +107,19 @@ public final class HandlerTable {
   }
 
   /**
+   * Forgets every handler (their lambdas hold the object's instance): for an incarnation that ended here but whose
+   * cell stays reachable a while (a moved actor's source keeps it for the 30 s of Message Follow, spec 001 section
+   * 10). Only when no turn of the object runs or will run here again.
+   */
+  public void release() {
+    frozen = true;
+    entries.clear();
+    resolved.clear();
+    timerHandlers.clear();
+    lastHit = null;
+  }
+
+  /**
    * The handler for a message class: exact match, else the first registered supertype; null if none. The class
    * resolved last is answered without the map (most actors see one message class at a time).
    */
