@@ -52,6 +52,8 @@ class HostDrainTest {
   static final long SEND_INTERVAL_NANOS = 250_000;
   /** Every handled Note per receiver id: sender and seq, in handling order. */
   static final Map<String, List<Note>> SEEN = new ConcurrentHashMap<>();
+  /** Per receiver, the node (first 4 hex digits) each SEEN note ran on, in the same order: printed on a failure. */
+  static final Map<String, List<String>> RAN = new ConcurrentHashMap<>();
   static final AtomicLong HANDLED = new AtomicLong();
   static final AtomicInteger JOINS = new AtomicInteger();
   /** Actor id to the room its join was accepted into. */
@@ -74,6 +76,8 @@ class HostDrainTest {
           .message(Note.class, n -> {
             notes++;
             SEEN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n);
+            RAN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>()))
+                .add(ctx.self().nodeRid().hex().substring(0, 4));
             HANDLED.incrementAndGet();
           })
           .request(Count.class, c -> notes);
@@ -106,6 +110,8 @@ class HostDrainTest {
       on.message(Note.class, n -> {
         notes++;
         SEEN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n);
+        RAN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>()))
+            .add(ctx.self().nodeRid().hex().substring(0, 4));
         HANDLED.incrementAndGet();
       }).request(Count.class, c -> notes).request(Members.class, m -> ctx.members().size());
     }
@@ -175,6 +181,7 @@ class HostDrainTest {
   @BeforeEach
   void reset() {
     SEEN.clear();
+    RAN.clear();
     HANDLED.set(0);
     JOINS.set(0);
     ACCEPTED.clear();
@@ -244,6 +251,19 @@ class HostDrainTest {
     });
   }
 
+  /** Up to 12 notes of {@code sender} handled by {@code id} before index {@code at} and 6 after, with their node. */
+  private static String around(final String id, final String sender, final int at) {
+    final List<Note> notes = SEEN.get(id);
+    final List<String> nodes = RAN.get(id);
+    final List<String> out = new ArrayList<>();
+    for (int i = Math.max(0, at - 60); i < Math.min(notes.size(), at + 30); i++) {
+      if (notes.get(i).sender().equals(sender)) {
+        out.add((i == at ? "*" : "") + notes.get(i).seq() + "@" + (i < nodes.size() ? nodes.get(i) : "?"));
+      }
+    }
+    return String.join(" ", out);
+  }
+
   /** Nothing lost or duplicated in total, and per receiver each sender's seqs only grow. */
   private static void assertExactlyOnceInOrder(final long total) {
     await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.get() >= total);
@@ -251,9 +271,12 @@ class HostDrainTest {
     assertThat(SEEN.values().stream().mapToLong(List::size).sum()).isEqualTo(total);
     for (Map.Entry<String, List<Note>> e : SEEN.entrySet()) {
       final Map<String, Long> last = new HashMap<>();
-      for (Note n : e.getValue()) {
+      final List<Note> notes = e.getValue();
+      for (int i = 0; i < notes.size(); i++) {
+        final Note n = notes.get(i);
         final Long before = last.put(n.sender(), n.seq());
-        assertThat(before == null || before < n.seq()).as("%s after %s at %s", n, before, e.getKey()).isTrue();
+        assertThat(before == null || before < n.seq()).as("%s after %s at %s; its sender's notes there around it"
+            + " (seq@node): %s", n, before, e.getKey(), around(e.getKey(), n.sender(), i)).isTrue();
       }
     }
   }

@@ -137,7 +137,14 @@ public final class RouteSwitches {
       }
       // Normally released by the marker's turn first; a failed answer (the old owner did not know the object, its
       // connection closed, or the deadline passed) releases here.
-      answer.future.whenComplete((v, failure) -> release(started, null));
+      answer.future.whenComplete((v, failure) -> {
+        if (failure != null && !started.done) {
+          NodeRuntime.LOG.warn("route_switch_released_early key={} held={} reason=\"{}\": the messages this node"
+              + " sent by its old route may still be on their way", key, started.held.size(),
+              String.valueOf(failure.getMessage()));
+        }
+        release(started, null);
+      });
     }
     return true;
   }
