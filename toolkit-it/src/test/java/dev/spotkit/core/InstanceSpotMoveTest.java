@@ -128,7 +128,7 @@ class InstanceSpotMoveTest {
     }
   }
 
-  /** The next node of the mesh; {@code withType} false: no factory for {@link #TYPE} (a target that cannot restore it). */
+  /** The next node; {@code withType} false: no factory for {@link #TYPE} (a target that cannot restore it). */
   private MeshNode node(final boolean withType) {
     nextWithType = withType;
     if (mesh == null) {
