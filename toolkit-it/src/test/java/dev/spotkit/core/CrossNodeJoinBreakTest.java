@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.Test;
  * reordered, and the source keeps serving when the move fails before relay-ready.
  */
 class CrossNodeJoinBreakTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
 
   record Note(int n) {}
 
@@ -194,26 +194,29 @@ class CrossNodeJoinBreakTest {
   static final List<String> LEFT = new CopyOnWriteArrayList<>();
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  private volatile dev.spotkit.store.LocationStore nextLocations;
 
   private MeshNode node() {
     return node(store);
   }
 
+  /** The next node of the mesh, on {@code locationStore} (the shared {@link #store} or a view of it). */
   private MeshNode node(final dev.spotkit.store.LocationStore locationStore) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locationStore)
-        .relocationStore(RelocationStores.of(locationStore)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("walker", Walker::new, a -> a.preserveStateWith(new WalkerState()))
-            .actor("no-capture", Walker::new, a -> a.preserveStateWith(new CaptureThrows()))
-            .actor("brittle", Walker::new, a -> a.preserveStateWith(new RestoreThrows()))
-            .actor("flaky", Walker::new, a -> a.preserveStateWith(new FlakyCapture()))
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+    nextLocations = locationStore;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").locationStore(store)
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("walker", Walker::new, a -> a.preserveStateWith(new WalkerState()))
+              .actor("no-capture", Walker::new, a -> a.preserveStateWith(new CaptureThrows()))
+              .actor("brittle", Walker::new, a -> a.preserveStateWith(new RestoreThrows()))
+              .actor("flaky", Walker::new, a -> a.preserveStateWith(new FlakyCapture()))
+              .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+          .customize((b, i) -> b.locationStore(nextLocations))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @AfterEach
@@ -225,7 +228,9 @@ class CrossNodeJoinBreakTest {
     CAPTURE_FAILS.set(false);
     RESTORE_FAILS.clear();
     LEFT.clear();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private static String where(final MeshNode via, final String actor) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,21 +185,21 @@ class CrossNodeJoinTest {
   }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh testMesh;
 
+  /** The next node of the test mesh (all nodes share {@link #store}). */
   private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("mover", Mover::new, a -> a.preserveStateWith(new MoverState()))
-            .actor("fresh", Mover::new, a -> a.recreateOnRelocation())
-            .actor("pinned", Mover::new, a -> a.disableRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+    if (testMesh == null) {
+      testMesh = TestMesh.builder().meshName("mesh").locationStore(store)
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("mover", Mover::new, a -> a.preserveStateWith(new MoverState()))
+              .actor("fresh", Mover::new, a -> a.recreateOnRelocation())
+              .actor("pinned", Mover::new, a -> a.disableRelocation())
+              .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+          .start(1);
+      return testMesh.node(0);
+    }
+    return testMesh.addNode();
   }
 
   @AfterEach
@@ -208,7 +209,9 @@ class CrossNodeJoinTest {
     BLOCKING_CAPTURE.clear();
     FAILING.clear();
     BLOCKING.clear();
-    nodes.forEach(MeshNode::close);
+    if (testMesh != null) {
+      testMesh.close();
+    }
     RESULTS.clear();
     EVENTS.clear();
     DEFERRED.clear();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.Test;
  * counted and changes nothing; a closed node leaves no meter behind.
  */
 class MetricsAndEventsTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final int NOTES = 20;
 
   record Note(int n) {}
@@ -91,32 +91,47 @@ class MetricsAndEventsTest {
   }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  private volatile MeterRegistry nextRegistry;
+  private volatile List<NodeEvent> nextEvents;
+  private volatile boolean nextRefuse;
 
+  /** The next node of the mesh: its own registry and event list when not null; {@code refuse}: its state refuses. */
   private MeshNode node(final MeterRegistry registry, final List<NodeEvent> events, final boolean refuse) {
-    final MeshNode.Builder b = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        // renewals every 200 ms so the lease counter moves within the test (LOC-03 still holds: 0.2+3 < 15-5)
-        .ownerLease(Duration.ofMillis(200), Duration.ofSeconds(15), Duration.ofSeconds(3), Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("keeper", Keeper::new, a -> a.preserveStateWith(new KeeperState(refuse))));
-    if (registry != null) {
-      b.metrics(registry);
+    nextRegistry = registry;
+    nextEvents = events;
+    nextRefuse = refuse;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").locationStore(store)
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new))
+          // renewals every 200 ms so the lease counter moves within the test (LOC-03 still holds: 0.2+3 < 15-5)
+          .node(b -> b.ownerLease(Duration.ofMillis(200), Duration.ofSeconds(15), Duration.ofSeconds(3),
+              Duration.ofSeconds(5)))
+          .customize((b, i) -> {
+            final boolean refuses = nextRefuse;
+            b.objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+                .actor("keeper", Keeper::new, o -> o.preserveStateWith(new KeeperState(refuses))));
+            final MeterRegistry r = nextRegistry;
+            if (r != null) {
+              b.metrics(r);
+            }
+            final List<NodeEvent> e = nextEvents;
+            if (e != null) {
+              b.eventListener(e::add);
+            }
+          })
+          .start(1);
+      return mesh.node(0);
     }
-    if (events != null) {
-      b.eventListener(events::add);
-    }
-    final MeshNode node = b.start();
-    nodes.add(node);
-    return node;
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
     Keeper.release.countDown();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private static double count(final MeterRegistry r, final String name, final String... tags) {

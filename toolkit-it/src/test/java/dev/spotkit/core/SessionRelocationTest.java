@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.core.session.Session;
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -42,8 +42,8 @@ class SessionRelocationTest {
   final List<String> joins = new CopyOnWriteArrayList<>();
   final List<String> disconnects = new CopyOnWriteArrayList<>();
   final List<ActorContext> contexts = new CopyOnWriteArrayList<>();
-  final InMemoryLocationStore store = new InMemoryLocationStore();
-  final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  TestMesh mesh;
+  private volatile boolean nextSessions;
 
   /**
    * Lines "join X" join spot X; "bad" pushes a value that cannot cross nodes (refused with InvalidOperation when
@@ -115,25 +115,30 @@ class SessionRelocationTest {
     }
   }
 
+  /** The next node of the mesh, with a session listener bound to "player" when {@code sessions}. */
   private MeshNode node(final boolean sessions) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("player", Player::new, a -> a.recreateOnRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()));
-    if (sessions) {
-      builder.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+    nextSessions = sessions;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("game")
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("player", Player::new, a -> a.recreateOnRelocation())
+              .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+          .customize((b, i) -> {
+            if (nextSessions) {
+              b.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+            }
+          })
+          .start(1);
+      return mesh.node(0);
     }
-    final MeshNode node = builder.start();
-    nodes.add(node);
-    return node;
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   @Test

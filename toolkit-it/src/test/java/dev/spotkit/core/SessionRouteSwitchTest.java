@@ -24,6 +24,7 @@ import dev.spotkit.relocation.wire.SessionRelocationFrame;
 import dev.spotkit.relocation.wire.SessionRouteAction;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.StoreFaults;
+import dev.spotkit.testkit.TestMesh;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -62,7 +63,8 @@ class SessionRouteSwitchTest {
   final List<String> disconnects = new CopyOnWriteArrayList<>();
   final List<ActorContext> contexts = new CopyOnWriteArrayList<>();
   final InMemoryLocationStore store = new InMemoryLocationStore();
-  final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  TestMesh mesh;
+  private volatile boolean nextSessions;
   /** Node rids whose Player factory fails (a Restore failure there: an explicit failure before relay-ready). */
   final List<NodeRid> refusing = new CopyOnWriteArrayList<>();
   /** When set, the Room's OnJoinedActor waits for it (up to 20 s): a target Spot slow to run its lifecycle. */
@@ -163,7 +165,9 @@ class SessionRouteSwitchTest {
   @AfterEach
   void close() {
     store.faults().clear();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     System.setErr(originalErr);
   }
 
@@ -173,20 +177,27 @@ class SessionRouteSwitchTest {
     }
   }
 
+  /**
+   * The next node of the mesh, with a session listener bound to "player" when {@code sessions}. Every node uses
+   * {@link CrossNodeJoinTest#SECRET}, the secret of the hand-written peer of the REL-29 test.
+   */
   private MeshNode node(final boolean sessions) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2)
-        .closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(CrossNodeJoinTest.SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .actor("player", Player::new, a -> a.recreateOnRelocation())
-            .userSpot("room", Room::new, o -> o.recreateOnRelocation()));
-    if (sessions) {
-      builder.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+    nextSessions = sessions;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("game").locationStore(store)
+          .mesh((m, i) -> m.clusterSecret(CrossNodeJoinTest.SECRET))
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .actor("player", Player::new, a -> a.recreateOnRelocation())
+              .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+          .customize((b, i) -> {
+            if (nextSessions) {
+              b.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+            }
+          })
+          .start(1);
+      return mesh.node(0);
     }
-    final MeshNode node = builder.start();
-    nodes.add(node);
-    return node;
+    return mesh.addNode();
   }
 
   /** A client connected to {@code node}'s session listener. */

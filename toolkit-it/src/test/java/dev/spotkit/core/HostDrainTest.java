@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +35,6 @@ import org.junit.jupiter.api.Test;
  * duplicated or reordered per sender per receiver; an object left on the drained node; two owners.
  */
 class HostDrainTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
 
   record Join(String roomId) {
   }
@@ -159,23 +159,31 @@ class HostDrainTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
+  private volatile RelocateOptions nextDrainOnClose;
+  /** The node without a mesh of {@link #misuseIsATypedError}. */
+  private MeshNode lone;
 
+  /** The next node of the mesh; {@code drainOnClose}: what its close drains, null for none. */
   private MeshNode node(final RelocateOptions drainOnClose) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()))
-            .userSpot("solo", Solo::new, o -> o.perActor().recreateOnRelocation())
-            .actor("member", Member::new, a -> a.preserveStateWith(new MemberState())));
-    if (drainOnClose != null) {
-      builder.drainOnClose(drainOnClose);
+    nextDrainOnClose = drainOnClose;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh")
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()))
+              .userSpot("solo", Solo::new, o -> o.perActor().recreateOnRelocation())
+              .actor("member", Member::new, a -> a.preserveStateWith(new MemberState())))
+          .customize((b, i) -> {
+            if (nextDrainOnClose != null) {
+              b.drainOnClose(nextDrainOnClose);
+            }
+          })
+          .start(1);
+      store = mesh.locationStore();
+      return mesh.node(0);
     }
-    final MeshNode node = builder.start();
-    nodes.add(node);
-    return node;
+    return mesh.addNode();
   }
 
   @BeforeEach
@@ -191,7 +199,12 @@ class HostDrainTest {
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
+    if (lone != null) {
+      lone.close();
+    }
   }
 
   /** {@code rooms} rooms "r{i}" with {@code members} members "r{i}m{j}" each, and {@code loners} Entry actors. */
@@ -529,8 +542,7 @@ class HostDrainTest {
         .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessage("parallelism 0 must be 1..256");
     assertThatThrownBy(() -> RelocateOptions.drainAnywhere().deadline(Duration.ZERO))
         .isInstanceOf(SpotkitException.InvalidOperation.class);
-    final MeshNode lone = TestNodes.server(s -> { });
-    nodes.add(lone);
+    lone = TestNodes.server(s -> { });
     assertThatThrownBy(() -> lone.relocate(RelocateOptions.drainAnywhere()).join()).cause()
         .isInstanceOf(SpotkitException.NotConfigured.class).hasMessageContaining("needs a mesh");
   }

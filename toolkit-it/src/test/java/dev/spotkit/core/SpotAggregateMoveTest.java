@@ -7,9 +7,9 @@ import static org.awaitility.Awaitility.await;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -28,7 +28,6 @@ import org.junit.jupiter.api.Test;
  * over loopback TCP between real nodes, while senders keep writing to the room and to members directly.
  */
 class SpotAggregateMoveTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final String ROOM = "room-1";
 
   record Join(String roomId) {
@@ -157,33 +156,44 @@ class SpotAggregateMoveTest {
   }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new ArrayList<>();
+  private TestMesh mesh;
+  private volatile boolean nextMembers;
+  private volatile boolean nextDisableMembers;
+  private volatile dev.spotkit.store.LocationStore nextLocations;
 
   private MeshNode node(final boolean members, final boolean disableMembers) {
     return node(members, disableMembers, store);
   }
 
+  private static void register(final ObjectServerBuilder s, final boolean members, final boolean disableMembers) {
+    s.entrySpot(TestNodes.PlainEntry::new)
+        .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()));
+    if (members) {
+      s.actor("member", Member::new, a -> {
+        if (disableMembers) {
+          a.disableRelocation();
+        } else {
+          a.preserveStateWith(new MemberState());
+        }
+      });
+    }
+  }
+
+  /** The next node of the mesh, with its own view of the shared {@link #store} when {@code locations} is one. */
   private MeshNode node(final boolean members, final boolean disableMembers,
       final dev.spotkit.store.LocationStore locations) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locations)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> {
-          s.entrySpot(TestNodes.PlainEntry::new)
-              .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()));
-          if (members) {
-            s.actor("member", Member::new, a -> {
-              if (disableMembers) {
-                a.disableRelocation();
-              } else {
-                a.preserveStateWith(new MemberState());
-              }
-            });
-          }
-        })
-        .start();
-    nodes.add(node);
-    return node;
+    nextMembers = members;
+    nextDisableMembers = disableMembers;
+    nextLocations = locations;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").locationStore(store)
+          .objectServer(s -> register(s, true, false))
+          .customize((b, i) -> b.locationStore(nextLocations)
+              .objectServer(s -> register(s, nextMembers, nextDisableMembers)))
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @BeforeEach
@@ -198,7 +208,9 @@ class SpotAggregateMoveTest {
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     assertThat(FAILURES).isEmpty();
   }
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.spotkit.core.session.LineCodec;
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -14,7 +14,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -38,8 +37,9 @@ class SpotAggregateSessionTest {
 
   final List<Handled> handled = new CopyOnWriteArrayList<>();
   final AtomicInteger joins = new AtomicInteger();
-  final InMemoryLocationStore store = new InMemoryLocationStore();
-  final List<MeshNode> nodes = new ArrayList<>();
+  TestMesh mesh;
+  private volatile boolean nextSessions;
+  private volatile boolean nextPlayers;
 
   final class Player implements Actor {
     private final ActorContext ctx;
@@ -84,28 +84,37 @@ class SpotAggregateSessionTest {
     return node(sessions, true);
   }
 
-  private MeshNode node(final boolean sessions, final boolean players) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName("game").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(TestNodes.SECRET))
-        .objectServer(s -> {
-          s.entrySpot(TestNodes.PlainEntry::new)
-              .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation());
-          if (players) {
-            s.actor("player", Player::new, a -> a.recreateOnRelocation());
-          }
-        });
-    if (sessions) {
-      builder.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+  private void register(final ObjectServerBuilder s, final boolean players) {
+    s.entrySpot(TestNodes.PlainEntry::new)
+        .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation());
+    if (players) {
+      s.actor("player", Player::new, a -> a.recreateOnRelocation());
     }
-    final MeshNode node = builder.start();
-    nodes.add(node);
-    return node;
+  }
+
+  /** The next node of the mesh: with a session listener when {@code sessions}, the player type when {@code players}. */
+  private MeshNode node(final boolean sessions, final boolean players) {
+    nextSessions = sessions;
+    nextPlayers = players;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("game").objectServer(s -> register(s, true))
+          .customize((b, i) -> {
+            b.objectServer(s -> register(s, nextPlayers));
+            if (nextSessions) {
+              b.sessions(s -> s.listen(0).codec(LineCodec.utf8()).bindTo("player"));
+            }
+          })
+          .start(1);
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   @Test
@@ -196,7 +205,7 @@ class SpotAggregateSessionTest {
         }
         assertThat(moved).as("move to %s", to).succeedsWithin(20, TimeUnit.SECONDS)
             .extracting(SpotRelocationResult::members).isEqualTo(1);
-        from = nodes.stream().filter(n -> n.nodeRid().equals(to)).findFirst().orElseThrow();
+        from = mesh.nodes().stream().filter(n -> n.nodeRid().equals(to)).findFirst().orElseThrow();
       }
       write(out, Integer.toString(next));
       assertThat(readUntil(in, "echo " + next)).containsExactlyElementsOf(IntStream.rangeClosed(0, next)

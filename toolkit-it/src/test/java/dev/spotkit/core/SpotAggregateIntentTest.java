@@ -6,9 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +28,9 @@ class SpotAggregateIntentTest {
   final AtomicInteger joins = new AtomicInteger();
   final CountDownLatch hallAsked = new CountDownLatch(1);
   final CountDownLatch hallAnswer = new CountDownLatch(1);
-  final InMemoryLocationStore store = new InMemoryLocationStore();
-  final List<MeshNode> nodes = new ArrayList<>();
+  InMemoryLocationStore store;
+  TestMesh mesh;
+  private volatile boolean nextHall;
 
   final class Member implements Actor {
     private final ActorContext ctx;
@@ -88,27 +88,34 @@ class SpotAggregateIntentTest {
     }
   }
 
+  private void register(final ObjectServerBuilder s, final boolean hall) {
+    s.entrySpot(TestNodes.PlainEntry::new)
+        .actor("member", Member::new, a -> a.recreateOnRelocation())
+        .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation());
+    if (hall) {
+      s.userSpot("hall", Hall::new, o -> o.spotWide().recreateOnRelocation());
+    }
+  }
+
+  /** The next node of the mesh; it registers the hall's type when {@code hall}. */
   private MeshNode node(final boolean hall) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SpotAggregateMoveTest.SECRET))
-        .objectServer(s -> {
-          s.entrySpot(TestNodes.PlainEntry::new)
-              .actor("member", Member::new, a -> a.recreateOnRelocation())
-              .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation());
-          if (hall) {
-            s.userSpot("hall", Hall::new, o -> o.spotWide().recreateOnRelocation());
-          }
-        })
-        .start();
-    nodes.add(node);
-    return node;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").objectServer(s -> register(s, false))
+          .customize((b, i) -> b.objectServer(s -> register(s, nextHall)))
+          .start(1);
+      store = mesh.locationStore();
+      return mesh.node(0);
+    }
+    nextHall = hall;
+    return mesh.addNode();
   }
 
   @AfterEach
   void close() {
     hallAnswer.countDown();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private String owner(final ObjectKey key) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +34,6 @@ import org.junit.jupiter.api.Test;
  * drain, while senders write to the Spot and to members directly.
  */
 class PerActorSpotMoveTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final String ROOM = "proom";
   /** A member id whose Restore the refusing target's factory fails. */
   static final String BAD = "bad";
@@ -167,27 +167,48 @@ class PerActorSpotMoveTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
+  private volatile boolean nextRefuseBad;
+  private volatile boolean nextPinned;
 
-  /** A node; {@code refuseBad}: its member factory throws for {@link #BAD} (a Restore of it fails there). */
-  private MeshNode node(final boolean refuseBad) {
+  /** {@code refuseBad}: the member factory throws for {@link #BAD}; {@code pinned}: 2 workers, a "pinned" type. */
+  private void configure(final MeshNode.Builder b, final boolean refuseBad, final boolean pinned) {
+    if (pinned) {
+      b.workers(2).objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+          .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
+          .actor("member", Member::new, o -> o.preserveStateWith(new MemberState()))
+          .actor("pinned", Member::new, o -> o.disableRelocation()));
+      return;
+    }
     final ActorFactory<Member> members = ctx -> {
       if (refuseBad && REFUSING.get() && BAD.equals(ctx.self().id().value())) {
         throw new IllegalStateException("this node refuses actor '" + BAD + "'");
       }
       return new Member(ctx);
     };
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(4).closeTimeout(Duration.ofSeconds(5))
-        .requestTimeout(Duration.ofSeconds(10))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
-            .actor("member", members, a -> a.preserveStateWith(new MemberState())))
-        .start();
-    nodes.add(node);
-    return node;
+    b.requestTimeout(Duration.ofSeconds(10)).objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+        .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
+        .actor("member", members, a -> a.preserveStateWith(new MemberState())));
+  }
+
+  /** The next node of the mesh; {@code refuseBad}: its member factory throws for {@link #BAD}. */
+  private MeshNode node(final boolean refuseBad) {
+    return next(refuseBad, false);
+  }
+
+  private MeshNode next(final boolean refuseBad, final boolean pinned) {
+    nextRefuseBad = refuseBad;
+    nextPinned = pinned;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").workers(4)
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new))
+          .customize((b, i) -> configure(b, nextRefuseBad, nextPinned))
+          .start(1);
+      store = mesh.locationStore();
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @BeforeEach
@@ -208,7 +229,9 @@ class PerActorSpotMoveTest {
   @AfterEach
   void close() {
     release.countDown();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   /** The PerActor room and its members {@code ids}, all on {@code node} (the only node running while made). */
@@ -378,15 +401,7 @@ class PerActorSpotMoveTest {
 
   @Test
   void aDisableRelocationMemberKeepsThePerActorRoomWholeOnTheSourceWithATypedError() throws Exception {
-    final MeshNode a = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
-            .actor("member", Member::new, o -> o.preserveStateWith(new MemberState()))
-            .actor("pinned", Member::new, o -> o.disableRelocation()))
-        .start();
-    nodes.add(a);
+    final MeshNode a = next(false, true); // 2 workers; a "pinned" type whose actors never move
     a.spots().getOrCreate(ROOM, "proom").await();
     a.actors().getOrCreate("m0", "member").await();
     a.actors().getOrCreate("p0", "pinned").await();

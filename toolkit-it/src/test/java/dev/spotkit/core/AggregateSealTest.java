@@ -16,9 +16,9 @@ import dev.spotkit.relocation.wire.RelocationEnvelope;
 import dev.spotkit.relocation.wire.RelocationEnvelopeCodec;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.ReadResult;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -36,7 +36,6 @@ import org.junit.jupiter.api.Test;
  * and the whole room in one envelope with a CRC-32C chunk plan.
  */
 class AggregateSealTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final int MEMBERS = 40;
 
   record Join(String roomId) {
@@ -129,36 +128,43 @@ class AggregateSealTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new ArrayList<>();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
+  private volatile boolean nextDisableMembers;
+  private volatile boolean nextHall;
 
   private MeshNode node(final boolean disableMembers) {
     return node(disableMembers, false);
   }
 
-  /** A node; {@code hall}: it also has the "hall" type, so a hall is placed on it. */
-  private MeshNode node(final boolean disableMembers, final boolean hall) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> {
-          s.entrySpot(TestNodes.PlainEntry::new)
-              .actor("member", Member::new, a -> {
-                if (disableMembers) {
-                  a.disableRelocation();
-                } else {
-                  a.preserveStateWith(new MemberState());
-                }
-              })
-              .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()))
-              .userSpot("per", Room::new, o -> o.perActor().recreateOnRelocation());
-          if (hall) {
-            s.userSpot("hall", Room::new, o -> o.spotWide().recreateOnRelocation());
+  private static void register(final ObjectServerBuilder s, final boolean disableMembers, final boolean hall) {
+    s.entrySpot(TestNodes.PlainEntry::new)
+        .actor("member", Member::new, a -> {
+          if (disableMembers) {
+            a.disableRelocation();
+          } else {
+            a.preserveStateWith(new MemberState());
           }
         })
-        .start();
-    nodes.add(node);
-    return node;
+        .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new RoomState()))
+        .userSpot("per", Room::new, o -> o.perActor().recreateOnRelocation());
+    if (hall) {
+      s.userSpot("hall", Room::new, o -> o.spotWide().recreateOnRelocation());
+    }
+  }
+
+  /** The next node of the mesh; {@code hall}: it also has the "hall" type, so a hall is placed on it. */
+  private MeshNode node(final boolean disableMembers, final boolean hall) {
+    nextDisableMembers = disableMembers;
+    nextHall = hall;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").objectServer(s -> register(s, false, false))
+          .customize((b, i) -> b.objectServer(s -> register(s, nextDisableMembers, nextHall)))
+          .start(1);
+      store = mesh.locationStore();
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @org.junit.jupiter.api.BeforeEach
@@ -173,7 +179,9 @@ class AggregateSealTest {
   @AfterEach
   void close() {
     RELEASE.countDown();
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private static NodeRuntime rt(final MeshNode node) throws ReflectiveOperationException {

@@ -9,9 +9,9 @@ import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.ScanRequest;
 import dev.spotkit.store.ScanResult;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +34,6 @@ import org.junit.jupiter.api.Test;
  * while senders keep writing to it by id and with Instance intent.
  */
 class InstanceSpotMoveTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final String TYPE = "ticker";
   /** The same Instance Spot registered with RecreateOnRelocation: no state travels, queue and timers do. */
   static final String PLAIN = "plain";
@@ -117,25 +116,30 @@ class InstanceSpotMoveTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new ArrayList<>();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
+  private volatile boolean nextWithType;
 
-  /** A node; {@code withType} false: no factory for {@link #TYPE} (a target that cannot restore it). */
+  private static void register(final ObjectServerBuilder s, final boolean withType) {
+    s.entrySpot(TestNodes.PlainEntry::new);
+    if (withType) {
+      s.instanceSpot(TYPE, Ticker::new, o -> o.preserveStateWith(new TickerState()))
+          .instanceSpot(PLAIN, Ticker::new, o -> o.recreateOnRelocation());
+    }
+  }
+
+  /** The next node; {@code withType} false: no factory for {@link #TYPE} (a target that cannot restore it). */
   private MeshNode node(final boolean withType) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .requestTimeout(Duration.ofSeconds(10))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
-        .objectServer(s -> {
-          s.entrySpot(TestNodes.PlainEntry::new);
-          if (withType) {
-            s.instanceSpot(TYPE, Ticker::new, o -> o.preserveStateWith(new TickerState()))
-                .instanceSpot(PLAIN, Ticker::new, o -> o.recreateOnRelocation());
-          }
-        })
-        .start();
-    nodes.add(node);
-    return node;
+    nextWithType = withType;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh").objectServer(s -> register(s, true))
+          .node(b -> b.requestTimeout(Duration.ofSeconds(10)))
+          .customize((b, i) -> b.objectServer(s -> register(s, nextWithType)))
+          .start(1);
+      store = mesh.locationStore();
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @BeforeEach
@@ -149,7 +153,9 @@ class InstanceSpotMoveTest {
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
   private String owner(final String spotId) {

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
  * or cleaned up where it was (and the move fails), never both; between two real nodes on loopback TCP.
  */
 class InstanceSpotIdleMoveTest {
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final String TYPE = "idle-mover";
 
   record Where() {
@@ -53,24 +52,24 @@ class InstanceSpotIdleMoveTest {
     }
   }
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new ArrayList<>();
+  private TestMesh mesh;
+  private InMemoryLocationStore store;
 
-  private MeshNode node(final Duration idle) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .requestTimeout(Duration.ofSeconds(10))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+  private TestMesh mesh(final Duration idle, final int count) {
+    mesh = TestMesh.builder().meshName("mesh")
+        .node(b -> b.requestTimeout(Duration.ofSeconds(10)))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .instanceSpot(TYPE, Mover::new, o -> o.recreateOnRelocation().idleTimeout(idle)))
-        .start();
-    nodes.add(node);
-    return node;
+        .start(count);
+    store = mesh.locationStore();
+    return mesh;
   }
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     CLOSINGS.clear();
   }
 
@@ -80,10 +79,10 @@ class InstanceSpotIdleMoveTest {
 
   @Test
   void aMovedInstanceSpotIsCleanedUpWhenIdleOnItsNewNodeAndReactivatesFromAnyNode() throws Exception {
-    final MeshNode a = node(Duration.ofMillis(400));
+    final MeshNode a = mesh(Duration.ofMillis(400), 1).node(0);
     final String id = "mover:1";
     assertThat(a.toInstanceSpot(id, TYPE).request(new Where(), String.class).await()).isEqualTo(a.nodeRid().hex());
-    final MeshNode b = node(Duration.ofMillis(400));
+    final MeshNode b = mesh.addNode();
     final long before = a.spots().find(id).orElseThrow().generation().value();
     a.relocateSpot(new SpotId(id), b.nodeRid()).get(60, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(20)).until(() -> closings(id).size() == 2);
@@ -99,8 +98,8 @@ class InstanceSpotIdleMoveTest {
   @Test
   void aSpotIsEitherMovedOrCleanedUpWhereItWasNeverBoth() throws Exception {
     final Duration idle = Duration.ofMillis(5);
-    final MeshNode a = node(idle);
-    final MeshNode b = node(idle);
+    final MeshNode a = mesh(idle, 2).node(0);
+    final MeshNode b = mesh.node(1);
     int moved = 0;
     int evicted = 0;
     for (int round = 0; round < 12; round++) { // bounded; each round races the move's seal with the idle check

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,9 +21,8 @@ import org.junit.jupiter.api.Test;
 class MeshAdminTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
-  private final MeshAdmin admin = MeshAdmin.over(store, Duration.ofSeconds(5));
+  private TestMesh mesh;
+  private MeshAdmin admin;
 
   @BeforeEach
   void reset() {
@@ -33,25 +31,30 @@ class MeshAdminTest {
 
   @AfterEach
   void close() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
   }
 
+  /** Node 0 (and nodes added later) accept admin drains when {@code acceptDrains}. */
   private MeshNode node(final boolean acceptDrains) {
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(store)
-        .relocationStore(RelocationStores.of(store)).workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> {
-          m.listen("127.0.0.1", 0).clusterSecret(HostDrainTest.SECRET);
-          if (acceptDrains) {
-            m.acceptAdminDrains(Duration.ofMillis(100));
-          }
-        })
-        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-            .userSpot("room", HostDrainTest.Room::new, o -> o.spotWide().preserveStateWith(
-                new HostDrainTest.RoomState()))
-            .actor("member", HostDrainTest.Member::new, a -> a.preserveStateWith(new HostDrainTest.MemberState())))
-        .start();
-    nodes.add(node);
-    return node;
+    if (mesh == null) {
+      mesh = TestMesh.builder().meshName("mesh")
+          .mesh((m, i) -> {
+            if (acceptDrains) {
+              m.acceptAdminDrains(Duration.ofMillis(100));
+            }
+          })
+          .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+              .userSpot("room", HostDrainTest.Room::new, o -> o.spotWide().preserveStateWith(
+                  new HostDrainTest.RoomState()))
+              .actor("member", HostDrainTest.Member::new,
+                  a -> a.preserveStateWith(new HostDrainTest.MemberState())))
+          .start(1);
+      admin = MeshAdmin.over(mesh.locationStore(), Duration.ofSeconds(5));
+      return mesh.node(0);
+    }
+    return mesh.addNode();
   }
 
   @Test
