@@ -1,13 +1,21 @@
 package dev.spotkit.core.internal.relocation;
 
+import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.ObjectGeneration;
+import dev.spotkit.core.SpotId;
+import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.runtime.ActorCell;
+import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.Envelope;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
+import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.core.wire.ApplicationMessage;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Message Follow of the participants of a SpotWide aggregate that moved away (spec 000 section 9): what their GONE
@@ -24,26 +32,23 @@ final class AggregateFollow {
    * move's connection closed, the tail of its re-routed work (written under the cell's ingress lock).
    */
   record Target(ObjectKey key, ApplicationMessage.TargetKind kind, String id, long generation,
-      String describe, dev.spotkit.core.internal.runtime.Address address,
-      java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> rerouted) {
+      String describe, Address address, AtomicReference<CompletableFuture<Void>> rerouted) {
   }
 
   /** Where {@code c}'s later work follows, with {@code rerouted} as the tail of its re-routed work. */
-  static Target target(final Cell c,
-      final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> rerouted) {
-    return new Target(c.key, c instanceof dev.spotkit.core.internal.runtime.SpotCell
-        ? ApplicationMessage.TargetKind.SPOT : ApplicationMessage.TargetKind.ACTOR, c.id, c.generation, c.describe(),
-        address(c), rerouted);
+  static Target target(final Cell c, final AtomicReference<CompletableFuture<Void>> rerouted) {
+    final ApplicationMessage.TargetKind kind = c instanceof SpotCell ? ApplicationMessage.TargetKind.SPOT
+        : ApplicationMessage.TargetKind.ACTOR;
+    return new Target(c.key, kind, c.id, c.generation, c.describe(), address(c), rerouted);
   }
 
   /** The participant by ref (its ObjectGeneration), so a re-routed message never reaches a later incarnation. */
-  private static dev.spotkit.core.internal.runtime.Address address(final Cell c) {
-    final dev.spotkit.core.ObjectGeneration generation = new dev.spotkit.core.ObjectGeneration(c.generation);
+  private static Address address(final Cell c) {
+    final ObjectGeneration generation = new ObjectGeneration(c.generation);
     return c instanceof ActorCell a
-        ? new dev.spotkit.core.internal.runtime.Address.ActorByRef(new dev.spotkit.core.ActorRef(a.actorId,
-            generation, c.runtime().meshName(), c.runtime().nodeRid()))
-        : new dev.spotkit.core.internal.runtime.Address.SpotByRef(new dev.spotkit.core.SpotRef(
-            new dev.spotkit.core.SpotId(c.id), generation, c.runtime().meshName(), c.runtime().nodeRid()));
+        ? new Address.ActorByRef(new ActorRef(a.actorId, generation, c.runtime().meshName(), c.runtime().nodeRid()))
+        : new Address.SpotByRef(new SpotRef(new SpotId(c.id), generation, c.runtime().meshName(),
+            c.runtime().nodeRid()));
   }
 
   /**
@@ -52,7 +57,7 @@ final class AggregateFollow {
    * mesh's routing to the owner the Location Store names, dialled off this lock, one message after the other in
    * the order they came (spec 000 section 9: Message Follow loses nothing it can still deliver).
    */
-  static void follow(final NodeRuntime rt, final dev.spotkit.core.mesh.PeerConnection connection,
+  static void follow(final NodeRuntime rt, final PeerConnection connection,
       final Target to, final Envelope e) {
     switch (e) {
       case Envelope.Msg msg -> {
