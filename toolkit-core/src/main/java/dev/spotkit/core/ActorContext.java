@@ -20,6 +20,8 @@ public sealed interface ActorContext permits ActorContextImpl {
    * The Entry or User Spot this actor belongs to now. Any thread; a snapshot.
    *
    * @return the spot's ref.
+   * @throws SpotkitException.InvalidOperation when called while the actor is being created (from its constructor,
+   *     or from another thread before the Entry Spot's onCreateActor accepted it): it belongs to no spot yet.
    */
   SpotRef membership();
 

@@ -12,6 +12,8 @@ import dev.spotkit.store.ScanResult;
 import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,8 @@ class InstanceSpotMoveTest {
   /** Every handled Note per Instance Spot, in handling order. */
   static final Map<String, List<Note>> SEEN = new ConcurrentHashMap<>();
   static final AtomicLong HANDLED = new AtomicLong();
+  /** Where each note ran, per Instance Spot in handling order: "{seq}@{node RID prefix}" (diagnostics). */
+  static final Map<String, List<String>> WHERE = new ConcurrentHashMap<>();
   /** Factory runs per SpotId: an activation or a move's Restore each build one instance. */
   static final Map<String, AtomicInteger> BUILT = new ConcurrentHashMap<>();
   /** OnClosing calls: "{spotId} {reason} {nodeRid hex}". */
@@ -86,8 +90,10 @@ class InstanceSpotMoveTest {
     public void configure(final SpotHandlers on) {
       on.message(Note.class, n -> {
         notes++;
-        SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n);
+        SEEN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n);
         HANDLED.incrementAndGet();
+        WHERE.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>()))
+            .add(n.seq() + "@" + ctx.self().nodeRid().hex().substring(0, 4));
       }).request(Count.class, c -> notes)
           .message(StartBeat.class, b -> ctx.timers().every("beat", Duration.ofMillis(10), () -> beats++))
           .request(Beats.class, b -> beats)
@@ -119,6 +125,8 @@ class InstanceSpotMoveTest {
   private TestMesh mesh;
   private InMemoryLocationStore store;
   private volatile boolean nextWithType;
+  /** The route cache's maximum age for the mesh {@link #node} starts, null for the default. */
+  private Duration routeCacheMaxAge;
 
   private static void register(final ObjectServerBuilder s, final boolean withType) {
     s.entrySpot(TestNodes.PlainEntry::new);
@@ -133,6 +141,11 @@ class InstanceSpotMoveTest {
     nextWithType = withType;
     if (mesh == null) {
       mesh = TestMesh.builder().meshName("mesh").objectServer(s -> register(s, true))
+          .mesh((m, i) -> {
+            if (routeCacheMaxAge != null) {
+              m.routeCacheMaxAge(routeCacheMaxAge);
+            }
+          })
           .node(b -> b.requestTimeout(Duration.ofSeconds(10)))
           .customize((b, i) -> b.objectServer(s -> register(s, nextWithType)))
           .start(1);
@@ -147,8 +160,10 @@ class InstanceSpotMoveTest {
     SEEN.clear();
     HANDLED.set(0);
     BUILT.clear();
+    WHERE.clear();
     CLOSINGS.clear();
     FAILURES.clear();
+    routeCacheMaxAge = null;
   }
 
   @AfterEach
@@ -205,7 +220,12 @@ class InstanceSpotMoveTest {
     final Map<String, Long> next = new HashMap<>();
     for (Note n : seen) {
       final long expected = next.getOrDefault(n.sender(), 0L);
-      assertThat(n.seq()).as("%s after %s", n, expected - 1).isEqualTo(expected);
+      if (n.seq() != expected) {
+        final int at = seen.indexOf(n);
+        final List<String> where = WHERE.get(id);
+        assertThat(n.seq()).as("%s after %s; handled around it (seq@node): %s", n, expected - 1,
+            where.subList(Math.max(0, at - 5), Math.min(where.size(), at + 5))).isEqualTo(expected);
+      }
       next.put(n.sender(), expected + 1);
     }
     sent.forEach((name, count) -> assertThat(next.getOrDefault(name, 0L)).as(name).isEqualTo(count.get()));
@@ -372,6 +392,45 @@ class InstanceSpotMoveTest {
     }
     assertThat(BUILT.get(id)).hasValue(2);
     assertThat(CLOSINGS).containsExactly(id + " RELOCATION_OUT " + a.nodeRid().hex());
+  }
+
+  /**
+   * A sender on a third node, with Instance intent, while the Instance Spot moves back and forth between two other
+   * nodes. Its route cache keeps a route for 100 ms, so after each move a send reads the new owner while what it sent
+   * before still follows through the old one: it must wait for those (a route switch), not overtake them.
+   */
+  @Test
+  @Spec("REL-01")
+  void anInstanceIntentSenderOnAThirdNodeKeepsItsOrderWhileTheSpotMovesBackAndForth() throws Exception {
+    final String id = "bounced";
+    routeCacheMaxAge = Duration.ofMillis(100);
+    final MeshNode a = node(true);
+    activate(a, id);
+    final MeshNode b = node(true);
+    final MeshNode c = node(true);
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong allSent = new AtomicLong();
+    final Map<String, AtomicLong> sent = Map.of("fromC", new AtomicLong());
+    final Thread s = sender(c, "fromC", id, true, stop, sent.get("fromC"), allSent);
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get("fromC").get() > 500);
+    MeshNode from = a;
+    MeshNode to = b;
+    for (int round = 0; round < 6; round++) {
+      final SpotRelocationResult moved = from.relocateSpot(new SpotId(id), to.nodeRid()).get(60, TimeUnit.SECONDS);
+      assertThat(moved.spot().nodeRid()).isEqualTo(to.nodeRid());
+      final long after = sent.get("fromC").get();
+      final long movedAt = System.nanoTime(); // the sender goes on past its route's age (100 ms) after the move
+      await().atMost(Duration.ofSeconds(10)).until(() -> sent.get("fromC").get() > after + 500
+          && System.nanoTime() - movedAt > TimeUnit.MILLISECONDS.toNanos(300));
+      final MeshNode was = from;
+      from = to;
+      to = was;
+    }
+    stop.set(true);
+    s.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(FAILURES).isEmpty();
+    assertExactlyOnceInOrder(c, id, sent);
+    assertThat(BUILT.get(id)).hasValue(7); // its activation and one Restore per move: never a second activation
   }
 
   @Test

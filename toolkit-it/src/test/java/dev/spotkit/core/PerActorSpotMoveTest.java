@@ -10,6 +10,7 @@ import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,8 +88,8 @@ class PerActorSpotMoveTest {
       on.message(Join.class, j -> ctx.joinSpot(j.roomId()).defer())
           .message(Note.class, n -> {
             notes++;
-            SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n);
-            WHERE.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n.sender() + ":"
+            SEEN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n);
+            WHERE.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n.sender() + ":"
                 + n.seq() + "@" + ctx.self().nodeRid().hex());
             HANDLED.incrementAndGet();
           })
@@ -143,7 +144,7 @@ class PerActorSpotMoveTest {
     @Override
     public void configure(final SpotHandlers on) {
       on.message(Note.class, n -> {
-        SEEN.computeIfAbsent("spot", k -> new CopyOnWriteArrayList<>()).add(n);
+        SEEN.computeIfAbsent("spot", k -> Collections.synchronizedList(new ArrayList<>())).add(n);
         HANDLED.incrementAndGet();
       }).request(Where.class, w -> ctx.self().nodeRid().hex())
           .request(Members.class, m -> ctx.members().size());

@@ -36,12 +36,16 @@ class SenderOrderAcrossMovesTest {
   private TestMesh mesh;
 
   private TestMesh start(final Duration routeCacheMaxAge) {
+    return start(routeCacheMaxAge, 2);
+  }
+
+  private TestMesh start(final Duration routeCacheMaxAge, final int nodes) {
     mesh = TestMesh.builder().meshName("mesh").mesh((m, i) -> m.routeCacheMaxAge(routeCacheMaxAge))
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("mover", CrossNodeJoinTest.Mover::new, a -> a.preserveStateWith(
                 new CrossNodeJoinTest.MoverState()))
             .userSpot("room", CrossNodeJoinTest.Room::new, o -> o.recreateOnRelocation()))
-        .start(2);
+        .start(nodes);
     return mesh;
   }
 
@@ -71,15 +75,7 @@ class SenderOrderAcrossMovesTest {
       // all over the one A-to-B connection (spec 001 section 5.1).
       final AtomicBoolean stop = new AtomicBoolean();
       final int first = sent.get();
-      final Thread sender = Thread.ofVirtual().start(() -> {
-        for (int n = first; n < first + MAX_NOTES_PER_ROUND && !stop.get(); n++) {
-          a.toActor(actor).send(new Note(0, n));
-          sent.set(n + 1);
-          if (n % 2 == 1) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // pacing: a steady stream, not a flood
-          }
-        }
-      });
+      final Thread sender = stream(a, actor, first, sent, stop);
       joins = join(a, actor, east, joins, failures);
       stop.set(true);
       sender.join(TimeUnit.SECONDS.toMillis(10));
@@ -92,14 +88,7 @@ class SenderOrderAcrossMovesTest {
     assertThat(failures).as("every move accepted").isEmpty();
     final int total = sent.get();
     final List<Integer> seen = seen(a, actor);
-    final List<String> outOfOrder = new ArrayList<>();
-    for (int i = 1; i < seen.size() && outOfOrder.size() < 10; i++) {
-      if (seen.get(i) != seen.get(i - 1) + 1) {
-        outOfOrder.add(seen.get(i - 1) + " then " + seen.get(i));
-      }
-    }
-    assertThat(outOfOrder).as("notes out of order among " + total).isEmpty();
-    assertThat(seen).hasSize(total);
+    assertInOrder(seen, total);
   }
 
   /**
@@ -121,33 +110,87 @@ class SenderOrderAcrossMovesTest {
     final List<String> failures = new ArrayList<>();
     int joins = 0;
     for (int round = 0; round < ROUNDS / 2; round++) {
-      final AtomicBoolean stop = new AtomicBoolean();
-      final int first = sent.get();
-      final Thread sender = Thread.ofVirtual().start(() -> {
-        for (int n = first; n < first + MAX_NOTES_PER_ROUND && !stop.get(); n++) {
-          b.toActor(actor).send(new Note(0, n));
-          sent.set(n + 1);
-          if (n % 2 == 1) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-          }
-        }
-      });
-      joins = join(a, actor, east, joins, failures);
-      // keep streaming after the move until the route to A expired and more notes went after it
-      final int atMove = sent.get();
-      Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> sent.get() >= Math.min(first
-          + MAX_NOTES_PER_ROUND, atMove + 300));
-      stop.set(true);
-      sender.join(TimeUnit.SECONDS.toMillis(10));
-      assertThat(sender.isAlive()).as("sender stopped").isFalse();
-      final int total = sent.get();
-      Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> seen(b, actor).size() >= total);
+      joins = streamThroughMove(b, a, actor, east, sent, joins, failures);
       joins = join(b, actor, west, joins, failures);
     }
     assertThat(failures).as("every move accepted").isEmpty();
     final int total = sent.get();
     Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> seen(a, actor).size() >= total);
     final List<Integer> seen = seen(a, actor);
+    assertInOrder(seen, total);
+  }
+
+  /**
+   * A sender on a third node (C) streams to an actor that moves A to B and back. Its route to the old owner expires
+   * (a cache age far below a move's length) while what it sent that way is still followed on; the store then names
+   * the new owner. Sending there straight away would overtake those (the follow is a hop longer, and under load
+   * seconds behind). The sender switches to the new owner only when a flush marker sent the old way reached the actor
+   * there, behind everything followed.
+   */
+  @Test
+  void aSenderOnAThirdNodeKeepsItsOrderWhenItsRouteTurnsToTheNewOwner() throws Exception {
+    start(Duration.ofMillis(100), 3);
+    final MeshNode a = mesh.node(0);
+    final MeshNode b = mesh.node(1);
+    final MeshNode c = mesh.node(2);
+    final String actor = mesh.actorOn(0, "watched", "mover");
+    final String east = mesh.spotOn(1, "east", "room");
+    final String west = mesh.spotOn(0, "west", "room");
+    final AtomicInteger sent = new AtomicInteger();
+    final List<String> failures = new ArrayList<>();
+    int joins = 0;
+    for (int round = 0; round < ROUNDS / 2; round++) {
+      joins = streamThroughMove(c, round % 2 == 0 ? a : b, actor, round % 2 == 0 ? east : west, sent, joins,
+          failures);
+    }
+    assertThat(failures).as("every move accepted").isEmpty();
+    final int total = sent.get();
+    final List<Integer> seen = seen(c, actor);
+    assertInOrder(seen, total);
+  }
+
+  /**
+   * One sender streaming Note(0, n) from {@code first} on to {@code actor} via {@code from}, two per ms (a steady
+   * stream, not a flood), until {@code stop} or {@link #MAX_NOTES_PER_ROUND} notes; {@code sent} is the next n.
+   */
+  private static Thread stream(final MeshNode from, final String actor, final int first, final AtomicInteger sent,
+      final AtomicBoolean stop) {
+    return Thread.ofVirtual().start(() -> {
+      for (int n = first; n < first + MAX_NOTES_PER_ROUND && !stop.get(); n++) {
+        from.toActor(actor).send(new Note(0, n));
+        sent.set(n + 1);
+        if (n % 2 == 1) {
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+      }
+    });
+  }
+
+  /**
+   * One round: {@code from} streams to {@code actor} while it joins {@code spot} (asked via {@code via}), and goes on
+   * for 300 notes after the join (its route to the old owner expires meanwhile and more notes go after it); then the
+   * stream stops and every note sent has been seen. Returns the joins so far.
+   */
+  private static int streamThroughMove(final MeshNode from, final MeshNode via, final String actor,
+      final String spot, final AtomicInteger sent, final int joinsBefore, final List<String> failures)
+      throws InterruptedException {
+    final AtomicBoolean stop = new AtomicBoolean();
+    final int first = sent.get();
+    final Thread sender = stream(from, actor, first, sent, stop);
+    final int joins = join(via, actor, spot, joinsBefore, failures);
+    final int atMove = sent.get();
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> sent.get() >= Math.min(first
+        + MAX_NOTES_PER_ROUND, atMove + 300));
+    stop.set(true);
+    sender.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(sender.isAlive()).as("sender stopped").isFalse();
+    final int total = sent.get();
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> seen(from, actor).size() >= total);
+    return joins;
+  }
+
+  /** Every note 0..total-1 seen once, in order (the first 10 breaks listed). */
+  private static void assertInOrder(final List<Integer> seen, final int total) {
     final List<String> outOfOrder = new ArrayList<>();
     for (int i = 1; i < seen.size() && outOfOrder.size() < 10; i++) {
       if (seen.get(i) != seen.get(i - 1) + 1) {

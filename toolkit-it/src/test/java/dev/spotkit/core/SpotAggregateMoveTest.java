@@ -10,6 +10,8 @@ import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -73,7 +75,7 @@ class SpotAggregateMoveTest {
       on.message(Join.class, j -> ctx.joinSpot(j.roomId()).defer())
           .message(Note.class, n -> {
             notes++;
-            SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n);
+            SEEN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n);
             HANDLED.incrementAndGet();
           })
           .request(Count.class, c -> notes)
@@ -118,7 +120,7 @@ class SpotAggregateMoveTest {
     public void configure(final SpotHandlers on) {
       on.message(Note.class, n -> {
         notes++;
-        SEEN.computeIfAbsent("spot", k -> new CopyOnWriteArrayList<>()).add(n);
+        SEEN.computeIfAbsent("spot", k -> Collections.synchronizedList(new ArrayList<>())).add(n);
         HANDLED.incrementAndGet();
       }).request(Count.class, c -> notes)
           .message(StartBeat.class, b -> timers().every("beat", Duration.ofMillis(10), () -> beats++))

@@ -14,6 +14,7 @@ import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.Condition;
+import dev.spotkit.store.InMemoryRelocationStore;
 import dev.spotkit.store.LocationStore;
 import dev.spotkit.store.Mutation;
 import dev.spotkit.store.ReadResult;
@@ -24,6 +25,7 @@ import dev.spotkit.store.StoreException;
 import dev.spotkit.store.StoreVersion;
 import dev.spotkit.store.WriteBatch;
 import dev.spotkit.store.WriteResult;
+import dev.spotkit.testkit.TestMesh;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -162,11 +164,15 @@ class RedisFaultTest {
     }
   }
 
-  private static MeshNode node(final LocationStore locations, final boolean owns, final String mesh) {
-    final MeshNode.Builder builder = MeshNode.builder().meshName(mesh).locationStore(locations).workers(2)
-        .ownerLease(Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofMillis(700))
+  /**
+   * Nodes on the test kit with a short owner lease (renew every 50 ms, TTL 1 s, renew timeout 100 ms, margin 700 ms),
+   * node i on {@code stores[i]}.
+   */
+  private static TestMesh.Builder mesh(final LocationStore... stores) {
+    return TestMesh.builder().locationStores(i -> stores[i])
+        .node(b -> b.ownerLease(Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMillis(100),
+            Duration.ofMillis(700)))
         .objectServer(s -> s.entrySpot(Entry::new).actor("poked", Poked::new, a -> a.disableRelocation()));
-    return (owns ? builder.closeStoresOnClose() : builder).start();
   }
 
   @Test
@@ -174,7 +180,8 @@ class RedisFaultTest {
   void aClientPauseLongerThanTheLeaseTtlStopsAdmissionWritesNothingWithItAndTheNodeStopsItself() throws Exception {
     try (RedisLocationStore nodeStore = RedisLocationStore.connect(REDIS.uri(), "pause");
         RedisLocationStore observer = RedisLocationStore.connect(REDIS.uri(), "pause");
-        MeshNode node = node(nodeStore, false, "pause")) {
+        TestMesh mesh = mesh(nodeStore).meshName("pause").start(1)) {
+      final MeshNode node = mesh.node(0);
       node.actors().getOrCreate("c", "poked").await();
       node.toActor("c").send(new Poke());
       assertThat(leases(observer)).hasSize(1);
@@ -214,12 +221,19 @@ class RedisFaultTest {
     final RedisRelocationStore ownedPayloads = RedisRelocationStore.connect(REDIS.uri(), "owned");
     final RedisLocationStore shared = RedisLocationStore.connect(REDIS.uri(), "shared");
     try {
-      final MeshNode owner = MeshNode.builder().meshName("owned").locationStore(owned)
-          .relocationStore(ownedPayloads).closeStoresOnClose().workers(2)
-          .objectServer(s -> s.entrySpot(Entry::new)).start();
-      final MeshNode borrower = node(shared, false, "shared");
-      owner.close();
-      borrower.close();
+      // node 0 owns its stores, node 1 borrows one: two meshes (one Redis prefix each), one node each
+      try (TestMesh mesh = mesh(owned, shared).relocationStores(i -> i == 0 ? ownedPayloads
+          : new InMemoryRelocationStore()).customize((b, i) -> {
+            b.meshName(i == 0 ? "owned" : "shared");
+            if (i == 0) {
+              b.closeStoresOnClose();
+            }
+          }).start(2)) {
+        final MeshNode owner = mesh.node(0);
+        final MeshNode borrower = mesh.node(1);
+        owner.close();
+        borrower.close();
+      }
       assertThat(failure(owned.read("k"))).isInstanceOf(StoreException.Unavailable.class)
           .hasMessageContaining("closed");
       assertThat(failure(ownedPayloads.get(new dev.spotkit.store.RelocationReference("r"))))

@@ -17,7 +17,7 @@ import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
-import dev.spotkit.store.LocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,7 +41,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedisOwnerLossRecreationTest {
   @RegisterExtension
   static final RedisServerExtension REDIS = new RedisServerExtension();
-  static final String SECRET = "test-cluster-secret-0123456789";
   private static final Duration TTL = Duration.ofMillis(1500);
   private static final Duration MARGIN = Duration.ofMillis(500);
   private static final Duration SLACK = Duration.ofSeconds(3);
@@ -116,9 +115,13 @@ class RedisOwnerLossRecreationTest {
   }
 
   private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
 
   @AfterEach
   void close() throws Exception {
+    if (mesh != null) {
+      mesh.close(); // the nodes first, then the stores they used
+    }
     for (AutoCloseable r : resources.reversed()) {
       r.close();
     }
@@ -126,16 +129,16 @@ class RedisOwnerLossRecreationTest {
     MAX_RUNNING.clear();
   }
 
-  private MeshNode node(final LocationStore view) {
-    final MeshNode node = MeshNode.builder().meshName("recovery").locationStore(view).workers(2)
-        .closeTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(4))
-        .ownerLease(Duration.ofMillis(100), TTL, Duration.ofMillis(200), MARGIN)
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+  /** One node on the test kit, node 0 on {@code viewOfA}, every later one on a Redis connection of its own. */
+  private TestMesh mesh(final CutStore viewOfA) {
+    mesh = TestMesh.builder().meshName("recovery").closeTimeout(Duration.ofSeconds(2))
+        .locationStores(i -> i == 0 ? viewOfA : store())
+        .node(b -> b.requestTimeout(Duration.ofSeconds(4))
+            .ownerLease(Duration.ofMillis(100), TTL, Duration.ofMillis(200), MARGIN))
         .objectServer(s -> s.entrySpot(Entry::new).actor("keeper", Keeper::new, a -> a.disableRelocation())
             .userSpot("room", Room::new, o -> o.disableRelocation()))
-        .start();
-    resources.add(node);
-    return node;
+        .start(1);
+    return mesh;
   }
 
   private RedisLocationStore store() {
@@ -149,10 +152,10 @@ class RedisOwnerLossRecreationTest {
   @Spec("LOC-04")
   void aDeadOwnersObjectsAreCreatedAgainOnALiveNodeAndTheResumedOwnerIsFencedOut() throws Exception {
     final CutStore viewOfA = new CutStore(store());
-    final MeshNode a = node(viewOfA); // alone: placement puts everything on a
+    final MeshNode a = mesh(viewOfA).node(0); // alone: placement puts everything on a
     final ActorRef oldActor = a.actors().getOrCreate("k", "keeper").await();
     final SpotRef oldRoom = a.spots().getOrCreate("r", "room").await();
-    final MeshNode b = node(store());
+    final MeshNode b = mesh.addNode();
     assertThat(b.actors().getOrCreate("k", "keeper").await()).isEqualTo(oldActor); // a alive: nothing swept
     final Here before = b.toActor(oldActor).request(new Where(), Here.class).await();
     assertThat(before.nodeHex()).isEqualTo(a.nodeRid().hex());

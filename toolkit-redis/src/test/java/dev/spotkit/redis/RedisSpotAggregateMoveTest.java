@@ -21,9 +21,11 @@ import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
 import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.ObjectKey;
+import dev.spotkit.testkit.TestMesh;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +45,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedisSpotAggregateMoveTest {
   @RegisterExtension
   static final RedisServerExtension REDIS = new RedisServerExtension();
-  static final String SECRET = "test-cluster-secret-0123456789";
   static final String ROOM = "room-r";
   static final Map<String, List<Long>> SEEN = new ConcurrentHashMap<>();
   static final AtomicInteger JOINS = new AtomicInteger();
@@ -80,7 +81,7 @@ class RedisSpotAggregateMoveTest {
     public void configure(final ActorHandlers on) {
       on.message(Join.class, j -> ctx.joinSpot(j.roomId()).defer()).message(Note.class, n -> {
         notes++;
-        SEEN.computeIfAbsent(ctx.self().id().value(), k -> new CopyOnWriteArrayList<>()).add(n.seq());
+        SEEN.computeIfAbsent(ctx.self().id().value(), k -> Collections.synchronizedList(new ArrayList<>())).add(n.seq());
         HANDLED.incrementAndGet();
       });
     }
@@ -108,7 +109,7 @@ class RedisSpotAggregateMoveTest {
     public void configure(final SpotHandlers on) {
       on.message(Note.class, n -> {
         notes++;
-        SEEN.computeIfAbsent("spot", k -> new CopyOnWriteArrayList<>()).add(n.seq());
+        SEEN.computeIfAbsent("spot", k -> Collections.synchronizedList(new ArrayList<>())).add(n.seq());
         HANDLED.incrementAndGet();
       });
     }
@@ -136,28 +137,32 @@ class RedisSpotAggregateMoveTest {
     }
   }
 
-  private final List<MeshNode> nodes = new ArrayList<>();
-  private final List<AutoCloseable> stores = new ArrayList<>();
+  private final List<AutoCloseable> stores = new CopyOnWriteArrayList<>();
+  private TestMesh mesh;
   private RedisLocationStore view;
 
-  private MeshNode node() {
-    final RedisLocationStore locations = RedisLocationStore.connect(REDIS.uri(), "agg-move");
-    final RedisRelocationStore relocations = RedisRelocationStore.connect(REDIS.uri(), "agg-move");
-    stores.add(locations);
-    stores.add(relocations);
-    final MeshNode node = MeshNode.builder().meshName("mesh").locationStore(locations).relocationStore(relocations)
-        .workers(2).closeTimeout(Duration.ofSeconds(5)).mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+  /** The nodes of one mesh on the test kit, each with its own connections to the one Redis. */
+  private TestMesh mesh() {
+    mesh = TestMesh.builder().meshName("mesh").closeTimeout(Duration.ofSeconds(5))
+        .locationStores(i -> store(RedisLocationStore.connect(REDIS.uri(), "agg-move")))
+        .relocationStores(i -> store(RedisRelocationStore.connect(REDIS.uri(), "agg-move")))
         .objectServer(s -> s.entrySpot(Entry::new)
             .actor("member", Member::new, a -> a.preserveStateWith(new Counts()))
             .userSpot("room", Room::new, o -> o.spotWide().preserveStateWith(new Counts())))
-        .start();
-    nodes.add(node);
-    return node;
+        .start(1);
+    return mesh;
+  }
+
+  private <S extends AutoCloseable> S store(final S store) {
+    stores.add(store);
+    return store;
   }
 
   @AfterEach
   void close() throws Exception {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     for (AutoCloseable s : stores) {
       s.close();
     }
@@ -175,15 +180,15 @@ class RedisSpotAggregateMoveTest {
   @Spec("SPOT-07")
   void aRoomMovesAToBToCOnRedisWhileASenderWritesToItAndItsMembers() throws Exception {
     final int members = 200;
-    final MeshNode a = node();
+    final MeshNode a = mesh().node(0); // alone first: the room and its members are placed on it
     a.spots().getOrCreate(ROOM, "room").await();
     for (int i = 0; i < members; i++) {
       a.actors().getOrCreate("r" + i, "member").await();
       a.toActor("r" + i).send(new Join(ROOM));
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> JOINS.get() == members);
-    final MeshNode b = node();
-    final MeshNode c = node();
+    final MeshNode b = mesh.addNode();
+    final MeshNode c = mesh.addNode();
     view = RedisLocationStore.connect(REDIS.uri(), "agg-move");
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong sent = new AtomicLong();

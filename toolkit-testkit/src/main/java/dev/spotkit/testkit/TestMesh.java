@@ -7,6 +7,8 @@ import dev.spotkit.core.ObjectServerBuilder;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.RelocationStore;
 import dev.spotkit.store.StoreFaults;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,12 +17,13 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.ObjIntConsumer;
 
 /**
  * N MeshNodes in one JVM for multi-node tests of an application (issue 15): every node listens on 127.0.0.1 on a
- * port the OS picks, all share one {@link InMemoryLocationStore} and one {@link InMemoryRelocationStore} (as the
- * processes of a real mesh share Redis) and one random cluster secret, and each registers the same objects.
+ * port the OS picks, all share one {@link InMemoryLocationStore} and one {@link InMemoryRelocationStore} by default
+ * (as the processes of a real mesh share Redis) and one random cluster secret, and each registers the same objects.
  *
  * <pre>{@code
  * try (TestMesh mesh = TestMesh.builder()
@@ -35,6 +38,13 @@ import java.util.function.ObjIntConsumer;
  *
  * <p>Node i is {@link #node(int)}, in start order; {@link #addNode()} starts one more (a node to drain to),
  * {@link #close()} closes every node still open. Thread-safety: any thread; the builder is not thread-safe.
+ *
+ * <p>Other stores: {@link Builder#locationStore(LocationStore)} and {@link Builder#relocationStore(RelocationStore)}
+ * give the nodes one shared store of any kind (e.g. the Redis stores of toolkit-redis, or a view that cuts a node
+ * off), {@link Builder#locationStores(IntFunction)} and {@link Builder#relocationStores(IntFunction)} one store per
+ * node (e.g. each node its own Redis connection to one Redis); {@link #locationStore(int)} and
+ * {@link #relocationStore(int)} tell which store node i was started with. The mesh never closes a store (a node
+ * does when the test sets {@code closeStoresOnClose()} through {@link Builder#node}).
  */
 public final class TestMesh implements AutoCloseable {
   /** Ids tried by {@link #actorOn} and {@link #spotOn} before giving up. */
@@ -42,13 +52,20 @@ public final class TestMesh implements AutoCloseable {
 
   private final Builder builder;
   private final String secret = "testkit-" + UUID.randomUUID();
-  private final InMemoryLocationStore locationStore;
-  private final InMemoryRelocationStore relocationStore = new InMemoryRelocationStore();
+  /** The store every node shares, or null when each node gets one from {@link Builder#locationStores}. */
+  private final LocationStore locationStore;
+  /** As {@link #locationStore}, for the Relocation Store. */
+  private final RelocationStore relocationStore;
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
+  private final List<LocationStore> nodeLocationStores = new CopyOnWriteArrayList<>();
+  private final List<RelocationStore> nodeRelocationStores = new CopyOnWriteArrayList<>();
 
   private TestMesh(final Builder builder) {
     this.builder = builder;
-    this.locationStore = builder.locationStore != null ? builder.locationStore : new InMemoryLocationStore();
+    this.locationStore = builder.locationStores != null ? null
+        : builder.locationStore != null ? builder.locationStore : new InMemoryLocationStore();
+    this.relocationStore = builder.relocationStores != null ? null
+        : builder.relocationStore != null ? builder.relocationStore : new InMemoryRelocationStore();
   }
 
   /**
@@ -66,12 +83,20 @@ public final class TestMesh implements AutoCloseable {
    * @return the started node, now {@code node(size() - 1)}.
    * @throws SpotkitException as {@link MeshNode.Builder#start()}: NotConfigured or InvalidOperation for a bad
    *     registration, Unavailable when the store does not answer.
+   * @throws NullPointerException when a {@link Builder#locationStores} or {@link Builder#relocationStores} factory
+   *     returns null for this node.
    */
   public MeshNode addNode() {
     synchronized (nodes) {
       final int index = nodes.size();
-      final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locationStore)
-          .relocationStore(relocationStore).workers(builder.workers).closeTimeout(builder.closeTimeout)
+      final LocationStore locations = locationStore != null ? locationStore
+          : Objects.requireNonNull(builder.locationStores.apply(index), "locationStores(...) gave null for node "
+              + index);
+      final RelocationStore relocations = relocationStore != null ? relocationStore
+          : Objects.requireNonNull(builder.relocationStores.apply(index), "relocationStores(...) gave null for node "
+              + index);
+      final MeshNode.Builder b = MeshNode.builder().meshName(builder.meshName).locationStore(locations)
+          .relocationStore(relocations).workers(builder.workers).closeTimeout(builder.closeTimeout)
           .mesh(m -> {
             m.listen("127.0.0.1", 0).clusterSecret(secret);
             builder.meshOptions.accept(m, index);
@@ -81,6 +106,8 @@ public final class TestMesh implements AutoCloseable {
       builder.perNode.accept(b, index);
       final MeshNode node = b.start();
       nodes.add(node);
+      nodeLocationStores.add(locations);
+      nodeRelocationStores.add(relocations);
       return node;
     }
   }
@@ -131,22 +158,64 @@ public final class TestMesh implements AutoCloseable {
   }
 
   /**
-   * The shared Location Store; its {@link InMemoryLocationStore#faults()} fail, stall or lose the answer of the next
-   * calls ({@link StoreFaults}).
+   * The shared in-memory Location Store; its {@link InMemoryLocationStore#faults()} fail, stall or lose the answer
+   * of the next calls ({@link StoreFaults}).
    *
-   * @return the store.
+   * @return the store: the one given to {@link Builder#locationStore(InMemoryLocationStore)}, else a new empty one.
+   * @throws IllegalStateException when the nodes were given another kind of store
+   *     ({@link Builder#locationStore(LocationStore)}) or one store each ({@link Builder#locationStores}); use
+   *     {@link #locationStore(int)} then.
    */
   public InMemoryLocationStore locationStore() {
-    return locationStore;
+    if (locationStore instanceof InMemoryLocationStore inMemory) {
+      return inMemory;
+    }
+    throw new IllegalStateException("this test mesh has no shared in-memory Location Store (it was given "
+        + (locationStore == null ? "one store per node" : locationStore.getClass().getSimpleName())
+        + "); locationStore(index) returns the store of node index");
   }
 
   /**
-   * The shared Relocation Store (relocation payloads); it has {@link StoreFaults} too.
+   * The Location Store node {@code index} was started with: the shared one, or the one
+   * {@link Builder#locationStores} gave it.
+   * (A store a test sets through {@link Builder#customize} is not seen here.)
    *
-   * @return the store.
+   * @param index 0..{@code size() - 1}.
+   * @return that node's store.
+   * @throws IndexOutOfBoundsException when there is no such node.
+   */
+  public LocationStore locationStore(final int index) {
+    return nodeLocationStores.get(index);
+  }
+
+  /**
+   * The shared in-memory Relocation Store (relocation payloads); it has {@link StoreFaults} too.
+   *
+   * @return the store (a new empty one unless the builder was given another).
+   * @throws IllegalStateException when the nodes were given another kind of store
+   *     ({@link Builder#relocationStore(RelocationStore)}) or one store each ({@link Builder#relocationStores});
+   *     use {@link #relocationStore(int)} then.
    */
   public InMemoryRelocationStore relocationStore() {
-    return relocationStore;
+    if (relocationStore instanceof InMemoryRelocationStore inMemory) {
+      return inMemory;
+    }
+    throw new IllegalStateException("this test mesh has no shared in-memory Relocation Store (it was given "
+        + (relocationStore == null ? "one store per node" : relocationStore.getClass().getSimpleName())
+        + "); relocationStore(index) returns the store of node index");
+  }
+
+  /**
+   * The Relocation Store node {@code index} was started with: the shared one, or the one
+   * {@link Builder#relocationStores} gave it.
+   * (A store a test sets through {@link Builder#customize} is not seen here.)
+   *
+   * @param index 0..{@code size() - 1}.
+   * @return that node's store.
+   * @throws IndexOutOfBoundsException when there is no such node.
+   */
+  public RelocationStore relocationStore(final int index) {
+    return nodeRelocationStores.get(index);
   }
 
   /**
@@ -230,7 +299,10 @@ public final class TestMesh implements AutoCloseable {
     private int workers = 2;
     private Duration closeTimeout = Duration.ofSeconds(5);
     private Consumer<ObjectServerBuilder> registrations;
-    private InMemoryLocationStore locationStore;
+    private LocationStore locationStore;
+    private IntFunction<? extends LocationStore> locationStores;
+    private RelocationStore relocationStore;
+    private IntFunction<? extends RelocationStore> relocationStores;
     private Consumer<MeshNode.Builder> customize = b -> { };
     private ObjIntConsumer<MeshNode.Builder> perNode = (b, index) -> { };
     private ObjIntConsumer<MeshOptions> meshOptions = (m, index) -> { };
@@ -285,13 +357,85 @@ public final class TestMesh implements AutoCloseable {
     /**
      * The Location Store the nodes share (default: a new empty one), e.g. one the test already wraps in a per-node
      * view (a store that delays or fails one node's calls) before the nodes start; that node then gets the view
-     * through {@link #customize}. The mesh never closes it.
+     * through {@link #customize}. Replaces an earlier {@code locationStore(...)} or {@link #locationStores} call.
+     * The mesh never closes it.
      *
      * @param store an in-memory store; {@link TestMesh#locationStore()} returns it.
      * @return this builder.
+     * @throws NullPointerException when store is null.
      */
     public Builder locationStore(final InMemoryLocationStore store) {
+      return locationStore((LocationStore) store);
+    }
+
+    /**
+     * A Location Store of any kind that every node shares (spec 002 section 3), e.g. a Redis store of toolkit-redis
+     * or a view of one that cuts its node off. Replaces an earlier {@code locationStore(...)} or
+     * {@link #locationStores} call. The mesh never closes it. {@link TestMesh#locationStore()} returns it when it is
+     * an {@link InMemoryLocationStore}, else throws; {@link TestMesh#locationStore(int)} always does.
+     *
+     * @param store the shared store.
+     * @return this builder.
+     * @throws NullPointerException when store is null.
+     */
+    public Builder locationStore(final LocationStore store) {
       this.locationStore = Objects.requireNonNull(store, "store");
+      this.locationStores = null;
+      return this;
+    }
+
+    /**
+     * One Location Store per node: {@code perNode} is called once for each node started (also by
+     * {@link TestMesh#addNode()}) with its index, before that node's builder is configured, e.g.
+     * {@code i -> RedisLocationStore.connect(uri, prefix)} for a Redis connection of its own per node, or
+     * {@code i -> i == 0 ? cutView : shared} for one node that a test cuts off. The stores should hold the same data
+     * (one Redis, one prefix; views over one store) for the nodes to form one mesh. Replaces an earlier
+     * {@code locationStore(...)} call. The mesh never closes them ({@code node(MeshNode.Builder::closeStoresOnClose)}
+     * makes each node close its own). {@link TestMesh#locationStore()} then throws; use
+     * {@link TestMesh#locationStore(int)}.
+     *
+     * @param perNode the store of node {@code index} (0..63); it must not return null ({@link TestMesh#addNode()}
+     *     throws NullPointerException).
+     * @return this builder.
+     * @throws NullPointerException when perNode is null.
+     */
+    public Builder locationStores(final IntFunction<? extends LocationStore> perNode) {
+      this.locationStores = Objects.requireNonNull(perNode, "perNode");
+      this.locationStore = null;
+      return this;
+    }
+
+    /**
+     * A Relocation Store of any kind that every node shares (spec 002 section 2), e.g. a Redis store of
+     * toolkit-redis; the default is a new {@link InMemoryRelocationStore}. Replaces an earlier
+     * {@code relocationStore(...)} or {@link #relocationStores} call. The mesh never closes it.
+     * {@link TestMesh#relocationStore()} returns it when it is an {@link InMemoryRelocationStore}, else throws;
+     * {@link TestMesh#relocationStore(int)} always does.
+     *
+     * @param store the shared store.
+     * @return this builder.
+     * @throws NullPointerException when store is null.
+     */
+    public Builder relocationStore(final RelocationStore store) {
+      this.relocationStore = Objects.requireNonNull(store, "store");
+      this.relocationStores = null;
+      return this;
+    }
+
+    /**
+     * One Relocation Store per node, as {@link #locationStores}: {@code perNode} is called once for each node
+     * started with its index, e.g. {@code i -> RedisRelocationStore.connect(uri, prefix)}. Replaces an earlier
+     * {@code relocationStore(...)} call. The mesh never closes them. {@link TestMesh#relocationStore()} then throws;
+     * use {@link TestMesh#relocationStore(int)}.
+     *
+     * @param perNode the store of node {@code index} (0..63); it must not return null ({@link TestMesh#addNode()}
+     *     throws NullPointerException).
+     * @return this builder.
+     * @throws NullPointerException when perNode is null.
+     */
+    public Builder relocationStores(final IntFunction<? extends RelocationStore> perNode) {
+      this.relocationStores = Objects.requireNonNull(perNode, "perNode");
+      this.relocationStore = null;
       return this;
     }
 

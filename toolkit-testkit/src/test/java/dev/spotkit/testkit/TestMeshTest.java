@@ -10,9 +10,20 @@ import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
 import dev.spotkit.core.HostRelocationResult;
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.store.InMemoryLocationStore;
+import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.store.LocationStore;
+import dev.spotkit.store.ReadResult;
+import dev.spotkit.store.RelocationStore;
+import dev.spotkit.store.ScanRequest;
+import dev.spotkit.store.ScanResult;
+import dev.spotkit.store.WriteBatch;
+import dev.spotkit.store.WriteResult;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The test kit as a user's test would use it: nodes, placement, a probe, a move, a store fault. */
@@ -161,5 +172,92 @@ class TestMeshTest {
       assertThatThrownBy(() -> mesh.actorOn(1, "d", "counter")).isInstanceOf(SpotkitException.NotConfigured.class)
           .hasMessageContaining("role is CLIENT");
     }
+  }
+
+  /** A view of another store (not an {@link InMemoryLocationStore}) that counts the writes made through it. */
+  static final class CountingView implements LocationStore {
+    final LocationStore store;
+    final AtomicInteger writes = new AtomicInteger();
+
+    CountingView(final LocationStore store) {
+      this.store = store;
+    }
+
+    @Override
+    public CompletionStage<ReadResult> read(final String key) {
+      return store.read(key);
+    }
+
+    @Override
+    public CompletionStage<WriteResult> write(final WriteBatch batch) {
+      writes.incrementAndGet();
+      return store.write(batch);
+    }
+
+    @Override
+    public CompletionStage<ScanResult> scan(final ScanRequest request) {
+      return store.scan(request);
+    }
+  }
+
+  @Test
+  void aSharedStoreOfAnotherKindIsGivenToEveryNode() {
+    final CountingView view = new CountingView(new InMemoryLocationStore());
+    final InMemoryRelocationStore payloads = new InMemoryRelocationStore();
+    try (TestMesh mesh = mesh().locationStore(view).relocationStore((RelocationStore) payloads).start(2)) {
+      assertThat(mesh.locationStore(0)).isSameAs(view);
+      assertThat(mesh.locationStore(1)).isSameAs(view);
+      assertThat(mesh.relocationStore()).isSameAs(payloads);
+      assertThat(view.writes.get()).as("both nodes published through the view").isPositive();
+      assertThatThrownBy(mesh::locationStore).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("CountingView");
+      final String id = mesh.actorOn(0, "c", "counter");
+      assertThat(mesh.node(1).toActor(id).request(new Count(), Integer.class).timeout(Duration.ofSeconds(10))
+          .await()).isZero();
+    }
+  }
+
+  @Test
+  void perNodeStoresAreMadeOncePerNodeWithItsIndexAddNodeIncluded() throws Exception {
+    final InMemoryLocationStore shared = new InMemoryLocationStore();
+    final InMemoryRelocationStore payloads = new InMemoryRelocationStore();
+    final List<Integer> asked = new CopyOnWriteArrayList<>();
+    final List<CountingView> views = new CopyOnWriteArrayList<>();
+    try (TestMesh mesh = mesh().locationStores(i -> {
+      asked.add(i);
+      final CountingView v = new CountingView(shared);
+      views.add(v);
+      return v;
+    }).relocationStores(i -> payloads).start(2)) {
+      mesh.addNode();
+      assertThat(asked).containsExactly(0, 1, 2);
+      for (int i = 0; i < 3; i++) {
+        assertThat(mesh.locationStore(i)).isSameAs(views.get(i));
+        assertThat(mesh.relocationStore(i)).isSameAs(payloads);
+        assertThat(views.get(i).writes.get()).as("node " + i + " writes through its own view").isPositive();
+      }
+      assertThatThrownBy(mesh::locationStore).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("one store per node");
+      assertThatThrownBy(mesh::relocationStore).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> mesh.locationStore(3)).isInstanceOf(IndexOutOfBoundsException.class);
+      // one mesh over the views: an actor on node 2 answers node 0, and moves to node 1 with its state
+      final String id = mesh.actorOn(2, "c", "counter");
+      mesh.node(0).toActor(id).send(new Note("one"));
+      assertThat(SEEN.awaitMatching(n -> n.equals(id + ":one"), Duration.ofSeconds(10))).isEqualTo(id + ":one");
+      final HostRelocationResult moved = mesh.node(2).relocate(mesh.node(1).nodeRid())
+          .get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(moved.kept()).isEmpty();
+      assertThat(mesh.node(0).toActor(id).request(new Where(), dev.spotkit.core.NodeRid.class)
+          .timeout(Duration.ofSeconds(10)).await()).isEqualTo(mesh.node(1).nodeRid());
+      assertThat(mesh.node(0).toActor(id).request(new Count(), Integer.class).timeout(Duration.ofSeconds(10))
+          .await()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aFactoryThatGivesNullIsAnErrorOfThatNode() {
+    assertThatThrownBy(() -> mesh().locationStores(i -> i == 1 ? null : new InMemoryLocationStore()).start(2))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("node 1");
+    assertThatThrownBy(() -> mesh().locationStore((LocationStore) null)).isInstanceOf(NullPointerException.class);
   }
 }

@@ -14,10 +14,10 @@ import picocli.CommandLine.Option;
 /**
  * The options every {@code spotkit-admin} command shares ({@code --store}, {@code --store-prefix}, {@code --mesh},
  * {@code --json}, {@code --store-timeout}) and the one place that turns failures into exit codes: 1 the operation
- * failed (a typed {@link SpotkitException}), 2 bad usage ({@link Usage}, a malformed URI or prefix), 3 the store
- * is unreachable or did not answer within {@code --store-timeout} (a {@link StoreException}, or an
- * {@link SpotkitException.Unavailable} caused by one). Each failure is one {@code spotkit-admin CMD: ...} line on
- * stderr, no stack trace.
+ * failed (a typed {@link SpotkitException}, or a {@link Failure} such as {@link DrainCommand.NodeNotLive}), 2 bad
+ * usage ({@link Usage}, a malformed URI or prefix), 3 the store is unreachable or did not answer within
+ * {@code --store-timeout} (a {@link StoreException}, or an {@link SpotkitException.Unavailable} caused by one). Each
+ * failure is one {@code spotkit-admin CMD: ...} line on stderr, no stack trace.
  */
 public final class AdminOptions {
   /** Exit code: done. */
@@ -59,6 +59,23 @@ public final class AdminOptions {
      * @param message one line for the operator.
      */
     public Usage(final String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The operation failed for a reason the command names in the message (exit code 1; the message is printed as is,
+   * after the command's name). Subclasses carry the details as fields.
+   */
+  public static class Failure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * Creates the failure.
+     *
+     * @param message one line for the operator: what failed, the value, what to do.
+     */
+    public Failure(final String message) {
       super(message);
     }
   }
@@ -121,6 +138,9 @@ public final class AdminOptions {
     } catch (Usage | IllegalArgumentException e) {
       err.println(name + ": " + e.getMessage());
       return USAGE;
+    } catch (Failure e) {
+      err.println(name + ": " + e.getMessage());
+      return FAILED;
     } catch (StoreException e) {
       err.println(name + ": store unreachable: " + e.getMessage());
       return STORE_UNREACHABLE;

@@ -44,8 +44,11 @@ final class Bot implements AutoCloseable {
   /** Counted down once every line of every room mate arrived, or the server dropped the connection. */
   private final CountDownLatch allReceived = new CountDownLatch(1);
 
-  /** Set by {@link #close} before the socket closes: a read error after it is this side's doing. */
-  private volatile boolean closing;
+  /**
+   * Set by {@link #close} before the socket closes: a read error after it is this side's doing, and a
+   * {@link #connect} after it opens nothing. Written and read under {@code this} together with {@link #socket}.
+   */
+  private boolean closing;
 
   /**
    * Null while the connection is up or when this side closed it; otherwise how the server dropped it before the
@@ -70,6 +73,7 @@ final class Bot implements AutoCloseable {
   // Written only by the swarm thread that sends.
   long sent;
 
+  /** Guarded by {@code this}: set by {@link #connect}, closed by {@link #close}, whichever thread runs them. */
   private Socket socket;
   private BufferedReader in;
   private Writer out;
@@ -117,12 +121,27 @@ final class Bot implements AutoCloseable {
     }
   }
 
+  /**
+   * Opens the connection. A bot {@link #close closed} before or during this call opens nothing, or closes what it
+   * opened, so no reader can be left blocked on a socket the swarm never closes (the swarm closes every bot when
+   * the run ends, while a late bot may still be connecting).
+   *
+   * @param server the chat server.
+   * @param timeoutMillis bound of the TCP connect, in milliseconds, above 0.
+   * @throws IOException when the connect fails or times out, or the bot was closed before or while it connected.
+   */
   void connect(final InetSocketAddress server, final int timeoutMillis) throws IOException {
-    socket = new Socket();
-    socket.setTcpNoDelay(true);
-    socket.connect(server, timeoutMillis);
-    in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-    out = new BufferedWriter(new OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8));
+    final Socket opening = new Socket();
+    synchronized (this) {
+      if (closing) {
+        throw new IOException(nick + ": closed before it connected (the run had ended)");
+      }
+      socket = opening; // from here on close() closes it, which ends the connect below
+    }
+    opening.setTcpNoDelay(true);
+    opening.connect(server, timeoutMillis);
+    in = new BufferedReader(new InputStreamReader(opening.getInputStream(), StandardCharsets.UTF_8));
+    out = new BufferedWriter(new OutputStreamWriter(opening.getOutputStream(), StandardCharsets.UTF_8));
   }
 
   /** Reader thread: until the socket closes. */
@@ -131,11 +150,11 @@ final class Bot implements AutoCloseable {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         onLine(line);
       }
-      if (!closing) {
+      if (!closing()) {
         dropped = "closed by the server";
       }
     } catch (IOException e) {
-      if (!closing) { // else the swarm closed the socket: reading is over, nothing lost by it
+      if (!closing()) { // else the swarm closed the socket: reading is over, nothing lost by it
         dropped = BotSwarm.reason(e);
       }
     } finally {
@@ -290,12 +309,24 @@ final class Bot implements AutoCloseable {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 
+  private synchronized boolean closing() {
+    return closing;
+  }
+
+  /**
+   * Ends this bot's connection: its reader and sender stop (a blocked read or write fails at once), and a
+   * {@link #connect} not yet done opens nothing. Idempotent; any thread.
+   */
   @Override
   public void close() {
-    closing = true;
+    final Socket open;
+    synchronized (this) {
+      closing = true;
+      open = socket;
+    }
     try {
-      if (socket != null) {
-        socket.close();
+      if (open != null) {
+        open.close();
       }
     } catch (IOException ignored) {
       // closing anyway

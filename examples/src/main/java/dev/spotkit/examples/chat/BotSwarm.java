@@ -4,9 +4,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,8 +22,10 @@ import org.HdrHistogram.Histogram;
  * <p>Phases, each bounded by one overall deadline: connect every bot and start its reader; each bot sets
  * its nick and joins room {@code i % rooms}, and the swarm waits for every {@code ok join} (so every
  * membership is complete before anyone talks); then every bot says its numbered lines at once; then the
- * swarm waits until each bot has all lines of its room, or the deadline. Finally every socket is closed
- * and the counters are summed into a {@link BotReport}. One virtual thread per bot sends, one reads.
+ * swarm waits until each bot has all lines of its room, or the deadline. Finally every socket is closed (a bot
+ * still connecting then opens nothing), every bot thread still waiting is interrupted, and the counters are summed
+ * into a {@link BotReport}. One virtual thread per bot sends, one reads. The run returns at most
+ * {@link #THREADS_GRACE_MILLIS} after its deadline even if a thread never ends: such a bot is named in the failure.
  *
  * <p>Missing deliveries are told apart: those of a bot whose connection the server reset or closed are
  * {@link BotReport#lost() lost} (the bot is counted in {@link BotReport#reset()} and named in the failure); those
@@ -114,11 +116,19 @@ public final class BotSwarm {
     }
   }
 
+  /**
+   * How long, in milliseconds, a run waits for its bots' threads after it closed their sockets and interrupted them;
+   * a thread still running then is reported ({@link BotReport#failure()}) and left behind (virtual threads do not
+   * keep the JVM alive).
+   */
+  static final long THREADS_GRACE_MILLIS = 2_000;
+
   private BotSwarm() {
   }
 
   /**
-   * Runs the bots. Never hangs: every wait ends at {@code settings.timeout()} from the start.
+   * Runs the bots. Never hangs: every wait ends at {@code settings.timeout()} from the start, and the run returns
+   * at most {@link #THREADS_GRACE_MILLIS} ms later, also when the server died or went silent meanwhile.
    *
    * @param settings what to run.
    * @return the counts and latencies; {@link BotReport#failure()} says why a run could not finish.
@@ -142,19 +152,26 @@ public final class BotSwarm {
   public static BotReport run(final Settings settings, final Runnable onJoined) throws InterruptedException {
     final long deadline = System.nanoTime() + settings.timeout().toNanos();
     final List<Bot> bots = newBots(settings);
-    final Queue<Future<?>> readers = new ConcurrentLinkedQueue<>();
+    final Map<Bot, Future<?>> readers = new ConcurrentHashMap<>();
     Outcome outcome = new Outcome(null, false, 0);
-    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-      try {
-        outcome = talk(settings, bots, threads, readers, deadline, onJoined);
-      } finally {
-        bots.forEach(Bot::close); // ends every reader and unblocks every writer, so the executor can close
+    final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    try {
+      outcome = talk(settings, bots, threads, readers, deadline, onJoined);
+    } finally {
+      bots.forEach(Bot::close); // ends every reader and unblocks every writer; a bot still connecting opens nothing
+      threads.shutdownNow(); // and interrupts any wait left (a virtual thread's socket I/O ends on interrupt)
+    }
+    threads.awaitTermination(THREADS_GRACE_MILLIS, TimeUnit.MILLISECONDS); // bounded: a stuck bot is reported
+    final List<Bot> stuck = new ArrayList<>();
+    for (Bot bot : bots) {
+      final Future<?> reader = readers.get(bot);
+      if (reader != null && !reader.isDone()) {
+        stuck.add(bot); // its counters are still being written: reported, not read
+      } else if (reader != null) {
+        awaitQuietly(reader); // done: get() makes the reader's counters visible here
       }
     }
-    for (Future<?> reader : readers) {
-      awaitQuietly(reader); // all done (the executor closed); get() makes the readers' counters visible here
-    }
-    return report(settings, bots, outcome);
+    return report(settings, bots, outcome, stuck);
   }
 
   /**
@@ -188,13 +205,13 @@ public final class BotSwarm {
 
   /** Connect, join, send, await. Returns no failure on success, or why it stopped. */
   private static Outcome talk(final Settings s, final List<Bot> bots, final ExecutorService threads,
-      final Queue<Future<?>> readers, final long deadline, final Runnable onJoined) throws InterruptedException {
+      final Map<Bot, Future<?>> readers, final long deadline, final Runnable onJoined) throws InterruptedException {
     final List<Future<?>> joins = new ArrayList<>();
     for (Bot bot : bots) {
       final InetSocketAddress server = new InetSocketAddress(s.host(), s.ports().get(bot.index % s.ports().size()));
       joins.add(threads.submit(() -> {
         bot.connect(server, (int) Math.max(1, remainingMillis(deadline)));
-        readers.add(threads.submit(bot::readLoop));
+        readers.put(bot, threads.submit(bot::readLoop));
         bot.join(deadline);
         return null;
       }));
@@ -266,6 +283,7 @@ public final class BotSwarm {
         + cause.getClass().getSimpleName() + ")" : message;
   }
 
+  /** The result of a finished reader: its failure, if any, goes to stderr. */
   private static void awaitQuietly(final Future<?> done) throws InterruptedException {
     try {
       done.get();
@@ -277,7 +295,8 @@ public final class BotSwarm {
   /** At most this many dropped bots are named in the failure text; the rest are counted. */
   private static final int NAMED_DROPS = 10;
 
-  private static BotReport report(final Settings s, final List<Bot> bots, final Outcome outcome) {
+  private static BotReport report(final Settings s, final List<Bot> bots, final Outcome outcome,
+      final List<Bot> stuck) {
     final Histogram latency = new Histogram(TimeUnit.MINUTES.toMicros(2), 3);
     long sent = 0;
     long expected = 0;
@@ -295,7 +314,9 @@ public final class BotSwarm {
       duplicated += bot.duplicated;
       reordered += bot.reordered;
       lastDelivery = Math.max(lastDelivery, bot.lastDeliveryNanos);
-      latency.add(bot.latencyMicros);
+      if (!stuck.contains(bot)) {
+        latency.add(bot.latencyMicros); // its reader ended: the histogram is complete
+      }
       final long outstanding = bot.expected() - bot.delivered;
       if (bot.dropped() != null) {
         lost += outstanding; // its connection is gone: these never arrive
@@ -311,11 +332,15 @@ public final class BotSwarm {
         : delivered * 1e9 / window;
     return new BotReport(s.clients(), s.rooms(), sent, expected, delivered, lost, timedOut, drops.size(),
         duplicated, reordered, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
-        latency.getValueAtPercentile(99.9) / 1000.0, perSecond, failure(outcome.failure(), timedOut, drops));
+        latency.getValueAtPercentile(99.9) / 1000.0, perSecond, failure(outcome.failure(), timedOut, drops, stuck));
   }
 
-  /** The run's failure text: why it stopped, the deliveries timed out, and the bots the server dropped. */
-  private static String failure(final String stopped, final long timedOut, final List<String> drops) {
+  /**
+   * The run's failure text: why it stopped, the deliveries timed out, the bots the server dropped, and the bots whose
+   * reader was still blocked when the run gave up on it.
+   */
+  private static String failure(final String stopped, final long timedOut, final List<String> drops,
+      final List<Bot> stuck) {
     final List<String> parts = new ArrayList<>();
     if (stopped != null) {
       parts.add(timedOut > 0 ? stopped + " (" + timedOut + " deliveries outstanding)" : stopped);
@@ -324,6 +349,12 @@ public final class BotSwarm {
       final String named = String.join(", ", drops.subList(0, Math.min(NAMED_DROPS, drops.size())));
       parts.add(drops.size() + " bot connection(s) reset or closed by the server: " + named
           + (drops.size() > NAMED_DROPS ? " and " + (drops.size() - NAMED_DROPS) + " more" : ""));
+    }
+    if (!stuck.isEmpty()) {
+      parts.add(stuck.size() + " bot reader(s) still blocked " + THREADS_GRACE_MILLIS + " ms after their sockets"
+          + " were closed, their counts incomplete: " + String.join(", ", stuck.stream().limit(NAMED_DROPS)
+          .map(b -> b.nick).toList()) + (stuck.size() > NAMED_DROPS ? " and " + (stuck.size() - NAMED_DROPS)
+          + " more" : ""));
     }
     return parts.isEmpty() ? null : String.join("; ", parts);
   }

@@ -48,7 +48,8 @@ public final class ChatBotsCommand implements Callable<Integer> {
   int messages;
 
   @Option(names = "--timeout-seconds", defaultValue = "60",
-      description = "Bound on the whole run (default: ${DEFAULT-VALUE}).")
+      description = "Bound on the whole run, in seconds; it ends at most 2 s later also when the server dies or goes"
+          + " silent (default: ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
   @Option(names = "--rate", paramLabel = "LINES_PER_S",

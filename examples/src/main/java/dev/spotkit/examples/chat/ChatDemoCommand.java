@@ -6,6 +6,7 @@ import dev.spotkit.core.ObjectKind;
 import dev.spotkit.core.RelocateOptions;
 import dev.spotkit.core.RelocateResult;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -29,7 +30,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code chat-demo}: starts a {@link ChatServer} of {@code --nodes} MeshNodes (default 3) in this process on
  * free loopback ports, runs the {@link BotSwarm} against all of them (bots round-robin over the nodes, so
- * rooms have members on several nodes), prints the bots' summary line and exits with their exit code.
+ * rooms have members on several nodes), prints the bots' summary line and exits with their exit code. Before the
+ * server closes it lets the nodes finish the bots' departures (at most {@link #DEPARTURES_BOUND}), so a clean run's
+ * shutdown logs no warning.
  *
  * <p>With {@code --relocations K} (K at least 1, needs 2 or more nodes) a {@link Wanderer} client runs beside
  * the bots and keeps switching rooms until it completed K moves between nodes (live relocation); its
@@ -106,13 +109,32 @@ public final class ChatDemoCommand implements Callable<Integer> {
     try (ChatServer server = ChatServer.start("127.0.0.1", 0, nodes)) {
       final BotSwarm.Settings settings =
           ChatBotsCommand.settings(spec, "127.0.0.1", server.ports(), clients, rooms, messages, timeoutSeconds);
+      final int exit;
       if (drain) {
-        return runWithDrain(settings, server.nodes());
+        exit = runWithDrain(settings, server.nodes());
+      } else if (relocations == 0) {
+        exit = ChatBotsCommand.runAndPrint(settings);
+      } else {
+        exit = runWithWanderer(settings, server.ports());
       }
-      if (relocations == 0) {
-        return ChatBotsCommand.runAndPrint(settings);
-      }
-      return runWithWanderer(settings, server.ports());
+      awaitDepartures(server);
+      return exit;
+    }
+  }
+
+  /** Longest wait for the clients' departures before the server closes. */
+  static final Duration DEPARTURES_BOUND = Duration.ofSeconds(10);
+
+  /**
+   * Every client closed its connection: lets the nodes finish the departures (players leave their rooms and go, rooms
+   * close) before the server closes, so the close drops none of them (each drop is a WARN line). What is still
+   * there after {@link #DEPARTURES_BOUND} is named on stderr; the exit code stays the bots' verdict.
+   */
+  private static void awaitDepartures(final ChatServer server) throws InterruptedException {
+    final int left = server.awaitDepartures(DEPARTURES_BOUND);
+    if (left > 0) {
+      System.err.println("chat-demo: " + left + " players and rooms still in the Location Store "
+          + DEPARTURES_BOUND.toSeconds() + " s after every client left; closing anyway (their departures are dropped)");
     }
   }
 

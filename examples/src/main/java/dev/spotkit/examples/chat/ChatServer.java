@@ -1,6 +1,7 @@
 package dev.spotkit.examples.chat;
 
 import dev.spotkit.core.MeshNode;
+import dev.spotkit.core.ObjectKind;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.session.LineCodec;
 import dev.spotkit.store.InMemoryLocationStore;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The chat server: one or more {@link MeshNode}s in this process whose client sessions speak the
@@ -124,7 +126,7 @@ public final class ChatServer implements AutoCloseable {
         .objectServer(server -> server
             .entrySpot(Lobby::new)
             .actor(Player.TYPE, Player::new, actor -> actor.preserveStateWith(new Player.State())) // moves
-            .userSpot("room", Room::new, spot -> spot.spotWide().preserveStateWith(new Room.State())) // moves whole
+            .userSpot(Room.TYPE, Room::new, spot -> spot.spotWide().preserveStateWith(new Room.State())) // moves whole
             .instanceSpot(RoomDirectory.TYPE, RoomDirectory::new, spot -> spot.disableRelocation()))
         .sessions(sessions -> sessions.listen(host, sessionPort).codec(LineCodec.utf8()).bindTo(Player.TYPE)
             .relocationSealTimeout(SEAL_TIMEOUT)); // a slow move keeps the client connected
@@ -253,11 +255,50 @@ public final class ChatServer implements AutoCloseable {
     return nodes;
   }
 
+  /** How often, in milliseconds, {@link #awaitDepartures} reads the Location Store. */
+  static final long DEPARTURES_POLL_MILLIS = 20;
+  /** Rows {@link #awaitDepartures} counts at most per kind. */
+  private static final int DEPARTURES_PAGE = 100;
+
+  /**
+   * Waits until the clients that disconnected have left the mesh: no player actor and no room is left in the
+   * Location Store (each player of a closed connection left its room and destroyed itself, each room closed with its
+   * last member). Call it once every client is gone and before {@link #close()}: a close that starts while those
+   * departures still travel between the nodes drops them, with a WARN line each on the node that drops them (a
+   * {@code dead letter (shutting_down)} for a disconnect that reaches a closing node, {@code a disconnect for actor
+   * ... was not delivered} for one whose node already closed). With clients still connected it waits the whole
+   * bound. Any thread; not from inside a handler turn.
+   *
+   * @param bound the longest wait, e.g. 10 s.
+   * @return the players and rooms still in the store (each kind counted up to 100): 0 once the departures settled.
+   * @throws InterruptedException when interrupted while waiting.
+   * @throws SpotkitException.Unavailable when the Location Store fails or does not answer in time.
+   */
+  int awaitDepartures(final Duration bound) throws InterruptedException {
+    final long end = System.nanoTime() + bound.toNanos();
+    final long polls = bound.toMillis() / DEPARTURES_POLL_MILLIS + 1;
+    int left = remaining();
+    for (long poll = 0; poll < polls && left > 0 && end - System.nanoTime() > 0; poll++) {
+      Thread.sleep(Math.max(1, Math.min(DEPARTURES_POLL_MILLIS,
+          TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())))); // polling the store: nothing to wait on
+      left = remaining();
+    }
+    return left;
+  }
+
+  /** Players and rooms in the Location Store, each kind counted up to {@link #DEPARTURES_PAGE}. */
+  private int remaining() {
+    final MeshNode node = nodes.get(0);
+    return node.locations().list(ObjectKind.ACTOR, Player.TYPE, DEPARTURES_PAGE, null).entries().size()
+        + node.locations().list(ObjectKind.SPOT, Room.TYPE, DEPARTURES_PAGE, null).entries().size();
+  }
+
   /**
    * Closes every session and stops every node (a {@link #startMember} node closes its stores at the end): every
    * node but the first at once, then the first, which holds the {@link RoomDirectory}, so the last member counts
    * of rooms closing on the other nodes still reach it rather than being dropped by a closing node (with a
-   * warning each). Idempotent.
+   * warning each). Clients still connected are cut off, and their departures may be dropped with a warning each:
+   * after the clients left, {@link #awaitDepartures} first. Idempotent.
    */
   @Override
   public void close() {

@@ -236,7 +236,7 @@ public final class Player implements Actor {
   /** One attempt: create the room if needed (blocks this turn only), then JoinSpot it after this turn. */
   private void tryJoin() {
     try {
-      ctx.spots().getOrCreate(Room.ID_PREFIX + joining, "room").await();
+      ctx.spots().getOrCreate(Room.ID_PREFIX + joining, Room.TYPE).await();
       ctx.joinSpot(Room.ID_PREFIX + joining, new Room.Hello(nick)).timeout(JOIN_TIMEOUT).defer();
     } catch (SpotkitException.NotFound | SpotkitException.StaleGeneration | SpotkitException.Unavailable
         | SpotkitException.DeadlineExceeded | SpotkitException.AlreadyExists e) {

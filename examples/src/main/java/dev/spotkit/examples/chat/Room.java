@@ -55,6 +55,8 @@ public final class Room implements UserSpot<Player> {
 
   /** Prefix of room spot ids. */
   public static final String ID_PREFIX = "room-";
+  /** The stable type rooms are registered under. */
+  public static final String TYPE = "room";
 
   /**
    * How often a room that nobody joined (for example: created for a player whose join then timed out) checks

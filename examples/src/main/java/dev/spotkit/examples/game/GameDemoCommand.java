@@ -65,6 +65,8 @@ public final class GameDemoCommand implements Callable<Integer> {
     final GameRules rules;
     try {
       rules = new GameRules(players, rounds, Duration.ofMillis(roundMillis));
+      // the bots' settings checked before any node starts (port 1 stands in for the gateway's, known later)
+      new GameBots.Settings("127.0.0.1", List.of(1), matches, players, Duration.ofSeconds(timeoutSeconds));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec == null ? new CommandLine(this) : spec.commandLine(), e.getMessage());
     }

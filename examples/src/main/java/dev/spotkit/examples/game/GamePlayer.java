@@ -96,11 +96,23 @@ public final class GamePlayer implements Actor {
 
   @Override
   public void configure(final ActorHandlers on) {
-    on.message(String.class, this::onLine)
+    on.message(String.class, this::onMessage)
       .message(Push.class, push -> push(push.line()))
       .message(MatchFound.class, found -> join(found.matchId()))
       .message(MatchOver.class, over -> leave(over.matchId()))
       .message(Disconnected.class, gone -> depart());
+  }
+
+  /**
+   * One client message: a line of the line protocol, or a WebSocket text message, which may hold several lines.
+   * Each non-blank line is a command, in order; a message with no command at all is answered with an error line.
+   */
+  private void onMessage(final String message) {
+    final java.util.List<String> commands = message.lines().filter(l -> !l.isBlank()).toList();
+    if (commands.isEmpty()) {
+      onLine("");
+    }
+    commands.forEach(this::onLine);
   }
 
   private void onLine(final String line) {

@@ -20,6 +20,7 @@ import dev.spotkit.examples.SpotkitExamples;
 import dev.spotkit.redis.RedisLocationStore;
 import dev.spotkit.redis.RedisRelocationStore;
 import dev.spotkit.redis.RedisServer;
+import dev.spotkit.testkit.TestMesh;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -43,7 +45,6 @@ import picocli.CommandLine;
  * answered request. Also: an unreachable or silent store is exit code 3 with one clear line, bad usage is 2.
  */
 class AdminCommandTest {
-  private static final String SECRET = "admin-test-cluster-secret-0123456789";
   private static final String PREFIX = "admin-test";
   private static final ObjectMapper JSON = new ObjectMapper();
   /** Actor id to the room its join was accepted into. */
@@ -101,29 +102,30 @@ class AdminCommandTest {
     }
   }
 
-  private final List<MeshNode> nodes = new ArrayList<>();
+  private TestMesh mesh;
   private RedisServer redis;
 
   @AfterEach
   void stop() {
-    nodes.forEach(MeshNode::close);
+    if (mesh != null) {
+      mesh.close();
+    }
     if (redis != null) {
       redis.stop();
     }
   }
 
-  private MeshNode node() {
-    final MeshNode node = MeshNode.builder().meshName("admin")
-        .locationStore(RedisLocationStore.connect(redis.uri(), PREFIX))
-        .relocationStore(RedisRelocationStore.connect(redis.uri(), PREFIX)).closeStoresOnClose()
-        .workers(2).closeTimeout(Duration.ofSeconds(5))
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET).acceptAdminDrains(Duration.ofMillis(200)))
-        .objectServer(s -> s.entrySpot(Entry::new)
-            .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation())
-            .actor("worker", Worker::new, a -> a.recreateOnRelocation()))
-        .start();
-    nodes.add(node);
-    return node;
+  /**
+   * Nodes of mesh "admin" on the test kit, each with its own Redis Location Store connection to {@link #redis}
+   * (closed with the node). With {@code acceptDrains} they take store-borne drain requests (polled every 200 ms)
+   * and each has its own Redis Relocation Store too; without, they keep the kit's in-memory one.
+   */
+  private TestMesh.Builder mesh(final boolean acceptDrains) {
+    final TestMesh.Builder builder = TestMesh.builder().meshName("admin").closeTimeout(Duration.ofSeconds(5))
+        .locationStores(i -> RedisLocationStore.connect(redis.uri(), PREFIX))
+        .node(MeshNode.Builder::closeStoresOnClose);
+    return acceptDrains ? builder.relocationStores(i -> RedisRelocationStore.connect(redis.uri(), PREFIX))
+        .mesh((m, i) -> m.acceptAdminDrains(Duration.ofMillis(200))) : builder;
   }
 
   /** One run of the examples' entry point: exit code, stdout, stderr. */
@@ -152,7 +154,10 @@ class AdminCommandTest {
   void nodesObjectsAndDrainThroughTheCommandLine() throws Exception {
     redis = RedisServer.start();
     JOINED.clear();
-    final MeshNode a = node(); // alone first: every object is placed on it
+    mesh = mesh(true).objectServer(s -> s.entrySpot(Entry::new)
+        .userSpot("room", Room::new, o -> o.spotWide().recreateOnRelocation())
+        .actor("worker", Worker::new, a -> a.recreateOnRelocation())).start(1);
+    final MeshNode a = mesh.node(0); // alone first: every object is placed on it
     final SpotRef room = a.spots().getOrCreate("room-1", "room").await();
     final List<ActorRef> workers = new ArrayList<>();
     for (int i = 1; i <= 4; i++) {
@@ -161,7 +166,7 @@ class AdminCommandTest {
     a.toActor("worker-1").send(new Join("room-1"));
     a.toActor("worker-2").send(new Join("room-1"));
     await().atMost(Duration.ofSeconds(20)).until(() -> JOINED.containsAll(Set.of("worker-1", "worker-2")));
-    final MeshNode b = node();
+    final MeshNode b = mesh.addNode();
     final String aHex = a.nodeRid().hex();
     final String bHex = b.nodeRid().hex();
 
@@ -230,16 +235,59 @@ class AdminCommandTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aDrainNoNodeTakesIsWithdrawnAtTheTimeout() {
     redis = RedisServer.start();
-    final MeshNode deaf = MeshNode.builder().meshName("admin")
-        .locationStore(RedisLocationStore.connect(redis.uri(), PREFIX)).closeStoresOnClose()
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET)) // no acceptAdminDrains
-        .objectServer(s -> s.entrySpot(Entry::new)).start();
-    nodes.add(deaf);
+    mesh = mesh(false).objectServer(s -> s.entrySpot(Entry::new)).start(1); // no acceptAdminDrains
+    final MeshNode deaf = mesh.node(0);
     final Run run = admin("drain", deaf.nodeRid().hex(), "--timeout", "1s");
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.out()).contains("WITHDRAWN, withdrawn: no node took it");
     assertThat(run.err()).contains("it was withdrawn and nothing ran").contains("acceptAdminDrains");
     assertThat(admin("relocations").out()).contains("drain requests: none");
+  }
+
+  /**
+   * The node being drained dies (halted as by kill -9: its owner lease is no longer renewed and lapses after its 2 s
+   * TTL) while the command waits with {@code --timeout 60s}: the command ends soon after the lease lapsed, not at
+   * its timeout, withdraws the request the node never took, names the node and exits 1. A second drain of the dead
+   * node is refused before anything is asked.
+   */
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aDrainOfANodeThatDiesEndsWhenItsLeaseLapsesNamingTheNode() throws Exception {
+    redis = RedisServer.start();
+    mesh = mesh(false).objectServer(s -> s.entrySpot(Entry::new)) // no acceptAdminDrains: it never takes the request
+        .customize((b, i) -> b.ownerLease(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(500),
+            Duration.ofSeconds(1)))
+        .start(1);
+    final MeshNode doomed = mesh.node(0);
+    final String hex = doomed.nodeRid().hex();
+    final long start = System.nanoTime();
+    final CompletableFuture<Run> drain = CompletableFuture.supplyAsync(() -> admin("drain", hex, "--timeout", "60s"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> drain.isDone()
+        || admin("relocations").out().contains(hex + " "));
+    assertThat(drain).isNotDone(); // the request is written and waits for the node
+    runtime(doomed).halt();
+
+    final Run run = drain.get(40, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(40));
+    assertThat(run.code()).as(run.err()).isEqualTo(1);
+    assertThat(run.err()).contains("spotkit-admin drain: node " + hex + " of mesh admin is no longer live (its owner"
+        + " lease lapsed: the process stopped, was killed or lost the store) before it took drain request ")
+        .contains("; the request was withdrawn and nothing ran").doesNotContain("\tat ");
+    assertThat(run.out()).isEmpty();
+    assertThat(admin("relocations").out()).contains("drain requests: none");
+
+    final Run again = admin("drain", hex, "--timeout", "60s");
+    assertThat(again.code()).isEqualTo(1);
+    assertThat(again.err()).startsWith("spotkit-admin drain: node " + hex + " of mesh admin is not live (its owner"
+        + " lease lapsed: the process stopped, was killed or lost the store); only a running node can drain itself,"
+        + " so nothing was asked.");
+  }
+
+  private static dev.spotkit.core.internal.runtime.NodeRuntime runtime(final MeshNode node)
+      throws ReflectiveOperationException {
+    final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
+    field.setAccessible(true);
+    return (dev.spotkit.core.internal.runtime.NodeRuntime) field.get(node);
   }
 
   @Test

@@ -4,18 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.PrintStream;
 import java.io.Writer;
 import java.net.ConnectException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -121,6 +129,146 @@ class BotSwarmTest {
       }
     } catch (IOException e) {
       // the swarm closed the connection
+    }
+  }
+
+  /**
+   * As {@code kill -9} of the chat-server node the bots use: the server acks every bot's join, takes a few of its
+   * lines, then resets every connection and stops listening while the bots still have thousands of lines to say.
+   * chat-bots must end at once, not at its timeout, name the bots the server dropped, count what they will not get
+   * as lost, and exit 1.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aServerKilledMidRunEndsTheRunAtOnceNamingTheDroppedBotsAndExitsOne() throws Exception {
+    final int clients = 4;
+    final Queue<Socket> accepted = new ConcurrentLinkedQueue<>();
+    final CountDownLatch talking = new CountDownLatch(clients); // each bot said 3 lines
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread.ofVirtual().start(() -> acceptAll(server, accepted, client -> ackThenCount(client, 3, talking)));
+      final ServerSocket listening = server;
+      final Thread killer = Thread.ofVirtual().start(() -> {
+        try {
+          if (talking.await(30, TimeUnit.SECONDS)) {
+            listening.close(); // the process is gone: nothing listens any more
+            for (Socket client : accepted) {
+              client.setSoLinger(true, 0); // close() sends RST, as the kernel does for a killed process's sockets
+              client.close();
+            }
+          }
+        } catch (IOException | InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      final long start = System.nanoTime();
+      final String[] printed = new String[2];
+      final int exit = runAndPrint(new BotSwarm.Settings("127.0.0.1", List.of(server.getLocalPort()), clients, 2,
+          10_000, Duration.ofSeconds(45), 50), printed); // 200 s of lines at 50/s: only the server's death ends it
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as(printed[1]).isLessThan(Duration.ofSeconds(15));
+      killer.join(10_000);
+      assertThat(exit).isEqualTo(1);
+      assertThat(printed[0]).startsWith("chat-bots: clients=4 rooms=2 ").contains(" reset=4 ")
+          .contains(" timed_out=0 ").doesNotContain(" lost=0 ");
+      assertThat(printed[1]).contains("4 bot connection(s) reset or closed by the server: bot0 (")
+          .contains("bot1 (").contains("bot2 (").contains("bot3 (");
+    }
+  }
+
+  /**
+   * As a server node that froze (SIGSTOP, a partition): it acks every join, then reads and drops every line and never
+   * answers or closes. The run ends at its timeout plus a small margin, with the outstanding deliveries timed out.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aServerThatGoesSilentMidRunEndsTheRunAtItsTimeout() throws Exception {
+    final Queue<Socket> accepted = new ConcurrentLinkedQueue<>();
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread.ofVirtual().start(() -> acceptAll(server, accepted, client -> ackThenCount(client, Integer.MAX_VALUE,
+          new CountDownLatch(1))));
+      final long start = System.nanoTime();
+      final BotReport report = BotSwarm.run(new BotSwarm.Settings("127.0.0.1", List.of(server.getLocalPort()), 3, 1,
+          100_000, Duration.ofSeconds(3), 50));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as(report.line())
+          .isLessThan(Duration.ofSeconds(3).plusMillis(BotSwarm.THREADS_GRACE_MILLIS).plusSeconds(3));
+      assertThat(report.passed()).isFalse();
+      assertThat(report.failure()).as(report.line()).startsWith("send timed out (bot");
+      assertThat(report.reset()).isZero();
+      assertThat(report.timedOut()).isEqualTo(report.expected());
+    } finally {
+      for (Socket client : accepted) {
+        client.close();
+      }
+    }
+  }
+
+  /**
+   * The swarm closes its bots when the run ends, also a bot whose connect task has not run yet (a late virtual
+   * thread): that bot must not connect afterwards, or its reader would block on a socket nobody closes.
+   */
+  @Test
+  void aBotClosedBeforeItConnectsOpensNothing() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      final Bot bot = new Bot(0, "room0", new int[] {0}, 1, new AtomicLongArray(1), null);
+      bot.close();
+      assertThatThrownBy(() -> bot.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+          server.getLocalPort()), 1_000)).isInstanceOf(IOException.class)
+          .hasMessage("bot0: closed before it connected (the run had ended)");
+      bot.close(); // idempotent
+    }
+  }
+
+  /** Accepts until the listener closes; each connection is served on its own virtual thread. */
+  private static void acceptAll(final ServerSocket server, final Queue<Socket> accepted,
+      final java.util.function.Consumer<Socket> serve) {
+    for (int i = 0; i < 1_000; i++) { // bounded: the tests connect a handful of bots
+      try {
+        final Socket client = server.accept();
+        accepted.add(client);
+        Thread.ofVirtual().start(() -> serve.accept(client));
+      } catch (IOException e) {
+        return; // the listener closed
+      }
+    }
+  }
+
+  /** Acks nick and join, echoes nothing, and counts {@code said} down once the bot said {@code lines} lines. */
+  private static void ackThenCount(final Socket client, final int lines, final CountDownLatch said) {
+    try {
+      final BufferedReader in = new BufferedReader(new InputStreamReader(client.getInputStream(),
+          StandardCharsets.UTF_8));
+      final Writer out = new OutputStreamWriter(client.getOutputStream(), StandardCharsets.UTF_8);
+      int count = 0;
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        if (line.startsWith("/nick ")) {
+          out.write(ChatProtocol.OK_NICK + line.substring(6) + "\n");
+          out.flush();
+        } else if (line.startsWith("/join ")) {
+          out.write(ChatProtocol.OK_JOIN + line.substring(6) + "\n");
+          out.flush();
+        } else if (++count == lines) {
+          said.countDown();
+        }
+      }
+    } catch (IOException e) {
+      // reset by the test, or closed by the swarm
+    }
+  }
+
+  /** {@link ChatBotsCommand#runAndPrint} with stdout and stderr captured into {@code printed[0]} and {@code [1]}. */
+  private static int runAndPrint(final BotSwarm.Settings settings, final String[] printed) throws Exception {
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    final PrintStream wasOut = System.out;
+    final PrintStream wasErr = System.err;
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      return ChatBotsCommand.runAndPrint(settings);
+    } finally {
+      System.setOut(wasOut);
+      System.setErr(wasErr);
+      printed[0] = out.toString(StandardCharsets.UTF_8).strip();
+      printed[1] = err.toString(StandardCharsets.UTF_8).strip();
     }
   }
 

@@ -8,8 +8,7 @@ import dev.spotkit.core.SpotRef;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
 import dev.spotkit.core.session.LineCodec;
-import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.InMemoryRelocationStore;
+import dev.spotkit.testkit.TestMesh;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,7 +27,7 @@ class JoinRetryTest {
   final AtomicBoolean closeTheFirstRoom = new AtomicBoolean(true);
   final List<CompletableFuture<Boolean>> closes = new CopyOnWriteArrayList<>();
   final List<SpotRef> created = new CopyOnWriteArrayList<>();
-  MeshNode node;
+  TestMesh mesh;
 
   /**
    * Stands in for {@link Room} under the stable type "room". The first one asks for its own close while it is
@@ -58,21 +57,21 @@ class JoinRetryTest {
 
   @AfterEach
   void close() {
-    if (node != null) {
-      node.close();
+    if (mesh != null) {
+      mesh.close();
     }
   }
 
   @Test
   void aJoinThatFindsItsRoomGoneCreatesItAgainAndRetriesOnce() throws Exception {
-    node = MeshNode.builder().meshName("retry").locationStore(new InMemoryLocationStore())
-        .relocationStore(new InMemoryRelocationStore())
+    mesh = TestMesh.builder().meshName("retry")
         .objectServer(server -> server
             .entrySpot(Lobby::new)
             .actor(Player.TYPE, Player::new, actor -> actor.preserveStateWith(new Player.State()))
             .userSpot("room", VanishingRoom::new, spot -> spot.spotWide().disableRelocation()))
-        .sessions(sessions -> sessions.listen(0).codec(LineCodec.utf8()).bindTo("player"))
-        .start();
+        .node(b -> b.sessions(sessions -> sessions.listen(0).codec(LineCodec.utf8()).bindTo("player")))
+        .start(1);
+    final MeshNode node = mesh.node(0);
     try (BadInputTest.LineClient client = new BadInputTest.LineClient(node.sessionAddress().orElseThrow()
         .getPort())) {
       client.send("/join x");

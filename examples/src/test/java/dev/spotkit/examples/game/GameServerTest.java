@@ -85,4 +85,52 @@ class GameServerTest {
     assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("game-server: --node-index runs one node of a mesh"
         + " whose nodes are separate processes: it needs the store they share, --store redis://HOST:PORT");
   }
+
+  @Test
+  void gameDemoWithNoMatchesIsAUsageErrorBeforeAnyNodeStarts() {
+    for (String matches : new String[] {"0", "-1"}) {
+      final java.io.StringWriter err = new java.io.StringWriter();
+      final picocli.CommandLine cli = new picocli.CommandLine(new GameDemoCommand());
+      cli.setErr(new java.io.PrintWriter(err));
+      assertThat(cli.execute("--matches", matches)).as("--matches %s", matches).isEqualTo(2);
+      assertThat(err.toString()).contains("matches " + matches + " must be between 1 and 1000")
+          .doesNotContain("Exception");
+    }
+  }
+
+  @Test
+  void aWebSocketMessageOfSeveralLinesRunsEachLineAsACommandInOrder() throws Exception {
+    try (GameServer server = GameServer.start("127.0.0.1", 0, 1, new GameRules(4, 1, Duration.ofMillis(50)), 0)) {
+      final java.util.concurrent.BlockingQueue<String> got = new java.util.concurrent.LinkedBlockingQueue<>();
+      final java.net.http.WebSocket.Listener listener = new java.net.http.WebSocket.Listener() {
+        private final StringBuilder part = new StringBuilder();
+
+        @Override
+        public java.util.concurrent.CompletionStage<?> onText(final java.net.http.WebSocket ws,
+            final CharSequence data, final boolean last) {
+          part.append(data);
+          if (last) {
+            got.add(part.toString());
+            part.setLength(0);
+          }
+          ws.request(1);
+          return null;
+        }
+      };
+      try (java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient()) {
+        final java.net.http.WebSocket ws = client.newWebSocketBuilder().buildAsync(java.net.URI.create(
+            "ws://127.0.0.1:" + server.webSocketPort() + GameServer.WEBSOCKET_PATH), listener).get(10, TimeUnit.SECONDS);
+        ws.sendText("/where\n/move 3\r\n\n/where", true).get(10, TimeUnit.SECONDS);
+        final List<String> answers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) { // bounded: three commands, three answers
+          final String line = got.poll(10, TimeUnit.SECONDS);
+          assertThat(line).as("answer %s of 3 (so far %s)", i + 1, answers).isNotNull();
+          answers.add(line);
+        }
+        assertThat(answers).containsExactly("where: in no match", GameProtocol.ERROR + "you are in no match; /queue"
+            + " first", "where: in no match");
+        ws.abort();
+      }
+    }
+  }
 }

@@ -39,10 +39,16 @@ class PlacementGroupsTest {
         PlacementBatches.Target.of(node), StoreBytes.empty(), null);
   }
 
-  private List<Future<PlacementBatches.Reservation>> reserveAll(final List<String> ids) {
+  /**
+   * Queues one reserve per id behind a held leader, one at a time, so the queue order is the list's order whatever
+   * order the threads get a core in.
+   */
+  private List<Future<PlacementBatches.Reservation>> queueInOrder(final List<String> ids) {
     final List<Future<PlacementBatches.Reservation>> futures = new ArrayList<>();
     for (String id : ids) {
       futures.add(pool.submit(() -> batches.reserve(actor(id))));
+      final int depth = futures.size();
+      await().atMost(Duration.ofSeconds(10)).until(() -> batches.groups().queued() == depth);
     }
     return futures;
   }
@@ -71,8 +77,7 @@ class PlacementGroupsTest {
   void callersQueuedBehindARunningGroupGoOutAsOneReadAndOneWrite() throws Exception {
     final StoreFaults.Stall[] stall = new StoreFaults.Stall[1];
     final Future<PlacementBatches.Reservation> leader = leaderHeldAtItsWrite(stall);
-    final List<Future<PlacementBatches.Reservation>> queued = reserveAll(List.of("b", "c", "d", "e"));
-    await().atMost(Duration.ofSeconds(10)).until(() -> batches.groups().queued() == 4);
+    final List<Future<PlacementBatches.Reservation>> queued = queueInOrder(List.of("b", "c", "d", "e"));
     final long before = counting.requests();
     stall[0].release();
     assertThat(leader.get(10, TimeUnit.SECONDS)).isInstanceOf(PlacementBatches.Reservation.Reserved.class);
@@ -102,9 +107,8 @@ class PlacementGroupsTest {
     final StoreFaults.Stall[] stall = new StoreFaults.Stall[1];
     final Future<PlacementBatches.Reservation> leader = leaderHeldAtItsWrite(stall);
     // 3 slots left of 5 once "first" applies: the queued "taken" is Existing, "x" twice makes one Creating
-    final List<Future<PlacementBatches.Reservation>> queued = reserveAll(List.of("taken", "x", "x", "y", "z",
+    final List<Future<PlacementBatches.Reservation>> queued = queueInOrder(List.of("taken", "x", "x", "y", "z",
         "w"));
-    await().atMost(Duration.ofSeconds(10)).until(() -> batches.groups().queued() == 6);
     stall[0].release();
     assertThat(leader.get(10, TimeUnit.SECONDS)).isInstanceOf(PlacementBatches.Reservation.Reserved.class);
     final List<PlacementBatches.Reservation> answers = results(queued);
@@ -127,8 +131,7 @@ class PlacementGroupsTest {
     final Future<PlacementBatches.Reservation> leader = leaderHeldAtItsWrite(stall);
     final String b = ObjectKey.actor("b").logicalKey().preimage();
     f.store.faults().loseAnswerOfNext(1, c -> c.kind() == StoreFaults.Kind.WRITE && c.touches(b));
-    final List<Future<PlacementBatches.Reservation>> queued = reserveAll(List.of("b", "c"));
-    await().atMost(Duration.ofSeconds(10)).until(() -> batches.groups().queued() == 2);
+    final List<Future<PlacementBatches.Reservation>> queued = queueInOrder(List.of("b", "c"));
     stall[0].release();
     leader.get(10, TimeUnit.SECONDS);
     final List<PlacementBatches.Reservation> answers = results(queued);

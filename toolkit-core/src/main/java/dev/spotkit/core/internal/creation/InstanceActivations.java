@@ -76,9 +76,16 @@ public final class InstanceActivations {
     if (moved(id, address.stableType(), envelope)) {
       return; // it moved away from here, or is being restored here
     }
+    final Address.SpotById byId = new Address.SpotById(id);
+    if (rt.messaging().routeSwitches().holdIfSwitching(byId, envelope)) {
+      return; // behind what a switch of its route to another node holds (RouteSwitches.turn)
+    }
     final RouteMesh.Route route;
     try {
-      route = mesh.route(ObjectKey.spot(id), 0, "instance spot '" + id + "'");
+      route = mesh.routeInstance(id, address.stableType(), envelope, "instance spot '" + id + "'");
+      if (route == null) {
+        return; // held until what this node sent the old way arrived (its route turned to another node)
+      }
     } catch (SpotkitException.NotFound e) {
       final NodePeer target = rt.creations().remote().pickFor(id, PlacementKind.INSTANCE_SPOT,
           Ids.requireValid("stable type", address.stableType()));
@@ -150,14 +157,16 @@ public final class InstanceActivations {
    * node it left): the message waits for the route switch ({@code RouteSwitches}: a flush marker sent that way, by
    * id, comes back behind the earlier ones by Message Follow), so one sender's order holds across the move (as
    * {@code Messaging} does for a Spot by id). When that node cannot be reached, the route is dropped and the message
-   * is delivered here.
+   * is delivered here. The same for an Instance Spot that came back here while this node still follows its earlier
+   * move away ({@code Messaging.heldBehindFollow}).
    *
    * @return true when held for the switch.
    */
   private boolean followedBack(final RouteMesh mesh, final SpotCell local, final Envelope.Msg envelope) {
     final Address.SpotById byId = new Address.SpotById(local.id);
-    return mesh.routesElsewhere(byId, local.generation)
-        && rt.messaging().routeSwitches().holdForSwitch("spot:" + local.id, mesh, byId, envelope);
+    return (mesh.routesElsewhere(byId, local.generation)
+        && rt.messaging().routeSwitches().holdForSwitch("spot:" + local.id, mesh, byId, envelope))
+        || rt.messaging().heldBehindFollow(byId, local, envelope);
   }
 
   /**

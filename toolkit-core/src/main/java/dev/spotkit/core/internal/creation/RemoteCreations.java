@@ -1,6 +1,7 @@
 package dev.spotkit.core.internal.creation;
 
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.WireDeadlines;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.ReplyErrors;
@@ -280,7 +281,7 @@ public final class RemoteCreations {
     try {
       if (a.routingIdHex().equals(rt.nodeRid().hex())) {
         reply = createHere(actor, operation, Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), spec.key().id(),
-            spec.stableType(), fence, RouteMesh.unixMs(deadline), 1); // answered here: any valid correlation
+            spec.stableType(), fence, WireDeadlines.unixMs(deadline), 1); // answered here: any valid correlation
       } else {
         final PeerConnection connection;
         try {
@@ -321,7 +322,7 @@ public final class RemoteCreations {
       final OperationId operation, final ReservationFence fence, final Deadline deadline) {
     final Rid self = Rids.of(rt.nodeRid());
     final long selfGeneration = rt.store().lifecycleGeneration();
-    final long deadlineUnixMs = RouteMesh.unixMs(deadline);
+    final long deadlineUnixMs = WireDeadlines.unixMs(deadline);
     final boolean actor = spec.kind() == PlacementKind.ACTOR;
     return rt.mesh().call(connection, correlation -> actor
         ? CreationCodec.encode(new ActorCreate(correlation, OperationIds.wire(operation), self, selfGeneration,

@@ -166,9 +166,17 @@ public final class RouteMesh implements MeshListener {
   public void forward(final Address address, final Envelope.Msg envelope) {
     final ObjectKey key = keyOf(address);
     final long wanted = generationOf(address);
-    final Route route = route(key, wanted, describe(address));
-    final ApplicationMessage.TargetKind kind = key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
-        ? ApplicationMessage.TargetKind.ACTOR : ApplicationMessage.TargetKind.SPOT;
+    final Route cached = routes.get(key);
+    final Route route;
+    if (usable(cached, wanted)) {
+      route = cached;
+    } else {
+      route = readOrTurn(key, cached, wanted, describe(address), address, envelope, null);
+      if (route == null) {
+        return; // held until what this node sent the old way arrived (RouteSwitches.turn)
+      }
+    }
+    final ApplicationMessage.TargetKind kind = kindOf(key);
     final ReplySink sink = envelope.reply();
     final Deadline connectBy = sink != null ? sink.deadline : Deadline.after(sendTimeout);
     PeerConnection connection;
@@ -195,7 +203,9 @@ public final class RouteMesh implements MeshListener {
    * earlier ones, and switches to the local path only when a flush marker sent that way arrives (RouteSwitches in
    * the runtime; spec 000 section 9 gives no order across connections; this keeps one sender's order across the move
    * of its receiver onto the sender's node). A route counts here until the Message Follow duration (30 s) minus
-   * RouteCacheMaxAge past its expiry, while the old owner surely still follows. Never reads the store.
+   * RouteCacheMaxAge past its expiry, while the old owner surely still follows; a send by the route after its expiry
+   * ({@link #sendBehind}) moves its expiry to that send, so the window covers what that send carries. Never reads
+   * the store.
    *
    * <p>Only for the same incarnation ({@code generation}): a route to an earlier incarnation (the object was closed
    * or its owner died, and it was created again here with a higher ObjectGeneration) names a node that no longer
@@ -230,20 +240,59 @@ public final class RouteMesh implements MeshListener {
    *     is dropped then).
    */
   public boolean sendBehind(final Address address, final Envelope.Msg envelope) {
+    return sendBehind(address, envelope, true);
+  }
+
+  /**
+   * As {@link #sendBehind(Address, Envelope.Msg)}; with {@code bounded} false the frame never waits for room in the
+   * peer's outbound bound (a route switch's flush marker, sent under a lock other senders wait on; a few bytes).
+   *
+   * @param address by id or ref (not Instance intent).
+   * @param envelope the message.
+   * @param bounded whether the frame waits for room in the outbound bound, as an application message does.
+   * @return true when sent; false when no route to another node is cached or its node cannot be reached (the route
+   *     is dropped then).
+   */
+  public boolean sendBehind(final Address address, final Envelope.Msg envelope, final boolean bounded) {
     final ObjectKey key = keyOf(address);
     final Route cached = routes.get(key);
     if (cached == null || cached.owner().equals(rt.nodeRid())) {
       return false;
     }
-    final ApplicationMessage.TargetKind kind = key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
-        ? ApplicationMessage.TargetKind.ACTOR : ApplicationMessage.TargetKind.SPOT;
+    final ApplicationMessage.TargetKind kind = kindOf(key);
     try {
-      send(cached, key, kind, key.id(), generationOf(address), null, envelope);
+      if (bounded) {
+        send(cached, key, kind, key.id(), generationOf(address), null, envelope);
+      } else {
+        final ReplySink sink = envelope.reply();
+        sendOn(connection(cached.owner(), cached.endpoint(), sink != null ? sink.deadline
+            : Deadline.after(sendTimeout)), key, kind, key.id(), generationOf(address), 0, envelope);
+      }
+      final long now = System.nanoTime();
+      if (now - cached.expiresAtNanos() > 0) {
+        // Sent by an expired route: what it carries may be on its way for a while yet, so the window in which
+        // routesElsewhere still names that node counts from this send, not from the read (a move whose cutover
+        // wait fell back kept this node sending the old way for longer than the window; expiry stays past).
+        routes.replace(key, cached, new Route(cached.owner(), cached.endpoint(), cached.generation(), now,
+            cached.kind(), cached.stableType()));
+      }
       return true;
     } catch (SpotkitException.Unavailable unreachable) {
       routes.remove(key, cached);
       return false;
     }
+  }
+
+  /**
+   * Whether the cache holds exactly {@code route} for {@code address} (a route switch to another node begins only
+   * while the route it turns from is still the cached one).
+   *
+   * @param address by id or ref (not Instance intent).
+   * @param route a route read from the cache before.
+   * @return true when it is still cached.
+   */
+  public boolean caches(final Address address, final Route route) {
+    return routes.get(keyOf(address)) == route;
   }
 
   /**
@@ -340,7 +389,7 @@ public final class RouteMesh implements MeshListener {
       final long generation, final String stableType, final int hops, final ApplicationPayload payload,
       final ReplySink sink) {
     return correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id, generation,
-        stableType, budgetMs(sink.deadline), hops, payload));
+        stableType, WireDeadlines.budgetMs(sink.deadline), hops, payload));
   }
 
   private void completeWith(final CompletableFuture<byte[]> reply, final ReplySink sink, final ObjectKey key) {
@@ -410,13 +459,108 @@ public final class RouteMesh implements MeshListener {
    * @throws SpotkitException.StaleGeneration when {@code wanted} is non-zero and not the live generation.
    */
   public Route route(final ObjectKey key, final long wanted, final String what) {
-    final ObjectKey cacheKey = key;
-    final Route cached = routes.get(cacheKey);
-    if (cached != null && System.nanoTime() - cached.expiresAtNanos() < 0) {
-      if (wanted == 0 || wanted == cached.generation()) {
-        return cached;
-      }
-      routes.remove(cacheKey, cached); // another generation than cached: the store decides, not the cache
+    final Route cached = routes.get(key);
+    if (usable(cached, wanted)) {
+      return cached;
+    }
+    final Route route = read(key, wanted, what);
+    cache(key, route);
+    return route;
+  }
+
+  /**
+   * The owner of an Instance Spot for a send with Instance intent, as {@link #route(ObjectKey, long, String)}; when the
+   * route read now turned from this node's expired cached one (the Spot moved from the node this node sent it to),
+   * {@code envelope} waits for the route switch as in {@link #forward}, and goes on by id to the owner read now.
+   *
+   * @param id the Instance Spot id.
+   * @param stableType the intent's stable type; only a route to an Instance Spot of that type turns.
+   * @param envelope the message.
+   * @param what the target's description for errors.
+   * @return the route to send by, or null when {@code envelope} was held.
+   * @throws SpotkitException.NotFound when no Ready Spot with that id is recorded (the caller places one).
+   * @throws SpotkitException.Unavailable when the store does not answer.
+   */
+  public Route routeInstance(final String id, final String stableType, final Envelope.Msg envelope,
+      final String what) {
+    final ObjectKey key = ObjectKey.spot(id);
+    final Route cached = routes.get(key);
+    return usable(cached, 0) ? cached
+        : readOrTurn(key, cached, 0, what, new Address.SpotById(id), envelope, stableType);
+  }
+
+  /**
+   * Reads the owner (the cached route is not usable) and caches it, unless it turned from {@code cached} ({@link
+   * #turned}) and a route switch held {@code envelope}: null then. {@code instanceType}: for Instance intent, only a
+   * route to an Instance Spot of that stable type turns; null for a send by id or ref.
+   */
+  private Route readOrTurn(final ObjectKey key, final Route cached, final long wanted, final String what,
+      final Address address, final Envelope.Msg envelope, final String instanceType) {
+    final Route route = read(key, wanted, what);
+    if ((instanceType == null || route.kind() == dev.spotkit.core.location.PlacementKind.INSTANCE_SPOT
+        && route.stableType().equals(instanceType)) && turned(cached, route)
+        && rt.messaging().routeSwitches().turn(this, address, cached, route, envelope)) {
+      return null;
+    }
+    cache(key, route);
+    return route;
+  }
+
+  /** The command 60 target kind of an actor or spot key. */
+  private static ApplicationMessage.TargetKind kindOf(final ObjectKey key) {
+    return key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR ? ApplicationMessage.TargetKind.ACTOR
+        : ApplicationMessage.TargetKind.SPOT;
+  }
+
+  /** Whether {@code cached} is a live route of the wanted generation (0: any). */
+  private static boolean usable(final Route cached, final long wanted) {
+    return cached != null && System.nanoTime() - cached.expiresAtNanos() < 0
+        && (wanted == 0 || wanted == cached.generation());
+  }
+
+  /**
+   * Whether a route just read from the store names another node than {@code cached}, the expired route of the same
+   * incarnation this node sent by before, while that node surely still follows what it was sent (within the
+   * Message Follow duration; see {@link #routesElsewhere}): the object moved from there, and what this node sent
+   * that way may still be on its way to the new owner.
+   */
+  private boolean turned(final Route cached, final Route fresh) {
+    return cached != null && !cached.owner().equals(fresh.owner()) && cached.generation() == fresh.generation()
+        && !cached.owner().equals(rt.nodeRid())
+        && System.nanoTime() - (cached.expiresAtNanos() + followBehindNanos) < 0;
+  }
+
+  /**
+   * Caches {@code route} for {@code address} (a route switch that waited for its flush marker adopts the owner it
+   * read; RouteSwitches).
+   *
+   * @param address by id or ref (not Instance intent).
+   * @param route the route read from the store.
+   */
+  public void adopt(final Address address, final Route route) {
+    cache(keyOf(address), route);
+  }
+
+  /**
+   * Sends by {@code route}, neither reading nor changing the cache (a route switch's held messages, to the owner it
+   * read when the switch began). One-way or request.
+   *
+   * @param route the route.
+   * @param address by id or ref (not Instance intent).
+   * @param envelope the message.
+   * @throws SpotkitException.Unavailable when the owner cannot be reached or its connection closed (one-way).
+   */
+  public void sendTo(final Route route, final Address address, final Envelope.Msg envelope) {
+    final ObjectKey key = keyOf(address);
+    send(route, key, kindOf(key), key.id(), generationOf(address),
+        null, envelope);
+  }
+
+  /** Reads the owner of a Ready object from the store (not cached; see {@link #route}). */
+  private Route read(final ObjectKey key, final long wanted, final String what) {
+    final Route cached = routes.get(key);
+    if (cached != null && wanted != 0 && wanted != cached.generation()) {
+      routes.remove(key, cached); // another generation than cached: the store decides, not the cache
     }
     final LocationRecords.Stored stored = LocationRecords.read(rt.store().store(), key).orElseThrow(() ->
         new SpotkitException.NotFound(what + " not found in mesh " + rt.meshName() + " (no location record;"
@@ -432,8 +576,11 @@ public final class RouteMesh implements MeshListener {
       throw new SpotkitException.NotFound(what + " is recorded on this node but is not Ready here (closing or"
           + " being replaced)");
     }
-    final Route route = new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
+    return new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
         System.nanoTime() + routeMaxAgeNanos, allocation.objectKind(), allocation.stableType());
+  }
+
+  private void cache(final ObjectKey key, final Route route) {
     if (routes.size() >= MAX_ROUTES) { // bounded: drop what expired, and everything if that is not enough
       final long now = System.nanoTime();
       routes.values().removeIf(r -> now - r.expiresAtNanos() >= 0);
@@ -441,8 +588,7 @@ public final class RouteMesh implements MeshListener {
         routes.clear();
       }
     }
-    routes.put(cacheKey, route);
-    return route;
+    routes.put(key, route);
   }
 
   /**
@@ -594,37 +740,6 @@ public final class RouteMesh implements MeshListener {
   }
 
   /**
-   * Command 60's deadline budget: the milliseconds left until {@code deadline} (rounded up, at least 1), read when
-   * the frame is encoded (see {@link ApplicationMessage}).
-   */
-  static long budgetMs(final Deadline deadline) {
-    final long nanos = deadline.remaining().toNanos();
-    return Math.max(1, (nanos + 999_999) / 1_000_000);
-  }
-
-  /**
-   * The monotonic deadline of a command 60 budget that arrived now: at most {@link Deadline#MAX_TIMEOUT} away,
-   * whatever the peer sent.
-   */
-  static Deadline budgetDeadline(final long budgetMs) {
-    return Deadline.after(Duration.ofMillis(Math.max(1, Math.min(budgetMs, Deadline.MAX_TIMEOUT.toMillis()))));
-  }
-
-  /** Unix ms of a monotonic deadline, for the wire. */
-  public static long unixMs(final Deadline deadline) {
-    return System.currentTimeMillis() + Math.max(1, deadline.remaining().toMillis());
-  }
-
-  /**
-   * The monotonic deadline of a wire Unix ms deadline: at least 1 ms and at most {@link Deadline#MAX_TIMEOUT}
-   * from now, whatever the peer sent (a peer's clock may be far off; its value never throws here).
-   */
-  public static Deadline deadlineOf(final long unixMs) {
-    final long left = Math.max(1, Math.min(unixMs - System.currentTimeMillis(), Deadline.MAX_TIMEOUT.toMillis()));
-    return Deadline.after(Duration.ofMillis(left));
-  }
-
-  /**
    * Sends exactly one command 20 reply for {@code correlation} when {@code result} completes: {@code ok} builds
    * the OK reply; a failure becomes a typed failure reply.
    */
@@ -696,7 +811,7 @@ public final class RouteMesh implements MeshListener {
           && rt.relocations().followInbound(m, sink, work)) {
         return;
       }
-      deliverInbound(m, sink, work);
+      deliverInbound(m, sink, work, from.peerRid());
     } catch (RuntimeException e) { // never out of the event loop: one bad message is not the connection's fault
       final SpotkitException typed = Cell.typed(e, "message from node " + from.peerRid());
       if (sink != null) {
@@ -708,19 +823,23 @@ public final class RouteMesh implements MeshListener {
     }
   }
 
-  private void deliverInbound(final ApplicationMessage m, final ReplySink sink, final int sessionWork) {
+  private void deliverInbound(final ApplicationMessage m, final ReplySink sink, final int sessionWork,
+      final NodeRid from) {
     final Object message = rt.copier().decode(m.payload());
     final Address address = switch (m.targetKind()) {
       case ACTOR -> new Address.ActorById(m.targetId());
       case SPOT -> new Address.SpotById(m.targetId());
       case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
     };
+    // followed back from the node this node follows the object to: earlier work (not a third node's follow)
+    final boolean followedBack = m.hops() > 0 && rt.relocations() != null && rt.relocations().followsTo(
+        (m.targetKind() == ApplicationMessage.TargetKind.ACTOR ? "actor:" : "spot:") + m.targetId(), from);
     rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink,
-        sessionWork));
+        sessionWork), followedBack);
   }
 
   private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {
-    final ReplySink sink = new ReplySink(budgetDeadline(m.deadlineBudgetMs()), Object.class,
+    final ReplySink sink = new ReplySink(WireDeadlines.budgetDeadline(m.deadlineBudgetMs()), Object.class,
         "request from node " + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "'");
     final long correlation = m.correlation();
     rt.attachDeadline(sink.future, sink.deadline, () -> sink.description + " timed out");

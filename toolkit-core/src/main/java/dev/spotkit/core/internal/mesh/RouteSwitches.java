@@ -6,12 +6,12 @@ import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.CellState;
 import dev.spotkit.core.internal.runtime.Envelope;
+import dev.spotkit.core.internal.runtime.Messaging;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.ReplySink;
 import dev.spotkit.core.internal.session.SessionBinder;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,21 +57,38 @@ public final class RouteSwitches {
   /** The same switches by marker token. */
   private final Map<Long, Switch> byToken = new ConcurrentHashMap<>();
   private final AtomicLong tokens = new AtomicLong();
+  /** The switch whose held messages this thread sends by the usual path now: its own sends are not held by it. */
+  private static final ThreadLocal<Switch> DRAINING = new ThreadLocal<>();
 
   /** One switch: the messages held until its marker arrives. */
   private static final class Switch {
     final String key;
     final Address address;
     final long token;
+    /**
+     * For a switch to another node ({@link #turn}): the route read from the store, that the held messages take and
+     * the cache adopts once the marker arrived; null for a switch to this node.
+     */
+    final RouteMesh.Route fresh;
+    /** For a switch to this node: ends the old way (drops the route or the follow) when released; else null. */
+    final Runnable ended;
     /** Guarded by this. */
     final ArrayDeque<Envelope.Msg> held = new ArrayDeque<>();
-    /** Guarded by this; true once released (the route dropped, everything held delivered). */
+    /** Guarded by this; true once released (the route dropped or turned, everything held delivered). */
     boolean done;
+    /**
+     * Guarded by this; true while what it held goes out by the usual path (the object was not Ready here at the
+     * release): sends meanwhile still join {@link #held}, behind those, until it is empty.
+     */
+    boolean draining;
 
-    Switch(final String key, final Address address, final long token) {
+    Switch(final String key, final Address address, final long token, final RouteMesh.Route fresh,
+        final Runnable ended) {
       this.key = key;
       this.address = address;
       this.token = token;
+      this.fresh = fresh;
+      this.ended = ended;
     }
   }
 
@@ -98,11 +115,24 @@ public final class RouteSwitches {
    */
   public boolean sendByOldRoute(final String key, final RouteMesh mesh, final Address address,
       final Envelope.Msg envelope) {
+    return sendOldWay(key, envelope, e -> forward(mesh, address, e));
+  }
+
+  /**
+   * A send that goes the old way (this node's still-cached route, or its Message Follow of the object's earlier move
+   * away from here), unless a switch of the object is in progress, which holds it instead. Under the key's stripe, as
+   * the marker is sent: a message sent the old way behind a marker could reach the object after the switch released
+   * this sender's later messages at the marker's turn, so while a switch runs nothing more goes the old way.
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @param envelope the message.
+   * @param oldWay sends it the old way; false when it could not (the caller goes on by the usual path).
+   * @return true when held or sent the old way; false when {@code oldWay} did not take it.
+   */
+  public boolean sendOldWay(final String key, final Envelope.Msg envelope,
+      final java.util.function.Predicate<Envelope.Msg> oldWay) {
     synchronized (stripe(key)) {
-      if (holdIfSwitching(key, envelope)) {
-        return true;
-      }
-      return forward(mesh, address, envelope);
+      return holdIfSwitching(key, envelope) || oldWay.test(envelope);
     }
   }
 
@@ -115,23 +145,43 @@ public final class RouteSwitches {
    */
   public boolean holdForSwitch(final String key, final RouteMesh mesh, final Address address,
       final Envelope.Msg envelope) {
+    return holdBehind(key, address, envelope, marker -> {
+      if (mesh.sendBehind(address, marker, false)) {
+        return true;
+      }
+      mesh.dropRoute(address); // the old way is closed: nothing more comes by it
+      return false;
+    }, () -> mesh.dropRoute(address));
+  }
+
+  /**
+   * A send to an object Ready here that moved away from here before and came back while this node still follows
+   * what it receives for it to the node it went to (Message Follow of its SpotWide aggregate): what this node sent it
+   * there may still be on its way back. Starts a switch whose marker goes through that follow, or joins it, holding
+   * {@code envelope}; once the marker is back here the follow ends ({@code ended}). ({@link #holdForSwitch} is
+   * the same for a cached route.)
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @param address the target.
+   * @param envelope the message.
+   * @param sendMarker sends the marker the way the earlier messages went (false when it could not, or when that way
+   *     ended since the caller read it: an earlier switch released its messages meanwhile).
+   * @param ended ends that way (drops the follow); runs once, when the switch ends.
+   * @return true when held; false when the caller offers it to the local cell now.
+   */
+  public boolean holdBehind(final String key, final Address address, final Envelope.Msg envelope,
+      final java.util.function.Predicate<Envelope.Msg> sendMarker, final Runnable ended) {
     final Switch started;
     synchronized (stripe(key)) {
       if (holdIfSwitching(key, envelope)) {
         return true;
       }
       if (byKey.containsKey(key)) {
-        return false; // done: released, the route dropped
+        return false; // done: released, the old way ended
       }
-      started = new Switch(key, address, tokens.incrementAndGet());
-      started.held.add(envelope);
-      byKey.put(key, started);
-      byToken.put(started.token, started);
-      final String marker = rt.nodeRid().hex() + "/" + started.token;
-      final ReplySink answer = new ReplySink(Deadline.after(Duration.ofMillis(FLUSH_WITHIN_MS)), Object.class,
-          "route flush marker of " + key);
-      rt.attachDeadline(answer.future, answer.deadline, () -> answer.description + " did not come back");
-      if (!forward(mesh, address, new Envelope.Msg(marker, answer, SessionBinder.ROUTE_FLUSH))) {
+      started = begin(key, address, null, ended, envelope);
+      final ReplySink answer = marker(started);
+      if (!sendMarker.test(new Envelope.Msg(markerOf(started), answer, SessionBinder.ROUTE_FLUSH))) {
         release(started, null);
         return true;
       }
@@ -149,10 +199,107 @@ public final class RouteSwitches {
     return true;
   }
 
+  /**
+   * A send to an object that is not Ready here, whose expired cached route named another node, while the store now
+   * names a third one (it moved from the node this node sent it to; {@link RouteMesh#forward}). What this node sent
+   * the old way travels on through that node's Message Follow, a hop longer and under load seconds behind; sent
+   * straight to the new owner, {@code envelope} would overtake it (spec 001 section 5.1 orders one connection only).
+   * So it starts a switch: a flush marker goes the old way as a request, and this send and every later one to the
+   * object are held here, in arrival order, until the marker's turn at the object answers it (or it fails: the old
+   * way broke, so nothing more comes by it). Then the held messages go to the owner read now, in order, and the
+   * cache adopts that route. No clock decides the order.
+   *
+   * @param mesh this node's mesh.
+   * @param address the target, by id or ref.
+   * @param old the expired route this node sent by (still cached).
+   * @param fresh the route read from the store, naming another node.
+   * @param envelope the message.
+   * @return true when held; false when the caller sends by {@code fresh} now (another send's switch finished and the
+   *     cache no longer holds {@code old}).
+   */
+  public boolean turn(final RouteMesh mesh, final Address address, final RouteMesh.Route old,
+      final RouteMesh.Route fresh, final Envelope.Msg envelope) {
+    final String key = Messaging.followKey(address);
+    if (key == null) {
+      return false;
+    }
+    synchronized (stripe(key)) {
+      if (holdIfSwitching(key, envelope)) {
+        return true;
+      }
+      if (!mesh.caches(address, old)) {
+        return false;
+      }
+      final Switch started = begin(key, address, fresh, null, envelope);
+      final ReplySink answer = marker(started);
+      if (!mesh.sendBehind(address, new Envelope.Msg(markerOf(started), answer, SessionBinder.ROUTE_FLUSH), false)) {
+        release(started, null); // the old way is closed: nothing more comes by it
+        return true;
+      }
+      answer.future.whenComplete((v, failure) -> release(started, null));
+    }
+    return true;
+  }
+
+  /**
+   * A send that reached the end of the usual path (the object is not Ready here): held when a switch of its object
+   * is in progress. Any thread; a map read when no switch runs.
+   *
+   * @param address the target, by id or ref.
+   * @param envelope the message.
+   * @return true when held.
+   */
+  public boolean holdIfSwitching(final Address address, final Envelope.Msg envelope) {
+    if (byKey.isEmpty()) {
+      return false;
+    }
+    final String key = Messaging.followKey(address);
+    if (key == null) {
+      return false;
+    }
+    synchronized (stripe(key)) {
+      return holdIfSwitching(key, envelope);
+    }
+  }
+
+  /**
+   * Under the key's stripe: registers a switch holding {@code first}. Started while this thread sends what an
+   * earlier switch of the key held by the usual path, it takes the rest of those too, behind {@code first} and ahead
+   * of anything sent since.
+   */
+  private Switch begin(final String key, final Address address, final RouteMesh.Route fresh, final Runnable ended,
+      final Envelope.Msg first) {
+    final Switch started = new Switch(key, address, tokens.incrementAndGet(), fresh, ended);
+    started.held.add(first);
+    final Switch prior = byKey.put(key, started);
+    byToken.put(started.token, started);
+    if (prior != null && prior == DRAINING.get()) {
+      synchronized (prior) {
+        started.held.addAll(prior.held);
+        prior.held.clear();
+        prior.done = true;
+        byToken.remove(prior.token, prior);
+      }
+    }
+    return started;
+  }
+
+  /** The marker's reply sink, with its deadline ({@value #FLUSH_WITHIN_MS} ms) attached. */
+  private ReplySink marker(final Switch sw) {
+    final ReplySink answer = new ReplySink(Deadline.after(Duration.ofMillis(FLUSH_WITHIN_MS)), Object.class,
+        "route flush marker of " + sw.key);
+    rt.attachDeadline(answer.future, answer.deadline, () -> answer.description + " did not come back");
+    return answer;
+  }
+
+  private String markerOf(final Switch sw) {
+    return rt.nodeRid().hex() + "/" + sw.token;
+  }
+
   /** Under the key's stripe: holds {@code envelope} when a switch of {@code key} is in progress. */
   private boolean holdIfSwitching(final String key, final Envelope.Msg envelope) {
     final Switch running = byKey.get(key);
-    if (running == null) {
+    if (running == null || running == DRAINING.get()) {
       return false;
     }
     synchronized (running) {
@@ -208,50 +355,119 @@ public final class RouteSwitches {
   }
 
   /**
-   * Delivers what {@code sw} held, in order, drops the cached route and ends the switch. Into {@code cell}'s
-   * mailbox when it is given and Ready (never fails for capacity: these were accepted already); otherwise by the
-   * usual path on a virtual thread (the object moved on meanwhile).
+   * Delivers what {@code sw} held, in order, ends the old way (drops the cached route or the follow) and ends the
+   * switch. Into {@code cell}'s mailbox when it is given and Ready (never fails for capacity: these were accepted
+   * already); otherwise the rest goes by the usual path on a virtual thread (the object moved on meanwhile), and the
+   * switch keeps holding later sends behind it until it is all sent.
    */
   private void release(final Switch sw, final Cell cell) {
-    final List<Envelope.Msg> later;
-    synchronized (sw) {
-      if (sw.done) {
-        return;
-      }
-      final RouteMesh mesh = rt.mesh();
-      final Cell target = cell != null ? cell : rt.messaging().localCell(sw.address);
-      final java.util.ArrayList<Envelope.Msg> rest = new java.util.ArrayList<>();
-      for (Envelope.Msg held : sw.held) {
-        if (!rest.isEmpty() || target == null || target.state != CellState.READY
-            || target.admitEnvelope(held) == dev.spotkit.mailbox.OfferResult.RELEASED) {
-          rest.add(held); // the cell is gone: by the usual path, in order, behind nothing it overtakes
-        }
-      }
-      later = rest;
-      sw.held.clear();
-      if (mesh != null) {
-        mesh.dropRoute(sw.address);
-      }
-      sw.done = true;
-      byKey.remove(sw.key, sw);
-      byToken.remove(sw.token, sw);
-    }
-    if (!later.isEmpty()) {
+    if (cell == null && sw.fresh != null) {
       rt.async(() -> {
-        for (Envelope.Msg held : later) {
-          try {
-            rt.messaging().redeliver(sw.address, held);
-          } catch (SpotkitException e) {
-            if (held.reply() != null) {
-              held.reply().fail(e);
-            } else {
-              rt.deadLetters().record(e.kind().name().toLowerCase(java.util.Locale.ROOT), "one-way message to "
-                  + sw.address + " dropped after its route switch: " + e.getMessage());
-            }
-          }
-        }
+        turnOver(sw);
         return null;
       });
+      return;
+    }
+    synchronized (sw) {
+      if (sw.done || sw.draining) {
+        return;
+      }
+      final Cell target = cell != null ? cell : rt.messaging().localCell(sw.address);
+      while (!sw.held.isEmpty() && target != null && target.state == CellState.READY
+          && target.admitEnvelope(sw.held.peek()) != dev.spotkit.mailbox.OfferResult.RELEASED) {
+        sw.held.poll();
+      }
+      final RouteMesh mesh = rt.mesh();
+      if (sw.ended != null) {
+        sw.ended.run();
+      } else if (mesh != null) {
+        mesh.dropRoute(sw.address);
+      }
+      if (sw.held.isEmpty()) {
+        end(sw);
+        return;
+      }
+      sw.draining = true; // the cell is gone: the rest by the usual path, in order, behind nothing it overtakes
+    }
+    rt.async(() -> {
+      drain(sw);
+      return null;
+    });
+  }
+
+  /** Under {@code sw}'s monitor: the switch is over; a later send goes by the usual path. */
+  private void end(final Switch sw) {
+    sw.done = true;
+    byKey.remove(sw.key, sw);
+    byToken.remove(sw.token, sw);
+  }
+
+  /**
+   * Sends what {@code sw} held by the usual path, one after the other, with what joins it meanwhile; ends the switch
+   * when none is left, or when one of these sends started another switch of the object (which took the rest). On a
+   * virtual thread (a send may dial).
+   */
+  private void drain(final Switch sw) {
+    DRAINING.set(sw);
+    try {
+      sendHeld(sw, held -> rt.messaging().redeliver(sw.address, held), () -> { });
+    } finally {
+      DRAINING.remove();
+    }
+  }
+
+  /**
+   * Ends a switch to another node ({@link #turn}): sends what it held, in order, by the route read when it began;
+   * sends that arrive meanwhile join the end of the queue. When the queue is empty the cache adopts that route and the
+   * switch ends, so a later send goes straight there, behind all of them. On a virtual thread (a send may dial).
+   */
+  private void turnOver(final Switch sw) {
+    final RouteMesh mesh = rt.mesh();
+    sendHeld(sw, held -> {
+      if (mesh == null) {
+        throw rt.shuttingDown("send to " + sw.address);
+      }
+      mesh.sendTo(sw.fresh, sw.address, held);
+    }, () -> {
+      if (mesh != null) {
+        mesh.adopt(sw.address, sw.fresh);
+      }
+    });
+  }
+
+  /**
+   * Sends {@code sw}'s held messages one at a time with {@code send} (a typed failure is the message's sender's), with
+   * what joins the queue meanwhile; when it is empty, runs {@code atEnd} and ends the switch. Returns at once when the
+   * switch ended elsewhere.
+   */
+  private void sendHeld(final Switch sw, final java.util.function.Consumer<Envelope.Msg> send, final Runnable atEnd) {
+    while (true) {
+      final Envelope.Msg next;
+      synchronized (sw) {
+        if (sw.done) {
+          return;
+        }
+        next = sw.held.poll();
+        if (next == null) {
+          atEnd.run();
+          end(sw);
+          return;
+        }
+      }
+      try {
+        send.accept(next);
+      } catch (SpotkitException e) {
+        failHeld(sw, next, e);
+      }
+    }
+  }
+
+  private void failHeld(final Switch sw, final Envelope.Msg held, final SpotkitException e) {
+    if (held.reply() != null) {
+      held.reply().fail(e);
+    } else {
+      rt.deadLetters().record(e.kind().name().toLowerCase(java.util.Locale.ROOT), "one-way message to "
+          + sw.address + " dropped after its route switch: " + e.getMessage());
     }
   }
 }

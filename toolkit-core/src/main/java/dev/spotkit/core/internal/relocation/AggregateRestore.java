@@ -418,6 +418,9 @@ public final class AggregateRestore {
     final AggregateAuthority.Outcome outcome;
     for (Map.Entry<String, Cell> e : staged.entrySet()) { // from the CAS on, work routed here waits in order
       rt.relocations().aggregateStaging.put(e.getKey(), e.getValue());
+      if (e.getValue() instanceof ActorCell a) {
+        rt.relocations().supersedeSource(a.id);
+      }
     }
     final PlacementBatches.Target self = rt.store().self();
     AggregateAuthority.Outcome answer;

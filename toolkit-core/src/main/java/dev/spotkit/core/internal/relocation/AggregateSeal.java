@@ -734,7 +734,8 @@ public final class AggregateSeal {
         final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
         c.followAggregate = follow;
         final String key = participantKey(c);
-        final Relocations.Followed followed = new Relocations.Followed(c.ingressLock, follow, rerouted);
+        final Relocations.Followed followed = new Relocations.Followed(c.ingressLock, follow, rerouted,
+            c.generation, connection.peerRid());
         r.aggregateFollows.put(key, followed); // before GONE: a reader that sees GONE finds the follow (volatile)
         following.put(key, followed);
         c.state = CellState.GONE;

@@ -9,6 +9,7 @@ import dev.spotkit.core.ObjectGeneration;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.join.PendingJoin;
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.WireDeadlines;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
@@ -493,7 +494,7 @@ public final class RelocationSource {
       };
       final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
           1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
-          join == null ? null : join.operationId(), join == null ? 0 : RouteMesh.unixMs(join.deadline()),
+          join == null ? null : join.operationId(), join == null ? 0 : WireDeadlines.unixMs(join.deadline()),
           state, binding))), saved, registrations, ticks));
       post(new SourceEvent.PayloadCaptured(stream));
     } catch (RuntimeException e) {
@@ -791,6 +792,24 @@ public final class RelocationSource {
           actor.describe(), owner, MessageFollowTable.DEFAULT_DURATION_MS, source.describe());
       dev.spotkit.core.internal.join.Joins.leaveInOrder(source, actor, null);
     }
+  }
+
+  /**
+   * The actor is being restored on this node again with a SpotWide aggregate while this unit still follows its
+   * earlier move away: the unit no longer takes work by itself (taken first, it followed work past the aggregate's
+   * own hand-over of earlier work), and its follow goes on as the participant's follow of the aggregate's kind
+   * ({@link Relocations#aggregateFollows}), so work this node sends the old way and the route switch once the actor
+   * is Ready here go through it, behind what it followed before.
+   *
+   * @return that follow, or null when the unit is not past its move and following.
+   */
+  Relocations.Followed superseded() {
+    if (!Long.valueOf(actor.generation).equals(r.followGenerations.get(actor.id))) {
+      return null;
+    }
+    end();
+    return new Relocations.Followed(actor.ingressLock, this::ingress,
+        new java.util.concurrent.atomic.AtomicReference<>(), actor.generation, owner);
   }
 
   /** This unit stops handling work for the actor here (Message Follow ended, or the actor was destroyed). */

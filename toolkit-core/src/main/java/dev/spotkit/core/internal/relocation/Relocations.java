@@ -4,6 +4,7 @@ import dev.spotkit.core.internal.join.JoinApprovals;
 import dev.spotkit.core.internal.join.Joins;
 import dev.spotkit.core.internal.join.PendingJoin;
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.WireDeadlines;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.CellState;
@@ -520,9 +521,12 @@ public final class Relocations {
    * @param follow sends one envelope on the move's ordered connection to the target.
    * @param rerouted once that connection closed, the tail of the work the follow re-routes through the mesh one
    *     message after the other (null before).
+   * @param generation the participant's ObjectGeneration (a follow of an earlier incarnation is not waited on).
+   * @param target the node the aggregate moved to, which the follow sends to.
    */
   public record Followed(Object lock, java.util.function.Consumer<Envelope> follow,
-      java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Void>> rerouted) {
+      java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Void>> rerouted,
+      long generation, NodeRid target) {
 
     /**
      * Whether work the follow re-routes is still on its way: a sender must then go through the follow too, not
@@ -555,6 +559,41 @@ public final class Relocations {
   public final ConcurrentHashMap<String, Cell> aggregateStaging = new ConcurrentHashMap<>();
 
   /**
+   * A member of a SpotWide aggregate is being restored here while a single-actor move of it away from this node still
+   * follows ({@link RelocationSource}): that follow becomes the participant's entry in {@link #aggregateFollows}
+   * (unless one is there), for the rest of the Message Follow duration, so work for it takes the aggregate's paths
+   * (through that follow while staged, behind a route switch once Ready), never the older unit's shortcut.
+   *
+   * @param actorId the member's ActorId.
+   */
+  public void supersedeSource(final String actorId) {
+    final RelocationSource earlier = sources.get(actorId);
+    final Followed follow = earlier == null ? null : earlier.superseded();
+    if (follow == null) {
+      return;
+    }
+    final String key = "actor:" + actorId;
+    if (aggregateFollows.putIfAbsent(key, follow) == null) {
+      rt.relocationScheduler().schedule(() -> aggregateFollows.remove(key, follow),
+          MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Whether this node follows a participant of a SpotWide aggregate to {@code peer}: a message that arrives from
+   * {@code peer} by Message Follow is then work this node followed there coming back (or later work of that node's
+   * senders, on the same connection behind it), never a third node's.
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @param peer the node a message arrived from.
+   * @return true when this node's follow of {@code key} sends to {@code peer}.
+   */
+  public boolean followsTo(final String key, final NodeRid peer) {
+    final Followed gone = aggregateFollows.get(key);
+    return gone != null && gone.target().equals(peer);
+  }
+
+  /**
    * Whether a participant of a SpotWide aggregate moved away from here and its follow re-routes nothing now, so a
    * sender that routes to the new owner itself stays behind everything followed.
    *
@@ -575,7 +614,28 @@ public final class Relocations {
    * @return true when taken.
    */
   public boolean aggregateIngress(final String key, final Envelope.Msg envelope) {
+    return aggregateIngress(key, envelope, false);
+  }
+
+  /**
+   * As {@link #aggregateIngress(String, Envelope.Msg)}, for work that reached this node by Message Follow from the
+   * node the participant comes back from ({@code followed}): that is the earlier work a sender's later messages wait
+   * behind, so it goes into the staged mailbox, never back through this node's own earlier follow.
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @param envelope the work.
+   * @param followed true when it arrived with Message Follow hops (spec 002 section 7.3).
+   * @return true when taken.
+   */
+  public boolean aggregateIngress(final String key, final Envelope.Msg envelope, final boolean followed) {
     final Cell staged = aggregateStaging.get(key);
+    final Followed away = staged == null || followed ? null : aggregateFollows.get(key);
+    if (away != null && away.generation() == staged.generation) {
+      // coming back here while this node still follows its earlier move away: behind what that follow sent (the
+      // node it went to relays it back with the move), not ahead of it into the staged mailbox
+      away.offer(envelope);
+      return true;
+    }
     if (staged != null) {
       staged.offerEnvelope(envelope);
       return true;
@@ -759,7 +819,7 @@ public final class Relocations {
       final long id = route;
       replyRoutes.put(id, msg.reply());
       msg.reply().future.whenComplete((v, f) -> replyRoutes.remove(id));
-      deadline = RouteMesh.unixMs(msg.reply().deadline);
+      deadline = WireDeadlines.unixMs(msg.reply().deadline);
     }
     final byte[] metadata = ByteBuffer.allocate(8).putLong(deadline).array();
     return new FrozenRecord(new RecordSource.Node(Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), ownerId(),
@@ -1218,7 +1278,7 @@ public final class Relocations {
     }
     final long deadline = Relocations.deadlineOf(record);
     final ReplySink sink = new ReplySink(deadline == 0 ? Deadline.after(Duration.ofSeconds(30))
-        : RouteMesh.deadlineOf(deadline), Object.class, "relocated request to actor '"
+        : WireDeadlines.deadlineOf(deadline), Object.class, "relocated request to actor '"
         + ((RecordBody.SpotRequest) record.body()).targetSpot().spotId() + "'");
     final long route = record.replyRouteId();
     final NodeRid node = record.source() instanceof RecordSource.Node n ? Rids.toNodeRid(n.nodeRid()) : null;

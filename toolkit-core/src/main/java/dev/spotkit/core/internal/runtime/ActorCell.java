@@ -77,9 +77,16 @@ public final class ActorCell extends Cell {
    * The spot this actor belongs to (any thread).
    *
    * @return its ref.
+   * @throws SpotkitException.InvalidOperation while the actor is being created (its constructor and the Entry Spot's
+   *     onCreateActor run before it belongs to a spot).
    */
   public SpotRef membershipRef() {
-    return membership.ref();
+    final SpotCell spot = membership;
+    if (spot == null) {
+      throw new dev.spotkit.core.SpotkitException.InvalidOperation(describe() + " belongs to no spot yet: it is"
+          + " being created (membership is known once onCreateActor accepted it)");
+    }
+    return spot.ref();
   }
 
   /**

@@ -116,7 +116,7 @@ public final class Messaging {
     if (cached != null && cached.state == CellState.READY && (generation == 0 || cached.generation == generation)) {
       rt.admit("a message turn");
       final RouteMesh mesh = rt.mesh();
-      if (mesh == null || !mesh.routesElsewhere(address, cached.generation)) {
+      if ((mesh == null || !mesh.routesElsewhere(address, cached.generation)) && !followedAway(address)) {
         offer(cached, new Envelope.Msg(message, null));
         return;
       }
@@ -167,17 +167,21 @@ public final class Messaging {
         && mesh.routesElsewhere(address, 0) && switches.sendByOldRoute(followKey(address), mesh, address, envelope)) {
       return null; // being restored here: behind what this node sent to the old owner, which relays or follows it
     }
+    if (moves != null && !moves.aggregateFollows.isEmpty() && followKey(address) != null
+        && moves.aggregateStaging.containsKey(followKey(address)) && followOldWay(followKey(address), envelope)) {
+      return null; // coming back here: through this node's earlier follow of it (same incarnation), or staged
+    }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
       return null; // relocating here: the temporary queue (spec 001 section 4.3)
     }
     final Cell local = local(address);
     final String followed = (local == null || local.state != CellState.READY) && moves != null ? followKey(address)
         : null; // the participant key of a SpotWide aggregate that may have moved away from here, on a miss only
-    if (followed != null && mesh != null && moves.followedAndIdle(followed)
-        && mesh.routesElsewhere(address, 0) && followedBack(mesh, address, envelope)) {
+    if (followed != null && mesh != null && moves.followedAndIdle(followed) && mesh.routesElsewhere(address, 0)
+        && switches.sendOldWay(followed, envelope, e -> followedBack(mesh, address, e))) {
       return null; // moved away from here, and this node sent to it elsewhere before: that way, behind those
     }
-    if (followed != null && moves.aggregateIngress(followed, envelope)) {
+    if (followed != null && followOldWay(followed, envelope)) {
       return null; // moved away with its SpotWide aggregate: Message Follow
     }
     if ((local == null || local.state != CellState.READY) && moves != null && actorId(address) != null
@@ -196,15 +200,108 @@ public final class Messaging {
           && switches.holdForSwitch(followKey(address), mesh, address, envelope)) {
         return null; // moved here after this node sent to it elsewhere: behind those messages, not ahead of them
       }
+      if (heldBehindFollow(address, local, envelope)) {
+        return null; // came back here while this node still followed it away: behind what it followed
+      }
       offer(local, envelope);
       return local;
     }
     if (mesh != null) {
-      mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
+      if (!switches.holdIfSwitching(address, envelope)) { // behind what a switch to another node holds
+        mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
+      }
       return null;
     }
     resolve(address); // throws the typed NotFound
     return null;
+  }
+
+  /**
+   * {@link Relocations#aggregateIngress(String, Envelope.Msg)} for a sender's own work (not work that arrived by
+   * Message Follow): through this node's follow of the object's move away, or into its staged mailbox, unless a route
+   * switch of the object is in progress, which holds it behind its marker ({@link RouteSwitches#sendOldWay}).
+   *
+   * @return true when taken.
+   */
+  private boolean followOldWay(final String key, final Envelope.Msg envelope) {
+    final Relocations moves = rt.relocations();
+    return switches.sendOldWay(key, envelope, e -> moves.aggregateIngress(key, e));
+  }
+
+  /**
+   * Whether this node still follows work for the object to a node its SpotWide aggregate moved to from here
+   * (Message Follow, 30 s): when the object is Ready here again, what this node sent it there may still be on its
+   * way back. A map read when no follow runs.
+   */
+  private boolean followedAway(final Address address) {
+    final Relocations moves = rt.relocations();
+    return moves != null && !moves.aggregateFollows.isEmpty() && followKey(address) != null
+        && moves.aggregateFollows.containsKey(followKey(address));
+  }
+
+  /**
+   * Work for an object Ready here that came back while this node still follows its earlier move away (its SpotWide
+   * aggregate's Message Follow, 30 s): held behind a flush marker sent through that follow, so it does not overtake
+   * what a sender sent before and that follow brings back. For a send by id and for Instance intent that reached
+   * the live Instance Spot here alike (one sender may use both), so neither overtakes the other. A map read when no
+   * follow runs.
+   *
+   * @param address the object by id or ref.
+   * @param local its Ready cell here.
+   * @param envelope the work.
+   * @return true when held; false when the caller offers it to {@code local} now.
+   */
+  public boolean heldBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope) {
+    return followedAway(address) && holdBehindFollow(address, local, envelope);
+  }
+
+  /**
+   * {@link #heldBehindFollow} for Instance intent that reached this node: only when this node still follows the
+   * Spot's earlier move away (a map read first) and the live Instance Spot of that stable type is Ready here.
+   */
+  private boolean instanceHeldBehindFollow(final Address.Instance instance, final Envelope.Msg envelope) {
+    final Address.SpotById byId = new Address.SpotById(instance.id());
+    if (!followedAway(byId)) {
+      return false;
+    }
+    final SpotCell here = rt.spots.get(instance.id());
+    return here != null && here.state == CellState.READY && here.kind == NodeConfig.SpotKind.INSTANCE
+        && here.type.stableType().equals(instance.stableType()) && holdBehindFollow(byId, here, envelope);
+  }
+
+  /**
+   * The route switch of an object Ready here whose earlier move away this node still follows
+   * ({@link #followedAway}): a flush marker goes through that follow, later sends wait for it (RouteSwitches), and
+   * the follow ends when it is back while the object is still Ready here (not when it moved away again meanwhile).
+   * A follow of another incarnation is dropped at once.
+   *
+   * @return true when held; false when the caller offers {@code envelope} to {@code local} now.
+   */
+  private boolean holdBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope) {
+    final Relocations moves = rt.relocations();
+    final String key = followKey(address);
+    final Relocations.Followed before = moves.aggregateFollows.get(key);
+    if (before == null) {
+      return false;
+    }
+    if (before.generation() != local.generation) {
+      moves.aggregateFollows.remove(key, before); // an earlier incarnation's follow: nothing to queue behind
+      return false;
+    }
+    return switches.holdBehind(key, address, envelope, marker -> {
+      if (moves.aggregateFollows.get(key) != before) {
+        return false; // an earlier switch ended this follow since it was read: nothing more comes back by it
+      }
+      before.offer(marker);
+      return true;
+    }, () -> {
+      // Only while the object is still Ready here. Read Ready just as its aggregate moved away again, the follow read
+      // is that move's own (put before the cell turned GONE): it routes every stale sender from now on, and the
+      // marker that went through it ran on the node it moved to, so it must stay.
+      if (local.state == CellState.READY) {
+        moves.aggregateFollows.remove(key, before);
+      }
+    });
   }
 
   /**
@@ -243,18 +340,41 @@ public final class Messaging {
    * @throws SpotkitException.StaleGeneration another generation is live here.
    */
   public void deliverInbound(final Address address, final long generation, final Envelope.Msg envelope) {
+    deliverInbound(address, generation, envelope, false);
+  }
+
+  /**
+   * As {@link #deliverInbound(Address, long, Envelope.Msg)}; {@code followed}: the message came back by Message
+   * Follow (hops above 0) from the node this node's own follow of the object sends to
+   * ({@link Relocations#followsTo}), so it is earlier work of its senders, never held behind that follow (a sender's
+   * later messages wait behind it instead). A message another node followed here is not: that node's senders sent
+   * their earlier messages here too, and this node may have followed those away, so it waits behind them like a
+   * message sent here directly.
+   *
+   * @throws SpotkitException.NotFound no Ready object with that id here.
+   * @throws SpotkitException.StaleGeneration another generation is live here.
+   */
+  public void deliverInbound(final Address address, final long generation, final Envelope.Msg envelope,
+      final boolean followed) {
     if (rt.isClosing()) {
       throw rt.shuttingDown("message from a peer to " + address);
     }
     rt.admit("a message turn from a peer");
     if (address instanceof Address.Instance instance) {
+      if (!followed && instanceHeldBehindFollow(instance, envelope)) {
+        return; // came back here while this node still followed it away: as work by id, behind what it followed
+      }
       rt.creations().instances().deliverHere(instance, envelope, false);
       return;
     }
     final Relocations moves = rt.relocations();
     final String actorId = actorId(address);
+    // being restored here with its SpotWide aggregate: the aggregate's path, not the cell an earlier move of the actor
+    // away from here still registers (its unit would send the message back the way it came)
+    final boolean staged = moves != null && followKey(address) != null
+        && moves.aggregateStaging.containsKey(followKey(address));
     Cell cell = null;
-    if (moves != null && actorId != null) {
+    if (moves != null && actorId != null && !staged) {
       if (moves.targetIngress(actorId, envelope)) {
         return;
       }
@@ -276,9 +396,10 @@ public final class Messaging {
       // One read of the cell: a Ready one takes the message itself (if it moves away meanwhile, its own follow
       // takes it under its ingress lock); read twice, a hand-over in between made the second read NotFound.
       final Cell here = local(address);
-      if (here != null && here.state == CellState.READY) {
+      if (!staged && here != null && here.state == CellState.READY) {
         cell = here;
-      } else if (moves.aggregateIngress(followKey(address), envelope)) {
+      } else if (followed ? moves.aggregateIngress(followKey(address), envelope, true)
+          : followOldWay(followKey(address), envelope)) {
         return; // moved away with its SpotWide aggregate: Message Follow
       }
     }
@@ -287,6 +408,9 @@ public final class Messaging {
     }
     if (generation != 0) {
       checkGeneration(cell, generation);
+    }
+    if (!followed && cell.state == CellState.READY && heldBehindFollow(address, cell, envelope)) {
+      return; // came back here while this node still followed it away: behind what it followed
     }
     offer(cell, envelope);
   }
@@ -300,7 +424,8 @@ public final class Messaging {
    * <p>After its hand-over here, Instance intent keeps its meaning on the way: it goes with Instance intent to the
    * node the Spot moved to (on the same ordered connection as the follow), so it still reaches a live instance
    * there, or activates a new one if that instance has closed since. A sender on this node that sent to the Spot
-   * elsewhere before (a cached route) keeps sending that way, behind its earlier messages.
+   * elsewhere before (a cached route) keeps sending that way, behind its earlier messages, also while the Spot is
+   * being restored here (the old owner relays or follows it here behind those).
    *
    * @param address the Instance Spot with Instance intent.
    * @param envelope the work.
@@ -312,31 +437,44 @@ public final class Messaging {
       return false;
     }
     final String key = "spot:" + address.id();
-    if (moves.aggregateStaging.containsKey(key)) {
-      return moves.aggregateIngress(key, envelope);
-    }
     final RouteMesh mesh = rt.mesh();
     final Address.SpotById byId = new Address.SpotById(address.id());
+    if (moves.aggregateStaging.containsKey(key)) {
+      if (mesh != null && mesh.routesElsewhere(byId, 0) && switches.sendByOldRoute(key, mesh, byId, envelope)) {
+        return true; // being restored here: behind what this node sent to the old owner, which relays or follows it
+      }
+      return followOldWay(key, envelope);
+    }
     if (mesh != null && moves.followedAndIdle(key) && mesh.routesElsewhere(byId, 0)
-        && followedBack(mesh, byId, envelope)) {
+        && switches.sendOldWay(key, envelope, e -> followedBack(mesh, byId, e))) {
       return true;
     }
     final Relocations.Followed gone = moves.aggregateFollows.get(key);
-    if (gone != null) {
-      synchronized (gone.lock()) { // behind what its hand-over still follows under this lock, never ahead
-        if (moves.aggregates().followInstance(address, envelope, false)) {
-          return true;
-        }
-      }
-      if (moves.aggregates().followInstance(address, envelope, true)) { // its connection closed: dial the target
+    if (gone != null && switches.sendOldWay(key, envelope, e -> followInstance(gone, address, e))) {
+      return true;
+    }
+    return followOldWay(key, envelope);
+  }
+
+  /** Instance intent through the follow of the Spot's move away from here; false when it could not be followed. */
+  private boolean followInstance(final Relocations.Followed gone, final Address.Instance address,
+      final Envelope.Msg envelope) {
+    final Relocations moves = rt.relocations();
+    synchronized (gone.lock()) { // behind what its hand-over still follows under this lock, never ahead
+      if (moves.aggregates().followInstance(address, envelope, false)) {
         return true;
       }
     }
-    return moves.aggregateIngress(key, envelope);
+    return moves.aggregates().followInstance(address, envelope, true); // its connection closed: dial the target
   }
 
-  /** {@code spot:{id}} or {@code actor:{id}} of an address by id or ref; null for Instance intent. */
-  private static String followKey(final Address address) {
+  /**
+   * The follow key of an address.
+   *
+   * @param address any address.
+   * @return {@code spot:{id}} or {@code actor:{id}} for an address by id or ref; null for Instance intent.
+   */
+  public static String followKey(final Address address) {
     return switch (address) {
       case Address.ActorById a -> "actor:" + a.id();
       case Address.ActorByRef a -> "actor:" + a.ref().id().value();

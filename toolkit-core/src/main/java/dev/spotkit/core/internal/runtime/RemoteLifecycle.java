@@ -1,6 +1,7 @@
 package dev.spotkit.core.internal.runtime;
 
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.WireDeadlines;
 import dev.spotkit.core.wire.Rids;
 
 import dev.spotkit.core.ActorRef;
@@ -54,7 +55,7 @@ final class RemoteLifecycle {
     final long aog = located.stored().authority().authorityOwnerGeneration().value();
     return mesh.call(located.owner(), located.meshName().value(), correlation -> new ActorDestroy(correlation,
         new WireActorRef(ref.id().value(), located.generation()), Rids.of(located.owner()), aog,
-        RouteMesh.unixMs(deadline)).encode(), OperationKind.ACTOR_DESTROY, deadline, "destroy of actor '"
+        WireDeadlines.unixMs(deadline)).encode(), OperationKind.ACTOR_DESTROY, deadline, "destroy of actor '"
         + ref.id() + "'").thenApply(reply -> Boolean.parseBoolean(text(reply)));
   }
 
@@ -76,7 +77,7 @@ final class RemoteLifecycle {
         OperationId.random());
     return mesh.call(located.owner(), located.meshName().value(), correlation -> UserSpotCloseCodec.encode(
         new UserSpotClose(correlation, operation, Rids.of(rt.nodeRid()), rt.store().lifecycleGeneration(), fence,
-            RouteMesh.unixMs(deadline))), OperationKind.USER_SPOT_CLOSE, deadline, "close of spot '" + ref.id()
+            WireDeadlines.unixMs(deadline))), OperationKind.USER_SPOT_CLOSE, deadline, "close of spot '" + ref.id()
         + "'").thenApply(reply -> reply.tail() instanceof ReplyTail.UserSpotClosed closed && closed.closed());
   }
 
@@ -106,7 +107,7 @@ final class RemoteLifecycle {
       } else {
         result = rt.lifecycle().destroyActor(new ActorRef(cell.ref().id(), new dev.spotkit.core.ObjectGeneration(
             m.actor().objectGeneration()), rt.meshName(), rt.nodeRid()),
-            RouteMesh.deadlineOf(m.deadlineUnixMs()));
+            WireDeadlines.deadlineOf(m.deadlineUnixMs()));
       }
     } catch (SpotkitException e) {
       result = CompletableFuture.failedFuture(e);
@@ -133,7 +134,7 @@ final class RemoteLifecycle {
       } else {
         result = rt.lifecycle().closeSpot(new SpotRef(cell.ref().id(), new dev.spotkit.core.ObjectGeneration(
             fence.spot().objectGeneration()), rt.meshName(), rt.nodeRid()),
-            RouteMesh.deadlineOf(m.deadlineUnixMs()));
+            WireDeadlines.deadlineOf(m.deadlineUnixMs()));
       }
     } catch (SpotkitException e) {
       result = CompletableFuture.failedFuture(e);

@@ -49,6 +49,7 @@ import dev.spotkit.core.wire.WireActorRef;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.StoreBytes;
+import dev.spotkit.testkit.TestMesh;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -115,6 +116,7 @@ class RemoteCreationProtocolTest {
   private final PlacementBatches batches = new PlacementBatches(store, WAIT, PlacementBatches.DEFAULT_ATTEMPTS);
   private final NodeRid fakeRid = new NodeRid(0x0fa4_e000_0000_0001L);
   private final long fakeGeneration = 7;
+  private TestMesh mesh;
   private MeshNode node;
   private MeshTransport fake;
   private PeerConnection connection;
@@ -122,12 +124,13 @@ class RemoteCreationProtocolTest {
 
   @BeforeEach
   void start() throws Exception {
-    node = MeshNode.builder().meshName("mesh").locationStore(store).workers(2)
-        .closeTimeout(Duration.ofSeconds(5)).requestTimeout(WAIT)
-        .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
+    // one real node on the test kit, with the secret of this hand-written coordinator
+    mesh = TestMesh.builder().meshName("mesh").locationStore(store).closeTimeout(Duration.ofSeconds(5))
+        .node(b -> b.requestTimeout(WAIT)).mesh((m, i) -> m.clusterSecret(SECRET))
         .objectServer(s -> s.entrySpot(DecliningEntry::new)
             .actor("counted", Counted::new, a -> a.disableRelocation()))
-        .start();
+        .start(1);
+    node = mesh.node(0);
     final List<NodePeer> peers = new NodeDirectory(store, WAIT).readMesh("mesh");
     peer = peers.stream().filter(p -> p.routingIdHex().equals(node.nodeRid().hex())).findFirst().orElseThrow();
     fake = MeshTransport.start(MeshConfig.builder(fakeRid, fakeGeneration,
@@ -148,8 +151,8 @@ class RemoteCreationProtocolTest {
     if (fake != null) {
       fake.close();
     }
-    if (node != null) {
-      node.close();
+    if (mesh != null) {
+      mesh.close();
     }
     FACTORY_RUNS.clear();
   }
