@@ -197,6 +197,17 @@ public final class RouteMesh implements MeshListener {
   }
 
   /**
+   * The owner this node's route cache names for {@code address}, expired or not, or null.
+   *
+   * @param address by id or ref.
+   * @return the cached owner, or null.
+   */
+  public NodeRid cachedOwner(final Address address) {
+    final Route cached = routes.get(keyOf(address));
+    return cached == null ? null : cached.owner();
+  }
+
+  /**
    * Whether this node's route cache holds a route for {@code address} naming another node: this node sent to the
    * object while it lived there, and what it sent that way may still be travelling (to that node, which follows it
    * on, Message Follow). A sender on the node the object moved to sends its next message that way, behind the
@@ -832,10 +843,11 @@ public final class RouteMesh implements MeshListener {
       case INSTANCE_SPOT -> new Address.Instance(m.targetId(), m.stableType());
     };
     // followed back from the node this node follows the object to: earlier work (not a third node's follow)
-    final boolean followedBack = m.hops() > 0 && rt.relocations() != null && rt.relocations().followsTo(
-        (m.targetKind() == ApplicationMessage.TargetKind.ACTOR ? "actor:" : "spot:") + m.targetId(), from);
+    final boolean followedBack = m.hops() > 0 && rt.relocations() != null && (rt.relocations().followsTo(
+        (m.targetKind() == ApplicationMessage.TargetKind.ACTOR ? "actor:" : "spot:") + m.targetId(), from)
+        || rt.messaging().arrivedFrom(address, from));
     rt.messaging().deliverInbound(address, m.objectGeneration(), new Envelope.Msg(message, sink,
-        sessionWork), followedBack);
+        sessionWork), followedBack, new RouteSwitches.Inbound(m.hops() > 0 ? from : null));
   }
 
   private ReplySink inboundSink(final PeerConnection from, final ApplicationMessage m) {

@@ -1,6 +1,7 @@
 package dev.spotkit.core.internal.mesh;
 
 import dev.spotkit.core.Deadline;
+import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
@@ -57,8 +58,37 @@ public final class RouteSwitches {
   /** The same switches by marker token. */
   private final Map<Long, Switch> byToken = new ConcurrentHashMap<>();
   private final AtomicLong tokens = new AtomicLong();
+  /** Keys of objects sealed here for a move ({@link #seal}), with the seal that holds them. */
+  private final Map<String, Object> sealed = new ConcurrentHashMap<>();
   /** The switch whose held messages this thread sends by the usual path now: its own sends are not held by it. */
   private static final ThreadLocal<Switch> DRAINING = new ThreadLocal<>();
+
+  /** {@link OldWay#kind}: this node's cached route to the node the object lived on. */
+  public static final int ROUTE = 1;
+  /** {@link OldWay#kind}: this node's Message Follow of the object's earlier move away from here. */
+  public static final int FOLLOW = 2;
+
+  /**
+   * One old way by which this node's earlier messages to an object Ready here may still be coming back.
+   *
+   * @param kind {@link #ROUTE} or {@link #FOLLOW}.
+   * @param via the node the marker is sent to when it is not the one this node's follow goes to (the cached route's
+   *     owner), else null: what that node follows back here before the marker is earlier work.
+   * @param sendMarker sends a flush marker that way; false when it could not (that way is closed: nothing more
+   *     comes by it).
+   * @param ended ends that way (drops the route or the follow); runs once, when the switch is over.
+   */
+  public record OldWay(int kind, NodeRid via, java.util.function.Predicate<Envelope.Msg> sendMarker,
+      Runnable ended) {
+  }
+
+  /**
+   * A message that came from a peer ({@code null} where a parameter of this type is given: a send of this node).
+   *
+   * @param followedFrom the peer it came from when it came by Message Follow (command 60 hops above 0), else null.
+   */
+  public record Inbound(NodeRid followedFrom) {
+  }
 
   /** One switch: the messages held until its marker arrives. */
   private static final class Switch {
@@ -70,10 +100,19 @@ public final class RouteSwitches {
      * the cache adopts once the marker arrived; null for a switch to this node.
      */
     final RouteMesh.Route fresh;
-    /** For a switch to this node: ends the old way (drops the route or the follow) when released; else null. */
+    /** For a switch to this node: ends the old ways (drops the route or the follow) when released; else null. */
     final Runnable ended;
+    /** For a switch to this node: the {@link OldWay#kind}s flushed by it and the switches it continues; else 0. */
+    final int ways;
     /** Guarded by this. */
     final ArrayDeque<Envelope.Msg> held = new ArrayDeque<>();
+    /** The node its marker went to ({@link OldWay#via}), or null. */
+    final NodeRid via;
+    /**
+     * Guarded by this: messages {@link #via} followed back here while the marker was out, in arrival order; released
+     * ahead of {@link #held}.
+     */
+    final ArrayDeque<Envelope.Msg> returned = new ArrayDeque<>();
     /** Guarded by this; true once released (the route dropped or turned, everything held delivered). */
     boolean done;
     /**
@@ -83,12 +122,14 @@ public final class RouteSwitches {
     boolean draining;
 
     Switch(final String key, final Address address, final long token, final RouteMesh.Route fresh,
-        final Runnable ended) {
+        final Runnable ended, final int ways, final NodeRid via) {
+      this.via = via;
       this.key = key;
       this.address = address;
       this.token = token;
       this.fresh = fresh;
       this.ended = ended;
+      this.ways = ways;
     }
   }
 
@@ -131,8 +172,19 @@ public final class RouteSwitches {
    */
   public boolean sendOldWay(final String key, final Envelope.Msg envelope,
       final java.util.function.Predicate<Envelope.Msg> oldWay) {
+    return sendOldWay(key, envelope, null, oldWay);
+  }
+
+  /**
+   * {@link #sendOldWay(String, Envelope.Msg, java.util.function.Predicate)}; {@code inbound}: the message came from
+   * a peer, so a switch of this node's own route to another node ({@link #turn}) does not hold it (that switch
+   * orders this node's senders only; holding a peer's message, a flush marker among them, could make two nodes'
+   * switches wait on each other's markers until the marker deadline).
+   */
+  public boolean sendOldWay(final String key, final Envelope.Msg envelope, final Inbound inbound,
+      final java.util.function.Predicate<Envelope.Msg> oldWay) {
     synchronized (stripe(key)) {
-      return holdIfSwitching(key, envelope) || oldWay.test(envelope);
+      return holdIfSwitching(key, envelope, inbound) || oldWay.test(envelope);
     }
   }
 
@@ -145,7 +197,19 @@ public final class RouteSwitches {
    */
   public boolean holdForSwitch(final String key, final RouteMesh mesh, final Address address,
       final Envelope.Msg envelope) {
-    return holdBehind(key, address, envelope, marker -> {
+    return holdBehind(key, address, envelope, null, cachedWay(mesh, address));
+  }
+
+  /**
+   * The old way of this node's cached route to the node {@code address} lived on: the marker goes behind what this
+   * node sent that way; the way ends by dropping the route.
+   *
+   * @param mesh this node's mesh.
+   * @param address the object.
+   * @return that way ({@link #ROUTE}).
+   */
+  public static OldWay cachedWay(final RouteMesh mesh, final Address address) {
+    return new OldWay(ROUTE, mesh.cachedOwner(address), marker -> {
       if (mesh.sendBehind(address, marker, false)) {
         return true;
       }
@@ -171,32 +235,97 @@ public final class RouteSwitches {
    */
   public boolean holdBehind(final String key, final Address address, final Envelope.Msg envelope,
       final java.util.function.Predicate<Envelope.Msg> sendMarker, final Runnable ended) {
-    final Switch started;
+    return holdBehind(key, address, envelope, null, new OldWay(FOLLOW, null, sendMarker, ended));
+  }
+
+  /**
+   * {@link #holdBehind(String, Address, Envelope.Msg, java.util.function.Predicate, Runnable)} by {@code way};
+   * {@code inbound}: the message came from a peer (see
+   * {@link #sendOldWay(String, Envelope.Msg, boolean, java.util.function.Predicate)}).
+   */
+  public boolean holdBehind(final String key, final Address address, final Envelope.Msg envelope,
+      final Inbound inbound, final OldWay way) {
     synchronized (stripe(key)) {
-      if (holdIfSwitching(key, envelope)) {
+      if (holdIfSwitching(key, envelope, inbound)) {
         return true;
       }
       if (byKey.containsKey(key)) {
         return false; // done: released, the old way ended
       }
-      started = begin(key, address, null, ended, envelope);
-      final ReplySink answer = marker(started);
-      if (!sendMarker.test(new Envelope.Msg(markerOf(started), answer, SessionBinder.ROUTE_FLUSH))) {
-        release(started, null);
-        return true;
+      if (sealed.containsKey(key)) {
+        // sealed for a move: no switch now. A sender's own message goes the old way, behind its earlier ones, and
+        // comes back to follow the object; a peer's (it may have come by that way) goes into the sealed mailbox.
+        return inbound == null && way.sendMarker().test(envelope);
       }
-      // Normally released by the marker's turn first; a failed answer (the old owner did not know the object, its
-      // connection closed, or the deadline passed) releases here.
-      answer.future.whenComplete((v, failure) -> {
-        if (failure != null && !started.done) {
-          NodeRuntime.LOG.warn("route_switch_released_early key={} held={} reason=\"{}\": the messages this node"
-              + " sent by its old route may still be on their way", key, started.held.size(),
-              String.valueOf(failure.getMessage()));
-        }
-        release(started, null);
-      });
+      final Switch started = begin(key, address, null, way, envelope);
+      if (inbound != null && inbound.followedFrom() != null && returning(started, inbound.followedFrom())) {
+        started.returned.add(started.held.poll()); // see holdIfSwitching
+      }
+      flush(started, way);
     }
     return true;
+  }
+
+  /**
+   * Seals {@code keys} for a move of their objects away from here (spec 000 section 7's seal): from now on no switch
+   * to this node starts for them (a send that would start one goes the old way instead, behind what went that way
+   * before, and follows the object from here). Refused, with nothing sealed, while such a switch of one of them is
+   * still waiting for its flush marker: the seal waits for it (a switch whose object moved on could wait for a marker
+   * that another node's switch holds behind its own, each until the marker deadline).
+   *
+   * @param keys {@code spot:{id}} / {@code actor:{id}} of every participant.
+   * @param owner the seal (for {@link #unseal}).
+   * @return null when sealed; else the key whose switch runs.
+   */
+  public String seal(final java.util.Collection<String> keys, final Object owner) {
+    final java.util.List<String> done = new java.util.ArrayList<>();
+    for (String key : keys) {
+      synchronized (stripe(key)) {
+        final Switch running = byKey.get(key);
+        if (running != null && running.fresh == null && !running.done && !running.draining) {
+          unseal(done, owner);
+          return key;
+        }
+        sealed.put(key, owner);
+        done.add(key);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Ends {@link #seal}'s hold on {@code keys} (the seal was restored, or the objects moved away); keys another seal
+   * holds now stay sealed.
+   *
+   * @param keys the keys given to {@link #seal}.
+   * @param owner the seal.
+   */
+  public void unseal(final java.util.Collection<String> keys, final Object owner) {
+    for (String key : keys) {
+      sealed.remove(key, owner);
+    }
+  }
+
+  /**
+   * Under the key's stripe: sends {@code sw}'s marker by {@code way}, or releases {@code sw} at once when it could
+   * not be sent.
+   */
+  private void flush(final Switch sw, final OldWay way) {
+    final ReplySink answer = marker(sw);
+    if (!way.sendMarker().test(new Envelope.Msg(markerOf(sw), answer, SessionBinder.ROUTE_FLUSH))) {
+      release(sw, null);
+      return;
+    }
+    // Normally released by the marker's turn first; a failed answer (the old owner did not know the object, its
+    // connection closed, or the deadline passed) releases here.
+    answer.future.whenComplete((v, failure) -> {
+      if (failure != null && !sw.done) {
+        NodeRuntime.LOG.warn("route_switch_released_early key={} held={} reason=\"{}\": the messages this node"
+            + " sent by its old route may still be on their way", sw.key, sw.held.size(),
+            String.valueOf(failure.getMessage()));
+      }
+      release(sw, null);
+    });
   }
 
   /**
@@ -224,7 +353,7 @@ public final class RouteSwitches {
       return false;
     }
     synchronized (stripe(key)) {
-      if (holdIfSwitching(key, envelope)) {
+      if (holdIfSwitching(key, envelope, null)) {
         return true;
       }
       if (!mesh.caches(address, old)) {
@@ -258,7 +387,7 @@ public final class RouteSwitches {
       return false;
     }
     synchronized (stripe(key)) {
-      return holdIfSwitching(key, envelope);
+      return holdIfSwitching(key, envelope, null);
     }
   }
 
@@ -267,9 +396,10 @@ public final class RouteSwitches {
    * earlier switch of the key held by the usual path, it takes the rest of those too, behind {@code first} and ahead
    * of anything sent since.
    */
-  private Switch begin(final String key, final Address address, final RouteMesh.Route fresh, final Runnable ended,
+  private Switch begin(final String key, final Address address, final RouteMesh.Route fresh, final OldWay way,
       final Envelope.Msg first) {
-    final Switch started = new Switch(key, address, tokens.incrementAndGet(), fresh, ended);
+    final Switch started = way == null ? new Switch(key, address, tokens.incrementAndGet(), fresh, null, 0, null)
+        : new Switch(key, address, tokens.incrementAndGet(), null, way.ended(), way.kind(), way.via());
     started.held.add(first);
     final Switch prior = byKey.put(key, started);
     byToken.put(started.token, started);
@@ -296,19 +426,45 @@ public final class RouteSwitches {
     return rt.nodeRid().hex() + "/" + sw.token;
   }
 
-  /** Under the key's stripe: holds {@code envelope} when a switch of {@code key} is in progress. */
-  private boolean holdIfSwitching(final String key, final Envelope.Msg envelope) {
+  /**
+   * Under the key's stripe: holds {@code envelope} when a switch of {@code key} is in progress. Never the switch's
+   * own flush marker: it came back here by the old way (a node this node sent to followed it back, the object having
+   * moved here since), so everything sent that way before it is here already; held, it would wait for itself until
+   * the marker deadline. The caller delivers it to the object's turn, which releases the switch. Never a peer's
+   * message ({@code inbound}) in a switch to another node ({@link #turn}).
+   */
+  private boolean holdIfSwitching(final String key, final Envelope.Msg envelope, final Inbound inbound) {
     final Switch running = byKey.get(key);
-    if (running == null || running == DRAINING.get()) {
+    if (running == null || running == DRAINING.get() || inbound != null && running.fresh != null
+        || envelope.sessionWork() == SessionBinder.ROUTE_FLUSH && markerOf(running).equals(envelope.payload())) {
       return false;
     }
     synchronized (running) {
       if (running.done) {
         return false;
       }
+      if (inbound != null && inbound.followedFrom() != null && !running.draining && returning(running,
+          inbound.followedFrom())) {
+        // came back by an old way still open (its node followed it here): earlier work of its sender, so ahead of
+        // what the switch held since it began (a message of this node sent that way just before the switch began
+        // comes back this way), and still behind every old way's marker (a sender of that node may have sent
+        // earlier ones that way too)
+        running.returned.add(envelope);
+        return true;
+      }
       running.held.add(envelope);
       return true;
     }
+  }
+
+  /**
+   * Whether a message {@code from} followed here comes back by one of {@code sw}'s old ways: the node its marker
+   * went to, or the one this node's route cache still names for the object (a switch by the follow, to be continued
+   * by the route).
+   */
+  private boolean returning(final Switch sw, final NodeRid from) {
+    final RouteMesh mesh = rt.mesh();
+    return from.equals(sw.via) || mesh != null && from.equals(mesh.cachedOwner(sw.address));
   }
 
   private boolean forward(final RouteMesh mesh, final Address address, final Envelope.Msg envelope) {
@@ -368,11 +524,49 @@ public final class RouteSwitches {
       });
       return;
     }
+    synchronized (stripe(sw.key)) {
+      release(sw, cell != null ? cell : rt.messaging().localCell(sw.address), true);
+    }
+  }
+
+  /**
+   * Under the key's stripe: {@link #release(Switch, Cell)} with {@code target} the object's cell here (or null). When
+   * the object is Ready here and another old way of it is still open ({@link Messaging#nextOldWay}: a switch by the
+   * cached route while this node also follows the object's earlier move away, or the other way round), a switch by
+   * that way takes over what this one held, in order; the old ways end together when the last one is flushed.
+   */
+  private void release(final Switch sw, final Cell target, final boolean chain) {
     synchronized (sw) {
       if (sw.done || sw.draining) {
         return;
       }
-      final Cell target = cell != null ? cell : rt.messaging().localCell(sw.address);
+      final OldWay next = chain && sw.fresh == null && target != null && target.state == CellState.READY
+          ? rt.messaging().nextOldWay(sw.address, target, sw.ways) : null;
+      if (next != null) {
+        final Runnable before = sw.ended;
+        final Switch then = new Switch(sw.key, sw.address, tokens.incrementAndGet(), null, () -> {
+          next.ended().run();
+          if (before != null) {
+            before.run();
+          }
+        }, sw.ways | next.kind(), next.via());
+        then.returned.addAll(sw.returned);
+        then.held.addAll(sw.held);
+        sw.returned.clear();
+        sw.held.clear();
+        end(sw);
+        byKey.put(then.key, then);
+        byToken.put(then.token, then);
+        flush(then, next);
+        return;
+      }
+      if (!sw.returned.isEmpty()) { // what came back by an old way goes first
+        final ArrayDeque<Envelope.Msg> later = new ArrayDeque<>(sw.held);
+        sw.held.clear();
+        sw.held.addAll(sw.returned);
+        sw.held.addAll(later);
+        sw.returned.clear();
+      }
       while (!sw.held.isEmpty() && target != null && target.state == CellState.READY
           && target.admitEnvelope(sw.held.peek()) != dev.spotkit.mailbox.OfferResult.RELEASED) {
         sw.held.poll();

@@ -469,6 +469,7 @@ public final class AggregateMoves {
       target.buffer = null; // the staging keeps what it needs; the assembly buffer goes
       final AggregateRestore staged = AggregateRestore.prepare(rt, payload, payload.length,
           target.crc32c, target.sealed, target.aggregateId, target.unitKind);
+      staged.source(target.from.peerRid());
       target.staged = staged;
       return staged;
     }).whenComplete((staged, failure) -> {

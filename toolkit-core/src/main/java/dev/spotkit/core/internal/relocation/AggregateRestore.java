@@ -84,6 +84,19 @@ public final class AggregateRestore {
    */
   private LocationRecords.Stored instanceRow;
 
+  /** The node the room comes from (set before {@link #commit}), or null. */
+  private volatile dev.spotkit.core.NodeRid source;
+
+  /**
+   * Names the node the room comes from: once open here, what that node follows to this node is earlier work of its
+   * senders ({@link Cell#arrivedFrom}). Call before {@link #commit}.
+   *
+   * @param from the source node.
+   */
+  public void source(final dev.spotkit.core.NodeRid from) {
+    this.source = from;
+  }
+
   private AggregateRestore(final NodeRuntime rt, final AggregateAuthority.Sealed sealed, final String aggregateId) {
     this.rt = rt;
     this.sealed = sealed;
@@ -494,6 +507,9 @@ public final class AggregateRestore {
   }
 
   private void open() {
+    for (Cell c : staged.values()) {
+      c.arrivedFrom = source;
+    }
     final LocationRecords.Stored spotRow = LocationRecords.read(rt.store().store(), spot.key,
         AggregateSeal.STORE_TIMEOUT).orElseThrow();
     spot.storeRecord = spotRow.record();

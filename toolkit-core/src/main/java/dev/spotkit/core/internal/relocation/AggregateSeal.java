@@ -7,6 +7,7 @@ import dev.spotkit.core.Spot;
 import dev.spotkit.core.SpotRelocationAdapter;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.RouteSwitches;
 import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.CellState;
@@ -104,6 +105,8 @@ public final class AggregateSeal {
   private final SpotCell spot;
   private final List<Cell> participants;
   private final ParticipantInventory inventory;
+  /** Every participant's key ({@link #participantKey}), as given to {@link RouteSwitches#seal}. */
+  private final List<String> keys;
   private final Map<Cell, List<Envelope>> captured = new IdentityHashMap<>();
   private final Map<Cell, List<CellTimers.Entry>> capturedTimers = new IdentityHashMap<>();
   /**
@@ -129,7 +132,8 @@ public final class AggregateSeal {
     final List<Cell> all = new ArrayList<>();
     all.add(spot);
     all.addAll(members);
-    this.inventory = ParticipantInventory.of(all.stream().map(AggregateSeal::participantKey).toList());
+    this.keys = all.stream().map(AggregateSeal::participantKey).toList();
+    this.inventory = ParticipantInventory.of(keys);
     all.sort(Comparator.comparingLong(c -> inventory.participantId(participantKey(c))));
     this.participants = List.copyOf(all);
     final long high = nonZero();
@@ -284,18 +288,26 @@ public final class AggregateSeal {
         awaitBoundary(rt, spot, done);
         return;
       }
-      final String busy = busyMember(spot);
-      if (busy != null && spot.state == CellState.READY && !rt.isClosing()) {
+      final String member = busyMember(spot);
+      String busy = member == null ? null : member + " was still joining, leaving or moving";
+      if (busy == null) {
+        final String switching = sealNow(rt, spot, done, false);
+        if (switching == null) {
+          return;
+        }
+        busy = "the route switch of " + switching + " was still waiting for its flush marker";
+      }
+      if (spot.state == CellState.READY && !rt.isClosing()) {
         if (System.nanoTime() - giveUpAtNanos < 0) {
           rt.relocationScheduler().schedule(() -> intent(rt, spot, done, giveUpAtNanos), PERMIT_RETRY_MS,
               TimeUnit.MILLISECONDS);
         } else {
-          done.completeExceptionally(new SpotkitException.Unavailable(busy + " was still joining, leaving or moving"
-              + " after " + PERMIT_WAIT.toSeconds() + " s; " + spot.describe() + " was not sealed; retry"));
+          done.completeExceptionally(new SpotkitException.Unavailable(busy + " after " + PERMIT_WAIT.toSeconds()
+              + " s; " + spot.describe() + " was not sealed; retry"));
         }
         return;
       }
-      sealNow(rt, spot, done, false);
+      sealNow(rt, spot, done, false); // not Ready or closing: fails with the typed cause
     });
   }
 
@@ -320,7 +332,12 @@ public final class AggregateSeal {
             + " of " + spot.describe() + "; it was not sealed; retry"));
         return;
       }
-      sealNow(rt, spot, done, true);
+      final String switching = sealNow(rt, spot, done, true);
+      if (switching != null) {
+        spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
+        done.completeExceptionally(new SpotkitException.Unavailable("the route switch of " + switching
+            + " still waited for its flush marker at the boundary; " + spot.describe() + " was not sealed; retry"));
+      }
     };
     spot.atRelocationBoundary = atBoundary;
     rt.relocationScheduler().schedule(() -> spot.control(() -> {
@@ -333,40 +350,52 @@ public final class AggregateSeal {
     }), BOUNDARY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** On the Spot's gate, at a turn boundary: seal, sessions, drain, then capture on a virtual thread. */
-  private static void sealNow(final NodeRuntime rt, final SpotCell spot, final CompletableFuture<AggregateSeal> done,
-      final boolean applicationBoundary) {
-    final AggregateSeal seal;
+  /**
+   * On the Spot's gate, at a turn boundary: seal, sessions, drain, then capture on a virtual thread. Returns null when
+   * sealed or failed ({@code done}), else the participant whose route switch still waits ({@link RouteSwitches#seal}).
+   */
+  private static String sealNow(final NodeRuntime rt, final SpotCell spot,
+      final CompletableFuture<AggregateSeal> done, final boolean applicationBoundary) {
+    AggregateSeal seal = null;
     try {
       // a PerActor User Spot's shell is sealed alone: its members stay serving and move one by one after its CAS
       seal = new AggregateSeal(rt, spot, PerActorMoves.isPerActor(spot) ? List.of() : spot.members());
+      final String switching = rt.messaging().routeSwitches().seal(seal.keys, seal);
+      if (switching != null) {
+        return switching;
+      }
       seal.atApplicationBoundary = applicationBoundary;
       seal.sealAtBoundary();
     } catch (RuntimeException e) {
+      if (seal != null) {
+        rt.messaging().routeSwitches().unseal(seal.keys, seal);
+      }
       if (applicationBoundary) {
         spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
       }
       done.completeExceptionally(e);
-      return;
+      return null;
     }
-    seal.sealSessions(() -> {
+    final AggregateSeal sealedRoom = seal;
+    sealedRoom.sealSessions(() -> {
       try {
-        seal.drainAtBoundary();
+        sealedRoom.drainAtBoundary();
       } catch (RuntimeException e) {
-        seal.restore().whenComplete((v, g) -> done.completeExceptionally(e));
+        sealedRoom.restore().whenComplete((v, g) -> done.completeExceptionally(e));
         return;
       }
       rt.async(() -> {
-        seal.captureAndStore();
-        return seal;
+        sealedRoom.captureAndStore();
+        return sealedRoom;
       }).whenComplete((s, f) -> {
         if (f == null) {
           done.complete(s);
         } else {
-          seal.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
+          sealedRoom.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
         }
       });
-    }, failure -> seal.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
+    }, failure -> sealedRoom.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
+    return null;
   }
 
   /** On the Spot's gate, between turns: refuse joins, close every mailbox, take queues and timers. */
@@ -749,6 +778,7 @@ public final class AggregateSeal {
         rt.actors.remove(c.id, (ActorCell) c);
       }
     }
+    rt.messaging().routeSwitches().unseal(keys, this); // GONE here: no switch to this node starts for them any more
     // Message Follow lasts MessageFollowDuration (spec 000 section 9): then the old addresses route by the store; one
     // task for the whole room
     rt.relocationScheduler().schedule(() -> following.forEach(r.aggregateFollows::remove),
@@ -783,6 +813,7 @@ public final class AggregateSeal {
           c.mailbox.open();
         }
       }
+      rt.messaging().routeSwitches().unseal(keys, this);
       return null;
     });
   }
@@ -848,6 +879,7 @@ public final class AggregateSeal {
           captured.clear();
           capturedTimers.clear();
           spot.aggregateSealed = false;
+          rt.messaging().routeSwitches().unseal(keys, this);
           if (atApplicationBoundary) { // the boundary ends here, in this control task: before the room's next job
             spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
           }

@@ -28,6 +28,12 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
   public volatile long generation;
   /** Written by creation, close and destroy steps; read by routing on any thread. */
   public volatile CellState state = CellState.STAGING;
+  /**
+   * The node this cell's object moved here from with its aggregate (the source of the move that restored it here),
+   * or null: that node follows what reached it after the move to here, in order, so its followed messages are
+   * earlier work of their senders (see {@code RouteMesh}'s inbound path).
+   */
+  public volatile dev.spotkit.core.NodeRid arrivedFrom;
   public Mailbox<Envelope> mailbox;
   /** Store version of this cell's record; written only by the cell's serialized lifecycle steps. */
   public StoreVersion storeVersion;

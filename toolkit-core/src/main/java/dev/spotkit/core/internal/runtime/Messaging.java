@@ -3,6 +3,7 @@ package dev.spotkit.core.internal.runtime;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.RouteSwitches;
 import dev.spotkit.core.internal.relocation.Relocations;
 import dev.spotkit.mailbox.OfferResult;
 import java.util.concurrent.CompletableFuture;
@@ -16,11 +17,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Messaging {
   private final NodeRuntime rt;
-  private final dev.spotkit.core.internal.mesh.RouteSwitches switches;
+  private final RouteSwitches switches;
 
   Messaging(final NodeRuntime rt) {
     this.rt = rt;
-    this.switches = new dev.spotkit.core.internal.mesh.RouteSwitches(rt);
+    this.switches = new RouteSwitches(rt);
   }
 
   /** The route switches of objects that moved here (their flush markers arrive through {@link Cell}). */
@@ -252,21 +253,23 @@ public final class Messaging {
    * @return true when held; false when the caller offers it to {@code local} now.
    */
   public boolean heldBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope) {
-    return followedAway(address) && holdBehindFollow(address, local, envelope);
+    return followedAway(address) && holdBehindFollow(address, local, envelope, null);
   }
 
   /**
    * {@link #heldBehindFollow} for Instance intent that reached this node: only when this node still follows the
    * Spot's earlier move away (a map read first) and the live Instance Spot of that stable type is Ready here.
    */
-  private boolean instanceHeldBehindFollow(final Address.Instance instance, final Envelope.Msg envelope) {
+  private boolean instanceHeldBehindFollow(final Address.Instance instance, final Envelope.Msg envelope,
+      final RouteSwitches.Inbound inbound) {
     final Address.SpotById byId = new Address.SpotById(instance.id());
     if (!followedAway(byId)) {
       return false;
     }
     final SpotCell here = rt.spots.get(instance.id());
     return here != null && here.state == CellState.READY && here.kind == NodeConfig.SpotKind.INSTANCE
-        && here.type.stableType().equals(instance.stableType()) && holdBehindFollow(byId, here, envelope);
+        && here.type.stableType().equals(instance.stableType())
+        && holdBehindFollow(byId, here, envelope, inbound);
   }
 
   /**
@@ -277,18 +280,29 @@ public final class Messaging {
    *
    * @return true when held; false when the caller offers {@code envelope} to {@code local} now.
    */
-  private boolean holdBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope) {
+  private boolean holdBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope,
+      final RouteSwitches.Inbound inbound) {
+    final RouteSwitches.OldWay way = followWay(address, local);
+    return way != null && switches.holdBehind(followKey(address), address, envelope, inbound, way);
+  }
+
+  /**
+   * This node's follow of {@code local}'s earlier move away from here, as an old way to flush: the marker goes through
+   * it while it is still the current follow; it ends (the follow is dropped) only while the object is still Ready
+   * here. Null when there is no follow; a follow of another incarnation is dropped at once (null).
+   */
+  private RouteSwitches.OldWay followWay(final Address address, final Cell local) {
     final Relocations moves = rt.relocations();
     final String key = followKey(address);
     final Relocations.Followed before = moves.aggregateFollows.get(key);
     if (before == null) {
-      return false;
+      return null;
     }
     if (before.generation() != local.generation) {
       moves.aggregateFollows.remove(key, before); // an earlier incarnation's follow: nothing to queue behind
-      return false;
+      return null;
     }
-    return switches.holdBehind(key, address, envelope, marker -> {
+    return new RouteSwitches.OldWay(RouteSwitches.FOLLOW, null, marker -> {
       if (moves.aggregateFollows.get(key) != before) {
         return false; // an earlier switch ended this follow since it was read: nothing more comes back by it
       }
@@ -302,6 +316,42 @@ public final class Messaging {
         moves.aggregateFollows.remove(key, before);
       }
     });
+  }
+
+  /**
+   * After a route switch of an object Ready here flushed the old ways in {@code done}: another old way by which this
+   * node's earlier messages may still be coming back (its cached route to another node, or its follow of the
+   * object's earlier move away), or null. Any thread.
+   *
+   * @param address the object.
+   * @param local its Ready cell here.
+   * @param done the {@link RouteSwitches.OldWay#kind}s flushed already.
+   * @return the next old way, or null.
+   */
+  public RouteSwitches.OldWay nextOldWay(final Address address, final Cell local, final int done) {
+    final RouteMesh mesh = rt.mesh();
+    if ((done & RouteSwitches.ROUTE) == 0 && mesh != null && !(address instanceof Address.Instance)
+        && mesh.routesElsewhere(address, local.generation)) {
+      return RouteSwitches.cachedWay(mesh, address);
+    }
+    if ((done & RouteSwitches.FOLLOW) == 0 && followedAway(address)) {
+      return followWay(address, local);
+    }
+    return null;
+  }
+
+  /**
+   * Whether {@code address}'s object is Ready here and moved here from {@code from} with its aggregate
+   * ({@link Cell#arrivedFrom}): that node's follow brings what reached it after the move, earlier work of its senders
+   * (the last hop of a longer way back, e.g. A to B to C to A, where this node's own follow goes to B).
+   *
+   * @param address the object.
+   * @param from the peer a message came from by Message Follow.
+   * @return true when the object came here from {@code from}.
+   */
+  public boolean arrivedFrom(final Address address, final dev.spotkit.core.NodeRid from) {
+    final Cell here = localCell(address);
+    return here != null && here.state == CellState.READY && from.equals(here.arrivedFrom);
   }
 
   /**
@@ -356,12 +406,25 @@ public final class Messaging {
    */
   public void deliverInbound(final Address address, final long generation, final Envelope.Msg envelope,
       final boolean followed) {
+    deliverInbound(address, generation, envelope, followed, new RouteSwitches.Inbound(null));
+  }
+
+  /**
+   * As {@link #deliverInbound(Address, long, Envelope.Msg, boolean)}; {@code inbound} names the peer when the message
+   * came by Message Follow: a route switch whose marker went to that peer takes it for earlier work coming back
+   * ({@link RouteSwitches.Inbound}).
+   *
+   * @throws SpotkitException.NotFound no Ready object with that id here.
+   * @throws SpotkitException.StaleGeneration another generation is live here.
+   */
+  public void deliverInbound(final Address address, final long generation, final Envelope.Msg envelope,
+      final boolean followed, final RouteSwitches.Inbound inbound) {
     if (rt.isClosing()) {
       throw rt.shuttingDown("message from a peer to " + address);
     }
     rt.admit("a message turn from a peer");
     if (address instanceof Address.Instance instance) {
-      if (!followed && instanceHeldBehindFollow(instance, envelope)) {
+      if (!followed && instanceHeldBehindFollow(instance, envelope, inbound)) {
         return; // came back here while this node still followed it away: as work by id, behind what it followed
       }
       rt.creations().instances().deliverHere(instance, envelope, false);
@@ -399,7 +462,8 @@ public final class Messaging {
       if (!staged && here != null && here.state == CellState.READY) {
         cell = here;
       } else if (followed ? moves.aggregateIngress(followKey(address), envelope, true)
-          : followOldWay(followKey(address), envelope)) {
+          : switches.sendOldWay(followKey(address), envelope, inbound,
+              e -> moves.aggregateIngress(followKey(address), e))) {
         return; // moved away with its SpotWide aggregate: Message Follow
       }
     }
@@ -409,7 +473,8 @@ public final class Messaging {
     if (generation != 0) {
       checkGeneration(cell, generation);
     }
-    if (!followed && cell.state == CellState.READY && heldBehindFollow(address, cell, envelope)) {
+    if (!followed && cell.state == CellState.READY && followedAway(address)
+        && holdBehindFollow(address, cell, envelope, inbound)) {
       return; // came back here while this node still followed it away: behind what it followed
     }
     offer(cell, envelope);
