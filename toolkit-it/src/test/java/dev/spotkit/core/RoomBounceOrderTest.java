@@ -38,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * <p>The second case moves the room round three nodes, where the way back to the node the room arrives at ends at
  * another node than the one its own follow goes to. Seen before the fix as a 20 s stall (two nodes' route switches
  * each held the other's flush marker, or a switch its own) and as blocks of reordered notes (the source's hand-over
- * and a node's own notes coming back by its cached route were held behind later ones).
+ * and a node's own notes coming back by its cached route were held behind later ones). Both cases make their first
+ * move while the senders start, when the nodes the members joined from still follow their join moves (a send there
+ * in the instant between the room's staging and that follow's hand-over went straight into the staged mailbox).
  */
 class RoomBounceOrderTest {
   /** Moves per run (A to B, B to A, ...). */
@@ -133,7 +135,10 @@ class RoomBounceOrderTest {
     run(1, from -> (from + 1) % 3);
   }
 
-  /** Starts the mesh and the members, moves the room to {@code first}, then {@value #ROUNDS} times by {@code next}. */
+  /**
+   * Starts the mesh, the members and the senders, moves the room to {@code first}, then {@value #ROUNDS} times by
+   * {@code next}.
+   */
   private void run(final int first, final IntUnaryOperator next) throws Exception {
     mesh = TestMesh.builder().meshName("bounce")
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
@@ -149,9 +154,6 @@ class RoomBounceOrderTest {
     }
     Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> JOINS.size() == 3);
     assertThat(JOINS).allMatch(r -> r instanceof JoinResult.Accepted);
-    // The first move goes before the senders start: a room restored on a member's join node before that node heard
-    // the join move's commit can still reorder that node's first notes (issue 13, left open).
-    mesh.node(0).relocateSpot(SpotId.of(room), mesh.node(first).nodeRid()).get(60, TimeUnit.SECONDS);
     final AtomicBoolean stop = new AtomicBoolean();
     final Map<String, AtomicLong> sent = new ConcurrentHashMap<>();
     final List<String> failures = new CopyOnWriteArrayList<>();
@@ -160,6 +162,8 @@ class RoomBounceOrderTest {
     for (int i = 0; i < 3; i++) {
       senders.add(sender(mesh.node(i), i, targets, stop, sent, failures, total));
     }
+    // the first move while the senders start: the members' join moves from nodes 1 and 2 are still followed there
+    mesh.node(0).relocateSpot(SpotId.of(room), mesh.node(first).nodeRid()).get(60, TimeUnit.SECONDS);
     final AtomicInteger owner = new AtomicInteger(first);
     try {
       for (int round = 0; round < ROUNDS; round++) {

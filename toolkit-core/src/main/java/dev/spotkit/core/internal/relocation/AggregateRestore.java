@@ -430,10 +430,10 @@ public final class AggregateRestore {
   public AggregateAuthority.Outcome commit() {
     final AggregateAuthority.Outcome outcome;
     for (Map.Entry<String, Cell> e : staged.entrySet()) { // from the CAS on, work routed here waits in order
-      rt.relocations().aggregateStaging.put(e.getKey(), e.getValue());
       if (e.getValue() instanceof ActorCell a) {
-        rt.relocations().supersedeSource(a.id);
+        rt.relocations().supersedeSource(a.id); // first: a staged member with no follow yet takes sends directly
       }
+      rt.relocations().aggregateStaging.put(e.getKey(), e.getValue());
     }
     final PlacementBatches.Target self = rt.store().self();
     AggregateAuthority.Outcome answer;

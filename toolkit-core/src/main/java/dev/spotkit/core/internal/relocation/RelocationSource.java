@@ -796,10 +796,10 @@ public final class RelocationSource {
 
   /**
    * The actor is being restored on this node again with a SpotWide aggregate while this unit still follows its
-   * earlier move away: the unit no longer takes work by itself (taken first, it followed work past the aggregate's
-   * own hand-over of earlier work), and its follow goes on as the participant's follow of the aggregate's kind
+   * earlier move away: its follow goes on as the participant's follow of the aggregate's kind
    * ({@link Relocations#aggregateFollows}), so work this node sends the old way and the route switch once the actor
-   * is Ready here go through it, behind what it followed before.
+   * is Ready here go through it, behind what it followed before; once the caller registered it, the unit no longer
+   * takes work by itself ({@link #endSuperseded}; taken first, it followed work past the aggregate's own hand-over).
    *
    * @return that follow, or null when the unit is not past its move and following.
    */
@@ -807,9 +807,13 @@ public final class RelocationSource {
     if (!Long.valueOf(actor.generation).equals(r.followGenerations.get(actor.id))) {
       return null;
     }
-    end();
     return new Relocations.Followed(actor.ingressLock, this::ingress,
         new java.util.concurrent.atomic.AtomicReference<>(), actor.generation, owner);
+  }
+
+  /** After {@link #superseded}'s follow was registered in its place: this unit is no longer found by the actor's id. */
+  void endSuperseded() {
+    end();
   }
 
   /** This unit stops handling work for the actor here (Message Follow ended, or the actor was destroyed). */

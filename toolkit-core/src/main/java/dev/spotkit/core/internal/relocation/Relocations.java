@@ -577,6 +577,9 @@ public final class Relocations {
       rt.relocationScheduler().schedule(() -> aggregateFollows.remove(key, follow),
           MessageFollowTable.DEFAULT_DURATION_MS, TimeUnit.MILLISECONDS);
     }
+    // only now: a send in between found neither the unit nor the follow and went into the staged mailbox, ahead of
+    // the sender's earlier messages still on that follow (both are the unit's one ordered ingress)
+    earlier.endSuperseded();
   }
 
   /**
