@@ -105,7 +105,7 @@ public final class AggregateSeal {
   private final SpotCell spot;
   private final List<Cell> participants;
   private final ParticipantInventory inventory;
-  /** Every participant's key ({@link #participantKey}), as given to {@link RouteSwitches#seal}. */
+  /** Every participant's key ({@link Relocations#participantKey}), as given to {@link RouteSwitches#seal}. */
   private final List<String> keys;
   private final Map<Cell, List<Envelope>> captured = new IdentityHashMap<>();
   private final Map<Cell, List<CellTimers.Entry>> capturedTimers = new IdentityHashMap<>();
@@ -132,9 +132,9 @@ public final class AggregateSeal {
     final List<Cell> all = new ArrayList<>();
     all.add(spot);
     all.addAll(members);
-    this.keys = all.stream().map(AggregateSeal::participantKey).toList();
+    this.keys = all.stream().map(Relocations::participantKey).toList();
     this.inventory = ParticipantInventory.of(keys);
-    all.sort(Comparator.comparingLong(c -> inventory.participantId(participantKey(c))));
+    all.sort(Comparator.comparingLong(c -> inventory.participantId(Relocations.participantKey(c))));
     this.participants = List.copyOf(all);
     final long high = nonZero();
     final long low = ThreadLocalRandom.current().nextLong();
@@ -148,11 +148,6 @@ public final class AggregateSeal {
       v = ThreadLocalRandom.current().nextLong();
     } while (v == 0);
     return v;
-  }
-
-  /** The participant's authority key in the envelope's inventory: {@code spot:{id}} or {@code actor:{id}}. */
-  static String participantKey(final Cell cell) {
-    return (cell instanceof SpotCell ? "spot:" : "actor:") + cell.id;
   }
 
   /**
@@ -356,53 +351,52 @@ public final class AggregateSeal {
    */
   private static String sealNow(final NodeRuntime rt, final SpotCell spot,
       final CompletableFuture<AggregateSeal> done, final boolean applicationBoundary) {
-    AggregateSeal seal = null;
+    final AggregateSeal seal;
     try {
       // a PerActor User Spot's shell is sealed alone: its members stay serving and move one by one after its CAS
       seal = new AggregateSeal(rt, spot, PerActorMoves.isPerActor(spot) ? List.of() : spot.members());
-      final String switching = rt.messaging().routeSwitches().seal(seal.keys, seal);
+      seal.atApplicationBoundary = applicationBoundary;
+      final String switching = seal.sealAtBoundary();
       if (switching != null) {
         return switching;
       }
-      seal.atApplicationBoundary = applicationBoundary;
-      seal.sealAtBoundary();
     } catch (RuntimeException e) {
-      if (seal != null) {
-        rt.messaging().routeSwitches().unseal(seal.keys, seal);
-      }
       if (applicationBoundary) {
         spot.relocationReadyCompleted(dev.spotkit.core.RelocationReadyOutcome.CONTINUED);
       }
       done.completeExceptionally(e);
       return null;
     }
-    final AggregateSeal sealedRoom = seal;
-    sealedRoom.sealSessions(() -> {
+    seal.sealSessions(() -> {
       try {
-        sealedRoom.drainAtBoundary();
+        seal.drainAtBoundary();
       } catch (RuntimeException e) {
-        sealedRoom.restore().whenComplete((v, g) -> done.completeExceptionally(e));
+        seal.restore().whenComplete((v, g) -> done.completeExceptionally(e));
         return;
       }
       rt.async(() -> {
-        sealedRoom.captureAndStore();
-        return sealedRoom;
+        seal.captureAndStore();
+        return seal;
       }).whenComplete((s, f) -> {
         if (f == null) {
           done.complete(s);
         } else {
-          sealedRoom.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
+          seal.restore().whenComplete((v, g) -> done.completeExceptionally(RouteMesh.unwrap(f)));
         }
       });
-    }, failure -> sealedRoom.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
+    }, failure -> seal.restore().whenComplete((v, g) -> done.completeExceptionally(failure)));
     return null;
   }
 
-  /** On the Spot's gate, between turns: refuse joins, close every mailbox, take queues and timers. */
-  private void sealAtBoundary() {
-    if (spot.state != CellState.READY || rt.isClosing()) {
-      throw rt.isClosing() ? rt.shuttingDown("seal of " + spot.describe())
-          : new SpotkitException.Unavailable(spot.describe() + " is closing; it does not move");
+  /**
+   * On the Spot's gate, between turns: refuse joins, close every mailbox, take queues and timers. One move at a time
+   * (a second seal would take the first one's room apart). Returns null when sealed, else the participant whose route
+   * switch still waits for its marker ({@link RouteSwitches#seal}; nothing sealed).
+   */
+  private String sealAtBoundary() {
+    if (spot.state != CellState.READY || rt.isClosing() || spot.aggregateSealed) {
+      throw rt.isClosing() ? rt.shuttingDown("seal of " + spot.describe()) : new SpotkitException.Unavailable(
+          spot.describe() + (spot.aggregateSealed ? " is in another move; retry after it" : " is closing"));
     }
     for (Cell c : participants) {
       if (c instanceof ActorCell a && inOwnFlow(spot, a)) {
@@ -410,11 +404,16 @@ public final class AggregateSeal {
             + spot.describe() + " was not sealed; retry");
       }
     }
+    final String switching = rt.messaging().routeSwitches().seal(keys, this);
+    if (switching != null) {
+      return switching;
+    }
     spot.aggregateSealed = true;
     sealed = true;
     for (Cell c : participants) {
       c.mailbox.close(); // reversible: arrivals are kept in order, no handler runs (the ingress hold)
     }
+    return null;
   }
 
   /**
@@ -567,7 +566,7 @@ public final class AggregateSeal {
     final List<EnvelopeEntries.TimerRegistration> registrations = new ArrayList<>();
     final long nowNanos = System.nanoTime();
     for (Cell c : participants) {
-      final long pid = inventory.participantId(participantKey(c));
+      final long pid = inventory.participantId(Relocations.participantKey(c));
       appStates.add(new EnvelopeEntries.ApplicationState(pid, states.get(c)));
       final List<CellTimers.Entry> timers = capturedTimers.get(c);
       long order = 0;
@@ -669,7 +668,7 @@ public final class AggregateSeal {
   public Map<String, Integer> capturedCounts() {
     final Map<String, Integer> out = new java.util.LinkedHashMap<>();
     for (Cell c : participants) {
-      out.put(participantKey(c), captured.get(c).size());
+      out.put(Relocations.participantKey(c), captured.get(c).size());
     }
     return out;
   }
@@ -719,7 +718,7 @@ public final class AggregateSeal {
           case Envelope.Frame frame -> records.add(r.freeze(frame.link().leaving(frame), c));
         }
       }
-      out.put(participantKey(c), records);
+      out.put(Relocations.participantKey(c), records);
     }
     sealed = false; // past relay-ready: no restore
     return out;
@@ -762,7 +761,7 @@ public final class AggregateSeal {
       synchronized (c.ingressLock) {
         final List<Envelope> left = new ArrayList<>(c.mailbox.drainUnrun());
         c.followAggregate = follow;
-        final String key = participantKey(c);
+        final String key = Relocations.participantKey(c);
         final Relocations.Followed followed = new Relocations.Followed(c.ingressLock, follow, rerouted,
             c.generation, connection.peerRid());
         r.aggregateFollows.put(key, followed); // before GONE: a reader that sees GONE finds the follow (volatile)

@@ -582,6 +582,11 @@ public final class Relocations {
     earlier.endSuperseded();
   }
 
+  /** The participant's authority key in an aggregate's inventory: {@code spot:{id}} or {@code actor:{id}}. */
+  static String participantKey(final Cell cell) {
+    return (cell instanceof SpotCell ? "spot:" : "actor:") + cell.id;
+  }
+
   /**
    * Whether this node follows a participant of a SpotWide aggregate to {@code peer}: a message that arrives from
    * {@code peer} by Message Follow is then work this node followed there coming back (or later work of that node's
