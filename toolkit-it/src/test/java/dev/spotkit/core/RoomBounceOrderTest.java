@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  */
 class RoomBounceOrderTest {
   /** Moves per run (A to B, B to A, ...). */
-  static final int ROUNDS = 12;
+  static final int ROUNDS = 8;
   /** A sender pauses while this many of all notes are sent and not handled yet. */
   static final long WINDOW = 2_000;
 
