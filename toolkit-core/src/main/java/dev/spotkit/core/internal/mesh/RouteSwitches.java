@@ -219,29 +219,19 @@ public final class RouteSwitches {
   }
 
   /**
-   * A send to an object Ready here that moved away from here before and came back while this node still follows
-   * what it receives for it to the node it went to (Message Follow of its SpotWide aggregate): what this node sent it
-   * there may still be on its way back. Starts a switch whose marker goes through that follow, or joins it, holding
-   * {@code envelope}; once the marker is back here the follow ends ({@code ended}). ({@link #holdForSwitch} is
-   * the same for a cached route.)
+   * A send to an object Ready here while this node's earlier messages to it may still be on their way back by
+   * {@code way}: this node's follow of the object's earlier move away (Message Follow of its SpotWide aggregate), or
+   * its cached route to the node it lived on ({@link #holdForSwitch}). Starts a switch whose marker goes that way, or
+   * joins the running one, holding {@code envelope}; once the marker is back here the way ends ({@code way.ended}).
    *
    * @param key {@code spot:{id}} or {@code actor:{id}}.
    * @param address the target.
    * @param envelope the message.
-   * @param sendMarker sends the marker the way the earlier messages went (false when it could not, or when that way
-   *     ended since the caller read it: an earlier switch released its messages meanwhile).
-   * @param ended ends that way (drops the follow); runs once, when the switch ends.
-   * @return true when held; false when the caller offers it to the local cell now.
-   */
-  public boolean holdBehind(final String key, final Address address, final Envelope.Msg envelope,
-      final java.util.function.Predicate<Envelope.Msg> sendMarker, final Runnable ended) {
-    return holdBehind(key, address, envelope, null, new OldWay(FOLLOW, null, sendMarker, ended));
-  }
-
-  /**
-   * {@link #holdBehind(String, Address, Envelope.Msg, java.util.function.Predicate, Runnable)} by {@code way};
-   * {@code inbound}: the message came from a peer (see
-   * {@link #sendOldWay(String, Envelope.Msg, boolean, java.util.function.Predicate)}).
+   * @param inbound the peer's message ({@link Inbound}), or null for a send of this node.
+   * @param way the old way (its marker sender returns false when it could not send, or when that way ended since the
+   *     caller read it).
+   * @return true when held (or, while the object is sealed, sent the old way); false when the caller offers it to the
+   *     local cell now.
    */
   public boolean holdBehind(final String key, final Address address, final Envelope.Msg envelope,
       final Inbound inbound, final OldWay way) {
