@@ -38,7 +38,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongFunction;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +72,9 @@ public final class RouteMesh implements MeshListener {
   public record Route(NodeRid owner, InetSocketAddress endpoint, long generation, long expiresAtNanos,
       dev.spotkit.core.location.PlacementKind kind, String stableType) {
   }
+
+  /** {@link #readOrHere}'s answer when the authority record names this node (never cached, never sent by). */
+  private static final Route HERE = new Route(null, null, 0, 0, null, null);
 
   private final NodeRuntime rt;
   private final MeshTransport transport;
@@ -164,6 +166,23 @@ public final class RouteMesh implements MeshListener {
    * @throws SpotkitException.Unavailable the owner cannot be reached or the store does not answer.
    */
   public void forward(final Address address, final Envelope.Msg envelope) {
+    if (!forwardUnlessHere(address, envelope)) {
+      throw notReadyHere(describe(address));
+    }
+  }
+
+  /**
+   * {@link #forward}, except when the store names this node as the owner: then nothing is sent and the answer is
+   * false, so the caller looks for the object here again. The caller read "not Ready here" before this store read; on
+   * a busy machine the object may have opened here in between (its aggregate's or its own move arrived and the target's
+   * CAS named this node), or begun to move away with its follow in place (spec 001 section 4.3).
+   *
+   * @param address the target (not Instance intent).
+   * @param envelope the message and, for a request, its reply sink.
+   * @return true when sent, or held by a route switch; false when the store names this node (nothing sent).
+   * @throws SpotkitException as {@link #forward}, except the NotFound for an object recorded on this node.
+   */
+  public boolean forwardUnlessHere(final Address address, final Envelope.Msg envelope) {
     final ObjectKey key = keyOf(address);
     final long wanted = generationOf(address);
     final Route cached = routes.get(key);
@@ -172,8 +191,11 @@ public final class RouteMesh implements MeshListener {
       route = cached;
     } else {
       route = readOrTurn(key, cached, wanted, describe(address), address, envelope, null);
+      if (route == HERE) {
+        return false;
+      }
       if (route == null) {
-        return; // held until what this node sent the old way arrived (RouteSwitches.turn)
+        return true; // held until what this node sent the old way arrived (RouteSwitches.turn)
       }
     }
     final ApplicationMessage.TargetKind kind = kindOf(key);
@@ -194,6 +216,18 @@ public final class RouteMesh implements MeshListener {
       connection = connection(again.owner(), again.endpoint(), connectBy);
     }
     sendOn(connection, key, kind, key.id(), wanted, null, 0, envelope, connectBy);
+    return true;
+  }
+
+  /**
+   * The NotFound for an object the store records on this node while no Ready cell of it is here.
+   *
+   * @param what the object's description.
+   * @return the error to throw.
+   */
+  public static SpotkitException.NotFound notReadyHere(final String what) {
+    return new SpotkitException.NotFound(what + " is recorded on this node but is not Ready here (closing or"
+        + " being replaced)");
   }
 
   /**
@@ -374,43 +408,15 @@ public final class RouteMesh implements MeshListener {
       }
       return;
     }
-    if (startable(sink)) { // never waits for room: connection.request without the bound
-      completeWith(connection.request(requestFrame(kind, id, generation, stableType, hops, payload, sink),
-          sink.deadline),
-          sink, key);
+    if (MeshRequests.startable(sink)) { // never waits for room: connection.request without the bound
+      MeshRequests.completeWith(rt, connection.request(MeshRequests.frame(kind, id, generation, stableType, hops,
+          payload, sink), sink.deadline), sink, key, routes::remove);
     }
   }
 
   private ApplicationPayload peerPayload(final Envelope.Msg envelope) {
     return WorkMarks.mark(rt.copier().encodeForPeer("message", envelope.payload(), maxPayloadBytes, true),
         envelope.sessionWork());
-  }
-
-  /** False (and the sink failed DeadlineExceeded) when the request's deadline passed before it was sent. */
-  private static boolean startable(final ReplySink sink) {
-    if (sink.deadline.isExpired()) { // nothing is started past the deadline, not even on another node
-      sink.fail(new SpotkitException.DeadlineExceeded(sink.description + ": the deadline passed before it was"
-          + " sent"));
-      return false;
-    }
-    return true;
-  }
-
-  private static LongFunction<byte[]> requestFrame(final ApplicationMessage.TargetKind kind, final String id,
-      final long generation, final String stableType, final int hops, final ApplicationPayload payload,
-      final ReplySink sink) {
-    return correlation -> ApplicationMessageCodec.encode(new ApplicationMessage(correlation, kind, id, generation,
-        stableType, WireDeadlines.budgetMs(sink.deadline), hops, payload));
-  }
-
-  private void completeWith(final CompletableFuture<byte[]> reply, final ReplySink sink, final ObjectKey key) {
-    reply.whenComplete((frame, failure) -> {
-      if (failure != null) {
-        sink.fail(Cell.typed(unwrap(failure), sink.description));
-        return;
-      }
-      completeFromReply(sink, key, frame);
-    });
   }
 
   private void sendOn(final PeerConnection connection, final ObjectKey key, final ApplicationMessage.TargetKind kind,
@@ -427,39 +433,9 @@ public final class RouteMesh implements MeshListener {
       }
       return;
     }
-    if (startable(sink)) {
-      completeWith(connection.request(requestFrame(kind, id, generation, stableType, hops, payload, sink),
-          sink.deadline, true), sink, key);
-    }
-  }
-
-  private void completeFromReply(final ReplySink sink, final ObjectKey key, final byte[] frame) {
-    final Reply reply;
-    try {
-      reply = ReplyCodec.decode(frame, key.kind() == dev.spotkit.core.location.AuthorityKind.ACTOR
-          ? OperationKind.ACTOR_REQUEST : OperationKind.SPOT_REQUEST);
-    } catch (WireFormatException e) {
-      sink.fail(new SpotkitException.InternalFailure(sink.description + ": malformed reply from the owner: "
-          + e.getMessage(), e));
-      return;
-    }
-    if (reply.terminalResult() != TerminalResult.OK) {
-      final SpotkitException error = ReplyErrors.toException(reply, sink.description);
-      if (error instanceof SpotkitException.NotFound || error instanceof SpotkitException.StaleGeneration
-          || error instanceof SpotkitException.Unavailable) { // Unavailable: the owner may be gone; ask the store next
-        routes.remove(key);
-      }
-      sink.fail(error);
-      return;
-    }
-    if (reply.payload() == null) {
-      sink.fail(new SpotkitException.InternalFailure(sink.description + ": the owner's reply has no payload"));
-      return;
-    }
-    try {
-      sink.complete(rt.copier().decodeReply(reply.payload())); // checked against the expected type as locally
-    } catch (SpotkitException e) {
-      sink.fail(e);
+    if (MeshRequests.startable(sink)) {
+      MeshRequests.completeWith(rt, connection.request(MeshRequests.frame(kind, id, generation, stableType, hops,
+          payload, sink), sink.deadline, true), sink, key, routes::remove);
     }
   }
 
@@ -507,7 +483,10 @@ public final class RouteMesh implements MeshListener {
    */
   private Route readOrTurn(final ObjectKey key, final Route cached, final long wanted, final String what,
       final Address address, final Envelope.Msg envelope, final String instanceType) {
-    final Route route = read(key, wanted, what);
+    final Route route = instanceType == null ? readOrHere(key, wanted, what) : read(key, wanted, what);
+    if (route == HERE) {
+      return HERE; // not cached: the caller looks for it here again
+    }
     if ((instanceType == null || route.kind() == dev.spotkit.core.location.PlacementKind.INSTANCE_SPOT
         && route.stableType().equals(instanceType)) && turned(cached, route)
         && rt.messaging().routeSwitches().turn(this, address, cached, route, envelope)) {
@@ -569,6 +548,15 @@ public final class RouteMesh implements MeshListener {
 
   /** Reads the owner of a Ready object from the store (not cached; see {@link #route}). */
   private Route read(final ObjectKey key, final long wanted, final String what) {
+    final Route route = readOrHere(key, wanted, what);
+    if (route == HERE) {
+      throw notReadyHere(what);
+    }
+    return route;
+  }
+
+  /** {@link #read}, or {@link #HERE} when the record names this node. */
+  private Route readOrHere(final ObjectKey key, final long wanted, final String what) {
     final Route cached = routes.get(key);
     if (cached != null && wanted != 0 && wanted != cached.generation()) {
       routes.remove(key, cached); // another generation than cached: the store decides, not the cache
@@ -584,8 +572,7 @@ public final class RouteMesh implements MeshListener {
     checkGeneration(generation, wanted, what);
     final NodeRid owner = new NodeRid(Long.parseUnsignedLong(allocation.routingIdHex(), 16));
     if (owner.equals(rt.nodeRid())) {
-      throw new SpotkitException.NotFound(what + " is recorded on this node but is not Ready here (closing or"
-          + " being replaced)");
+      return HERE;
     }
     return new Route(owner, endpointOf(allocation.meshName(), owner, what), generation,
         System.nanoTime() + routeMaxAgeNanos, allocation.objectKind(), allocation.stableType());

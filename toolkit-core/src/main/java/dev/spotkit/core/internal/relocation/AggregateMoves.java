@@ -193,9 +193,10 @@ public final class AggregateMoves {
       return false;
     }
     try { // the connection the hold's relay and the by-id follows took: in order behind them
+      // one hop, as every Message Follow (spec 002 section 7.3): the target tells it from a direct send of this node
       rt.mesh().sendOn(follow.connection(), dev.spotkit.core.location.ObjectKey.spot(address.id()),
           dev.spotkit.core.wire.ApplicationMessage.TargetKind.INSTANCE_SPOT, address.id(), 0,
-          address.stableType(), 0, envelope);
+          address.stableType(), 1, envelope);
       return true;
     } catch (SpotkitException.Unavailable closed) {
       return false; // closed meanwhile

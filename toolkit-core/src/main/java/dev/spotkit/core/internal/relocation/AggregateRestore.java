@@ -431,7 +431,8 @@ public final class AggregateRestore {
     final AggregateAuthority.Outcome outcome;
     for (Map.Entry<String, Cell> e : staged.entrySet()) { // from the CAS on, work routed here waits in order
       if (e.getValue() instanceof ActorCell a) {
-        rt.relocations().supersedeSource(a.id); // first: a staged member with no follow yet takes sends directly
+        // first: a staged member with no follow yet takes sends directly
+        rt.relocations().supersedeSource(a.id, a.generation);
       }
       rt.relocations().aggregateStaging.put(e.getKey(), e.getValue());
     }

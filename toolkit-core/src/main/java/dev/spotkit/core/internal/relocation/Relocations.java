@@ -559,16 +559,20 @@ public final class Relocations {
   public final ConcurrentHashMap<String, Cell> aggregateStaging = new ConcurrentHashMap<>();
 
   /**
-   * A member of a SpotWide aggregate is being restored here while a single-actor move of it away from this node still
-   * follows ({@link RelocationSource}): that follow becomes the participant's entry in {@link #aggregateFollows}
-   * (unless one is there), for the rest of the Message Follow duration, so work for it takes the aggregate's paths
-   * (through that follow while staged, behind a route switch once Ready), never the older unit's shortcut.
+   * An actor is being restored here (a member of a SpotWide aggregate, or an actor's own move whose Restore arrived)
+   * while a single-actor move of the same incarnation away from this node still follows ({@link RelocationSource}):
+   * that follow becomes the actor's entry in {@link #aggregateFollows} (unless one is there), for the rest of the
+   * Message Follow duration, so work for it takes the aggregate's paths (through that follow while it is restored
+   * here, behind a route switch once Ready), never the older unit's shortcut. Seen before as a sender's messages
+   * reordered when an actor went round three nodes back to it: its new sends went into the temporary queue while its
+   * earlier ones were still on the way round.
    *
-   * @param actorId the member's ActorId.
+   * @param actorId the actor's ActorId.
+   * @param generation the ObjectGeneration being restored here; a unit of another incarnation is left alone.
    */
-  public void supersedeSource(final String actorId) {
+  public void supersedeSource(final String actorId, final long generation) {
     final RelocationSource earlier = sources.get(actorId);
-    final Followed follow = earlier == null ? null : earlier.superseded();
+    final Followed follow = earlier == null || earlier.actor.generation != generation ? null : earlier.superseded();
     if (follow == null) {
       return;
     }
@@ -585,6 +589,24 @@ public final class Relocations {
   /** The participant's authority key in an aggregate's inventory: {@code spot:{id}} or {@code actor:{id}}. */
   static String participantKey(final Cell cell) {
     return (cell instanceof SpotCell ? "spot:" : "actor:") + cell.id;
+  }
+
+  /**
+   * This node's sends to an actor being relocated here (its temporary queue) while this node still follows the
+   * actor's earlier move away ({@link #supersedeSource}, when the move's Restore arrived): through that follow, behind
+   * what it followed before, never ahead of it into the temporary queue (spec 001 section 5.1: order per sender).
+   *
+   * @param key {@code actor:{id}}.
+   * @param envelope the work.
+   * @return true when taken; false when this node follows no earlier move of it.
+   */
+  public boolean followEarlierMove(final String key, final Envelope.Msg envelope) {
+    final Followed away = aggregateFollows.get(key);
+    if (away == null) {
+      return false;
+    }
+    away.offer(envelope);
+    return true;
   }
 
   /**
@@ -1101,6 +1123,10 @@ public final class Relocations {
       case RelocationFrame.Failed f -> onSourceReply(f);
       case RelocationFrame.Prepare p -> {
         synchronized (divertLock) {
+          // coming back while this node still follows its earlier move away: that follow takes this node's sends
+          // from now on (Messaging), behind what it followed before; together with the diversion, so no send of
+          // this node and no message coming back finds neither
+          supersedeSource(id, p.object().objectGeneration());
           diverted.add(id);
           undiverting.remove(id);
         }

@@ -673,6 +673,8 @@ final class TargetObject {
     final SpotCell target = approval != null ? approval.spot() : hostMembership();
     final String sourceSpot = dev.spotkit.core.location.AggregatePointer.membershipOf(row.authority().payload());
     final PeerConnection back = connectionToSource();
+    // what that node follows here after the move is earlier work of its senders (RouteMesh: followed back)
+    c.arrivedFrom = Rids.toNodeRid(prepare.sourceNodeRid());
     c.storeRecord = LocationRecords.fromAuthority(c.key, committed);
     c.storeVersion = committedVersion;
     c.membership = target;

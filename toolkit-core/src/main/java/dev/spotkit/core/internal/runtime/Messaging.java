@@ -155,8 +155,19 @@ public final class Messaging {
     return (CompletableFuture<R>) sink.future;
   }
 
+  /**
+   * Full-path passes of one send at most: one more each time the store named this node as the owner after the pass
+   * found the object neither Ready here nor followed from here (it opened here, or began to move away, in between).
+   */
+  static final int HERE_PASSES = 3;
+
   /** Delivers by the full path; returns the local Ready cell that took the message (generation checked), else null. */
   private Cell deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting) {
+    return deliver(address, envelope, awaiting, 1);
+  }
+
+  /** {@link #deliver(Address, Envelope.Msg, boolean)}, pass {@code pass} of at most {@link #HERE_PASSES}. */
+  private Cell deliver(final Address address, final Envelope.Msg envelope, final boolean awaiting, final int pass) {
     rt.admit("a message turn");
     if (address instanceof Address.Instance instance) {
       rt.creations().instances().deliver(instance, envelope, awaiting);
@@ -171,6 +182,11 @@ public final class Messaging {
     if (moves != null && !moves.aggregateFollows.isEmpty() && followKey(address) != null
         && moves.aggregateStaging.containsKey(followKey(address)) && followOldWay(followKey(address), envelope)) {
       return null; // coming back here: through this node's earlier follow of it (same incarnation), or staged
+    }
+    if (moves != null && actorId(address) != null && !moves.aggregateFollows.isEmpty()
+        && moves.aggregateFollows.containsKey(followKey(address)) && moves.arrivingHere(actorId(address), null)
+        && switches.sendOldWay(followKey(address), envelope, e -> moves.followEarlierMove(followKey(address), e))) {
+      return null; // relocating here while this node still follows its earlier move away: that way, behind those
     }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
       return null; // relocating here: the temporary queue (spec 001 section 4.3)
@@ -208,9 +224,13 @@ public final class Messaging {
       return local;
     }
     if (mesh != null) {
-      if (!switches.holdIfSwitching(address, envelope)) { // behind what a switch to another node holds
-        mesh.forward(address, envelope); // owned elsewhere, or NotFound anywhere in the mesh
+      if (switches.holdIfSwitching(address, envelope)) { // behind what a switch to another node holds
+        return null;
       }
+      if (pass < HERE_PASSES) { // owned elsewhere, or NotFound anywhere in the mesh; recorded here: look again
+        return mesh.forwardUnlessHere(address, envelope) ? null : deliver(address, envelope, awaiting, pass + 1);
+      }
+      mesh.forward(address, envelope);
       return null;
     }
     resolve(address); // throws the typed NotFound

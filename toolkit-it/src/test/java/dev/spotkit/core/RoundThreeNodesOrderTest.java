@@ -1,0 +1,153 @@
+package dev.spotkit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spotkit.core.RoomBounceOrderTest.Join;
+import dev.spotkit.core.RoomBounceOrderTest.Member;
+import dev.spotkit.core.RoomBounceOrderTest.Note;
+import dev.spotkit.core.RoomBounceOrderTest.Room;
+import dev.spotkit.testkit.TestMesh;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Order per sender while an object goes round three nodes, A to B to C and back to A (spec 001 section 5.1, spec 000
+ * section 9), with a sender on every node; the moves that do not go through a SpotWide aggregate's seal.
+ *
+ * <p>An Instance Spot addressed with Instance intent: before the fix, blocks of up to about 1,100 notes were handled
+ * out of order in every run. The node the Spot had left followed Instance intent with no hop count, so the node it
+ * came back to took those notes for a direct send and held them behind its route switch while later ones went ahead;
+ * and a switch's held messages, released in its marker's turn, went ahead of earlier work already in the mailbox.
+ *
+ * <p>A PerActor room, whose members move one by one as single actors: before the fix, members' notes were reordered in
+ * blocks of 3 to 25 in most runs. A node the member came back to put its own senders' new notes into the temporary
+ * queue while their earlier notes were still on the way round through that node's follow of the member's earlier move.
+ */
+class RoundThreeNodesOrderTest {
+  /** Moves per run. */
+  static final int ROUNDS = 6;
+
+  /** An Instance Spot that records its notes and answers where it runs. */
+  public static final class Ticker implements InstanceSpot {
+    private final InstanceSpotContext ctx;
+
+    public Ticker(final InstanceSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public InstanceSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+      on.message(Note.class, n -> RoomBounceOrderTest.record("inst:" + ctx.self().id().value(), n))
+          .request(Where.class, w -> ctx.self().nodeRid().hex());
+    }
+  }
+
+  /** Asks an Instance Spot for its node. */
+  public record Where() {}
+
+  private TestMesh mesh;
+
+  @AfterEach
+  void close() {
+    if (mesh != null) {
+      mesh.close();
+    }
+    RoomBounceOrderTest.SEEN.clear();
+    RoomBounceOrderTest.HANDLED.set(0);
+    RoomBounceOrderTest.JOINS.clear();
+  }
+
+  private TestMesh start() {
+    mesh = TestMesh.builder().meshName("round")
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .actor("member", Member::new, a -> a.recreateOnRelocation())
+            .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
+            .instanceSpot("ticker", Ticker::new, o -> o.recreateOnRelocation()))
+        .start(3);
+    return mesh;
+  }
+
+  @Test
+  void everySenderKeepsItsOrderToAnInstanceSpotGoingRoundThreeNodes() throws Exception {
+    start();
+    final String where = mesh.node(0).toInstanceSpot("tick", "ticker").request(new Where(), String.class)
+        .timeout(Duration.ofSeconds(10)).await();
+    int owner = -1;
+    for (int i = 0; i < 3; i++) {
+      if (mesh.node(i).nodeRid().hex().equals(where)) {
+        owner = i;
+      }
+    }
+    assertThat(owner).as("the node the Instance Spot activated on").isNotNegative();
+    round(List.of("inst:tick"), "tick", owner);
+  }
+
+  @Test
+  void everySenderKeepsItsOrderToAPerActorRoomAndItsMembersGoingRoundThreeNodes() throws Exception {
+    start();
+    final String room = mesh.spotOn(0, "p", "proom");
+    final List<String> targets = new ArrayList<>(List.of("spot:" + room));
+    for (int i = 0; i < 3; i++) {
+      final String member = mesh.actorOn(1 + i % 2, "m" + i, "member"); // joins from node 1 or 2
+      mesh.node(0).toActor(member).send(new Join(room));
+      targets.add(member);
+    }
+    Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> RoomBounceOrderTest.JOINS.size() == 3);
+    assertThat(RoomBounceOrderTest.JOINS).allMatch(r -> r instanceof JoinResult.Accepted);
+    round(targets, room, 0);
+  }
+
+  /**
+   * Starts a sender on every node, moves the Spot {@code spot} from {@code owner} {@value #ROUNDS} times to the next
+   * node round the ring, then checks that every note was handled once and in its sender's order, with no dead letter.
+   */
+  private void round(final List<String> targets, final String spot, final int first) throws Exception {
+    final AtomicBoolean stop = new AtomicBoolean();
+    final Map<String, AtomicLong> sent = new ConcurrentHashMap<>();
+    final List<String> failures = new CopyOnWriteArrayList<>();
+    final AtomicLong total = new AtomicLong();
+    final List<Thread> senders = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      senders.add(RoomBounceOrderTest.sender(mesh.node(i), i, targets, stop, sent, failures, total));
+    }
+    int owner = first;
+    try {
+      for (int round = 0; round < ROUNDS; round++) {
+        final long before = total.get();
+        Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> total.get() >= before + 300 || stop.get());
+        final int to = (owner + 1) % 3;
+        final SpotRelocationResult result = mesh.node(owner).relocateSpot(SpotId.of(spot), mesh.node(to).nodeRid())
+            .get(60, TimeUnit.SECONDS);
+        assertThat(result.keptMembers()).as("members left behind in round " + round).isEmpty();
+        owner = to;
+      }
+    } finally {
+      stop.set(true);
+      for (Thread t : senders) {
+        t.join(TimeUnit.SECONDS.toMillis(20));
+      }
+    }
+    assertThat(failures).as("sends refused").isEmpty();
+    Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> RoomBounceOrderTest.HANDLED.get() >= total.get());
+    assertThat(RoomBounceOrderTest.problems(sent)).isEmpty();
+    assertThat(RoomBounceOrderTest.HANDLED.get()).as("no note handled twice").isEqualTo(total.get());
+    for (int i = 0; i < 3; i++) {
+      assertThat(mesh.node(i).deadLetters()).as("dead letters on node " + i).isEmpty();
+    }
+  }
+}
