@@ -123,9 +123,7 @@ public final class PlacementBatches {
   public record Target(String meshName, String routingIdHex, long lifecycleGeneration, String ownerId,
       LeaseGeneration leaseGeneration) {
     /**
-     * Checks for null.
-     *
-     * @throws NullPointerException when a part is null.
+     * Checks for null: throws NullPointerException when a part is null.
      */
     public Target {
       Objects.requireNonNull(meshName, "meshName");
@@ -502,28 +500,29 @@ public final class PlacementBatches {
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public boolean sweepAbandoned(final ObjectKey key, final StoreVersion version) {
-    return change(key, "sweep", List.of(), List.of(), (record, found) -> !found.equals(version)
-        || record.allocation().state() != AuthorityRecord.State.ACTIVE
-        ? null : new Plan(null, LeaseRule.GONE, NodeCapacityRecord::retire, true)) instanceof Outcome.Done;
+    return change(key, "sweep", List.of(), List.of(), (record, found) -> !found.equals(version) || record.allocation()
+        .state() != AuthorityRecord.State.ACTIVE ? null : new Plan(null, LeaseRule.GONE, NodeCapacityRecord::retire,
+        true)) instanceof Outcome.Done;
   }
 
   /**
    * Delete (spec 002 section 6.1, section 7.2 Destroy/Close): the Ready row of {@code generation} deleted and its
-   * active slots returned in the same batch, after confirming the current owner lease (LOC-17). A Reserved row
-   * is {@link Outcome.Changed} and nothing changes.
+   * active slots returned in the same batch, after confirming the current owner lease (LOC-17). A Reserved row, or
+   * one naming another owner (a move kept the ObjectGeneration and committed away: spec 001 section 6), is Changed.
    *
    * @param key the object.
    * @param generation the ObjectGeneration of the caller's ref; another generation is Changed.
+   * @param owner the routing id (16 lowercase hex digits) of the host run deleting it; another owner is Changed.
    * @param extra further mutations of the same batch.
    * @return Done, Missing, Changed or LeaseInvalid.
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
-   * @throws SpotkitException.InternalFailure when the capacity record holds fewer active slots. A missing
-   *     capacity record (the node is gone and removed it) means nothing to give back: the row is deleted.
+   * @throws SpotkitException.InternalFailure when the capacity record holds fewer active slots (none: gives none).
    */
-  public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final List<Mutation> extra) {
-    return change(key, "delete", extra, List.of(), (record, version) ->
-        !record.objectGeneration().equals(generation) || record.allocation().state() != AuthorityRecord.State.ACTIVE
-            ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
+  public Outcome delete(final ObjectKey key, final ObjectGeneration generation, final String owner,
+      final List<Mutation> extra) {
+    return change(key, "delete", extra, List.of(), (record, version) -> !record.objectGeneration().equals(generation)
+        || record.allocation().state() != AuthorityRecord.State.ACTIVE || !record.allocation().routingIdHex()
+        .equals(owner) ? null : new Plan(null, LeaseRule.LIVE, NodeCapacityRecord::retire, true));
   }
 
   /**

@@ -293,8 +293,10 @@ public abstract class AggregateAuthorityContract {
     final List<InventoryEntry> inventory = room(a, 5);
     assertThat(aggregates.commit(aggregates.seal(ROOM, aggregateId(6), inventory, a.ownerId()), aggregateId(6),
         PlacementBatches.Target.of(b))).isInstanceOf(AggregateAuthority.Outcome.Committed.class);
+    assertThat(batches.delete(ObjectKey.actor(member(0)), new ObjectGeneration(inventory.get(1).objectGeneration()),
+        a.routingIdHex(), List.of())).as("the node it moved from").isInstanceOf(PlacementBatches.Outcome.Changed.class);
     final PlacementBatches.Outcome deleted = batches.delete(ObjectKey.actor(member(0)),
-        new ObjectGeneration(inventory.get(1).objectGeneration()), List.of());
+        new ObjectGeneration(inventory.get(1).objectGeneration()), b.routingIdHex(), List.of());
     assertThat(deleted).isInstanceOf(PlacementBatches.Outcome.Done.class);
     assertThat(capacity(b).actors().active()).isEqualTo(4);
     assertThat(capacity(a).actors().active()).isZero();
@@ -309,7 +311,7 @@ public abstract class AggregateAuthorityContract {
     // the incarnation ends on b without removing its aggregate (as after an abrupt stop), then the id is reused on a
     for (InventoryEntry e : old) {
       final ObjectKey key = e.objectKind() == PlacementKind.USER_SPOT ? ObjectKey.spot(e.id()) : ObjectKey.actor(e.id());
-      assertThat(batches.delete(key, new ObjectGeneration(e.objectGeneration()), List.of()))
+      assertThat(batches.delete(key, new ObjectGeneration(e.objectGeneration()), b.routingIdHex(), List.of()))
           .isInstanceOf(PlacementBatches.Outcome.Done.class);
     }
     final List<InventoryEntry> again = room(a, 2);

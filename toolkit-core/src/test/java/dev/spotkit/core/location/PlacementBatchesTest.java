@@ -168,7 +168,7 @@ class PlacementBatchesTest {
     assertThat(f.batches.abort(ObjectKey.actor("gone-creating"), creating.version(), List.of()))
         .isInstanceOf(PlacementBatches.Outcome.Done.class);
     assertThat(f.read(ObjectKey.actor("gone-creating").logicalKey())).isInstanceOf(ReadResult.Missing.class);
-    assertThat(f.batches.delete(ObjectKey.actor("gone-ready"), ready.record().objectGeneration(), List.of()))
+    assertThat(f.batches.delete(ObjectKey.actor("gone-ready"), ready.record().objectGeneration(), "0a01", List.of()))
         .isInstanceOf(PlacementBatches.Outcome.Done.class);
     assertThat(f.read(ObjectKey.actor("gone-ready").logicalKey())).isInstanceOf(ReadResult.Missing.class);
     assertThat(f.read(cap)).isInstanceOf(ReadResult.Missing.class); // no record invented
@@ -178,13 +178,16 @@ class PlacementBatchesTest {
   @Spec("LOC-17")
   void deleteConfirmsTheLeaseAndReturnsCapacityInTheSameWrite() {
     final PlacementBatches.Reservation.Reserved r = reserved("alice");
-    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), List.of()))
+    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), "0a01", List.of()))
         .isInstanceOf(PlacementBatches.Outcome.Changed.class); // Delete of a Reserved row changes nothing
     f.batches.commit(ObjectKey.actor("alice"), r.version(), List.of());
-    assertThat(f.batches.delete(ObjectKey.actor("alice"), new ObjectGeneration(999), List.of()))
+    assertThat(f.batches.delete(ObjectKey.actor("alice"), new ObjectGeneration(999), "0a01", List.of()))
+        .isInstanceOf(PlacementBatches.Outcome.Changed.class);
+    // another host run than the recorded owner (e.g. the node a move committed away from, closing): nothing changes
+    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), "0a02", List.of()))
         .isInstanceOf(PlacementBatches.Outcome.Changed.class);
     final long writes = f.store.appliedWrites();
-    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), List.of()))
+    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), "0a01", List.of()))
         .isInstanceOf(PlacementBatches.Outcome.Done.class);
     assertThat(f.store.appliedWrites()).isEqualTo(writes + 1);
     assertThat(f.read(ObjectKey.actor("alice").logicalKey())).isInstanceOf(ReadResult.Missing.class);
@@ -194,7 +197,7 @@ class PlacementBatchesTest {
     f.batches.commit(ObjectKey.actor("bob"), bob.version(), List.of());
     f.advanceSeconds(16);
     final long before = f.store.appliedWrites();
-    assertThat(f.batches.delete(ObjectKey.actor("bob"), bob.record().objectGeneration(), List.of()))
+    assertThat(f.batches.delete(ObjectKey.actor("bob"), bob.record().objectGeneration(), "0a01", List.of()))
         .isInstanceOfSatisfying(PlacementBatches.Outcome.LeaseInvalid.class, l -> assertThat(l.why())
             .isEqualTo("owner lease owner-lease\\0owner-0a01 is missing (expired or released)"));
     assertThat(f.store.appliedWrites()).isEqualTo(before);
@@ -221,7 +224,7 @@ class PlacementBatchesTest {
     assertThat(f.read(ObjectKey.actor("alice").logicalKey())).isInstanceOf(ReadResult.Missing.class);
     assertThat(f.capacity("0a01").actors()).isEqualTo(new NodeCapacityRecord.Slots(0, 0, 5));
     // the dead owner's own Delete of its old incarnation finds nothing to change
-    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), List.of()))
+    assertThat(f.batches.delete(ObjectKey.actor("alice"), r.record().objectGeneration(), "0a01", List.of()))
         .isInstanceOf(PlacementBatches.Outcome.Missing.class);
 
     final NodePeer live = f.node("0a02", NodeState.SERVING, 100, 5, List.of(MeshFixture.actorType("player", 0)));

@@ -239,7 +239,7 @@ public final class StoreOps {
         // after the Spot's row and still need its owner; a later Spot of the same id replaces it (its
         // spotObjectGeneration differs).
         final PlacementBatches.Outcome outcome = batches.delete(cell.key,
-            new dev.spotkit.core.ObjectGeneration(cell.generation), List.of());
+            new dev.spotkit.core.ObjectGeneration(cell.generation), routingIdHex, List.of());
         if (!(outcome instanceof PlacementBatches.Outcome.Done)) {
           NodeRuntime.LOG.warn("delete of the location record of {} found {}", cell.describe(), outcome);
         }
