@@ -610,6 +610,18 @@ public final class Relocations {
   }
 
   /**
+   * Whether a move of the actor away from this node is in progress or still follows (its {@link RelocationSource}):
+   * such a unit is newer than any follow of the actor in {@link #aggregateFollows} (a unit is ended when the actor is
+   * restored here again, {@link #supersedeSource}), so it takes this node's sends to the actor.
+   *
+   * @param actorId the ActorId.
+   * @return true while a unit of it is registered here.
+   */
+  public boolean followsBySource(final String actorId) {
+    return sources.containsKey(actorId);
+  }
+
+  /**
    * Whether this node follows a participant of a SpotWide aggregate to {@code peer}: a message that arrives from
    * {@code peer} by Message Follow is then work this node followed there coming back (or later work of that node's
    * senders, on the same connection behind it), never a third node's.

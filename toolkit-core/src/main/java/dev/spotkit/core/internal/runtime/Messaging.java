@@ -198,6 +198,13 @@ public final class Messaging {
         && switches.sendOldWay(followed, envelope, e -> followedBack(mesh, address, e))) {
       return null; // moved away from here, and this node sent to it elsewhere before: that way, behind those
     }
+    final String movedId = followed != null ? actorId(address) : null;
+    if (movedId != null && moves.followsBySource(movedId)
+        && switches.sendOldWay(followed, envelope, e -> moves.sourceIngress(movedId, e))) {
+      // moved away by its own move, newer than this node's follow of an earlier one (it came back here in between):
+      // through that move's unit, not round the older follow's way
+      return null;
+    }
     if (followed != null && followOldWay(followed, envelope)) {
       return null; // moved away with its SpotWide aggregate: Message Follow
     }
@@ -296,12 +303,17 @@ public final class Messaging {
    * The route switch of an object Ready here whose earlier move away this node still follows
    * ({@link #followedAway}): a flush marker goes through that follow, later sends wait for it (RouteSwitches), and
    * the follow ends when it is back while the object is still Ready here (not when it moved away again meanwhile).
-   * A follow of another incarnation is dropped at once.
+   * A follow of another incarnation is dropped at once. A message the node {@code local} came from followed here
+   * ({@link Cell#arrivedFrom}) is earlier work and never held: the peer's "followed back" flag is read before the
+   * message is delivered, so one that arrived just before the object opened here is told apart only now.
    *
    * @return true when held; false when the caller offers {@code envelope} to {@code local} now.
    */
   private boolean holdBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope,
       final RouteSwitches.Inbound inbound) {
+    if (inbound != null && inbound.followedFrom() != null && inbound.followedFrom().equals(local.arrivedFrom)) {
+      return false;
+    }
     final RouteSwitches.OldWay way = followWay(address, local);
     return way != null && switches.holdBehind(followKey(address), address, envelope, inbound, way);
   }
