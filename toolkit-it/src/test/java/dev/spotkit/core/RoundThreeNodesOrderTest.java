@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
  * <p>A PerActor room, whose members move one by one as single actors: before the fix, members' notes were reordered in
  * blocks of 3 to 25 in most runs. A node the member came back to put its own senders' new notes into the temporary
  * queue while their earlier notes were still on the way round through that node's follow of the member's earlier move.
+ * Once that was fixed, 1 to 6 runs in 30 under load still reordered one note or a block: a note followed from the node
+ * the member came from, read as "not followed back" just before the member opened, was held behind a later route
+ * switch; and a node the member had left again sent round its older follow instead of through the newest move.
  */
 class RoundThreeNodesOrderTest {
   /** Moves per run. */
@@ -137,17 +140,8 @@ class RoundThreeNodesOrderTest {
         owner = to;
       }
     } finally {
-      stop.set(true);
-      for (Thread t : senders) {
-        t.join(TimeUnit.SECONDS.toMillis(20));
-      }
+      RoomBounceOrderTest.stopSenders(stop, senders);
     }
-    assertThat(failures).as("sends refused").isEmpty();
-    Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> RoomBounceOrderTest.HANDLED.get() >= total.get());
-    assertThat(RoomBounceOrderTest.problems(sent)).isEmpty();
-    assertThat(RoomBounceOrderTest.HANDLED.get()).as("no note handled twice").isEqualTo(total.get());
-    for (int i = 0; i < 3; i++) {
-      assertThat(mesh.node(i).deadLetters()).as("dead letters on node " + i).isEmpty();
-    }
+    RoomBounceOrderTest.assertEveryNoteHandledOnceInOrder(mesh, sent, failures, total);
   }
 }
