@@ -245,7 +245,7 @@ class MultiProcessMeshTest {
     victim.process.destroyForcibly();
     assertThat(victim.process.waitFor(10, TimeUnit.SECONDS)).as("the killed JVM is gone").isTrue();
 
-    // the victim's owner lease lapses in the store (TTL 2 s), while the survivors keep renewing theirs
+    // the victim's owner lease lapses in the store (TTL 4 s), while the survivors keep renewing theirs
     await("the killed node's owner lease lapses").atMost(Duration.ofSeconds(15))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> readLease(victimLeaseOwner) instanceof ReadResult.Missing);
