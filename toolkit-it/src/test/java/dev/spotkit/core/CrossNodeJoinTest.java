@@ -584,7 +584,7 @@ class CrossNodeJoinTest {
     }
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(a, actor, 0).size() == notes);
     final HostRelocationResult result = a.relocate(b.nodeRid()).join();
-    assertThat(result.relocated()).extracting(r -> r.id().value()).containsExactly(actor);
+    assertThat(result.relocated()).as(result.toString()).extracting(r -> r.id().value()).containsExactly(actor);
     assertThat(seen(b, actor, 0)).containsExactlyElementsOf(upTo(notes));
     assertThat(where(b, actor)).isEqualTo(b.nodeRid().hex());
   }

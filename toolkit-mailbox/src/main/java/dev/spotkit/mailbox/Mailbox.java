@@ -169,33 +169,6 @@ public final class Mailbox<T> {
     }
 
     /**
-     * Queues a message whatever the capacity, behind every message of this mailbox not yet run (offered or admitted):
-     * work that waited outside the mailbox until a marker message's turn (a route switch's held messages, released
-     * when its flush marker runs) goes behind what reached the mailbox before that turn, which {@link #admit} would
-     * overtake. The offered messages not yet run move into the admitted lane first, in their order; a message offered
-     * meanwhile runs after {@code message}. Only inside a turn of this mailbox's gate; never blocks.
-     *
-     * @param message the message; not {@code null}.
-     * @return {@link OfferResult#ACCEPTED}, or {@link OfferResult#RELEASED} after {@link #release} (nothing queued).
-     * @throws NullPointerException when {@code message} is {@code null}.
-     * @throws IllegalStateException when called outside a turn of this mailbox's gate.
-     */
-    public OfferResult admitBehindUnrun(final T message) {
-        requireInTurn("admitBehindUnrun");
-        if (message == null) {
-            throw new NullPointerException("message cannot be null");
-        }
-        if (dispatch == RELEASED) {
-            return OfferResult.RELEASED;
-        }
-        // Bounded by the queue's content at entry plus concurrent offers; each pass moves one message.
-        for (T queued = queue.poll(); queued != null; queued = queue.poll()) {
-            admitted.offer(queued);
-        }
-        return admit(message);
-    }
-
-    /**
      * Seals dispatch: offers are still accepted and kept, no handler runs. Takes effect before the next message; a
      * handler already running finishes its turn (use {@link ExecutionGate#execute} to act at that boundary). No-op
      * when already CLOSED; also cancels the reopen of a mailbox still moving after {@link #moveTo}. Any thread.

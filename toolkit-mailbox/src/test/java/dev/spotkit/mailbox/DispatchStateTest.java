@@ -144,23 +144,6 @@ class DispatchStateTest {
     }
 
     @Test
-    void admitBehindUnrunRunsAfterOfferedMessagesWhereAdmitRunsAhead() throws Exception {
-        final List<Integer> ran = synchronizedList();
-        final Mailbox<Integer> box = dispatcher.newMailbox(ran::add);
-        box.close();
-        box.offer(1);
-        box.admit(2); // the admitted lane runs ahead of offers
-        box.offer(3);
-        assertThatThrownBy(() -> box.admitBehindUnrun(4)).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("only be called inside a turn");
-        assertThat(onGate(box, () -> box.admitBehindUnrun(4))).isEqualTo(OfferResult.ACCEPTED);
-        box.offer(5);
-        box.open();
-        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> ran.size() == 5);
-        assertThat(ran).containsExactly(2, 1, 3, 4, 5);
-    }
-
-    @Test
     void releaseReturnsUnrunRefusesLaterOffersAndSendsRacersToTheLateSink() throws Exception {
         final List<Integer> late = synchronizedList();
         final Mailbox<Integer> box = dispatcher.newMailbox(i -> { });

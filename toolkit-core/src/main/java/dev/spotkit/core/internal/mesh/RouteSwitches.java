@@ -515,7 +515,7 @@ public final class RouteSwitches {
       return;
     }
     synchronized (stripe(sw.key)) {
-      release(sw, cell != null ? cell : rt.messaging().localCell(sw.address), true, cell != null);
+      release(sw, cell != null ? cell : rt.messaging().localCell(sw.address), true);
     }
   }
 
@@ -524,10 +524,8 @@ public final class RouteSwitches {
    * the object is Ready here and another old way of it is still open ({@link Messaging#nextOldWay}: a switch by the
    * cached route while this node also follows the object's earlier move away, or the other way round), a switch by
    * that way takes over what this one held, in order; the old ways end together when the last one is flushed.
-   * {@code inTurn}: called in the marker's turn on {@code target}, so what the switch held goes behind every unrun
-   * message of the mailbox (earlier work followed back after the marker), not ahead of it.
    */
-  private void release(final Switch sw, final Cell target, final boolean chain, final boolean inTurn) {
+  private void release(final Switch sw, final Cell target, final boolean chain) {
     synchronized (sw) {
       if (sw.done || sw.draining) {
         return;
@@ -559,10 +557,8 @@ public final class RouteSwitches {
         sw.held.addAll(later);
         sw.returned.clear();
       }
-      // in the marker's turn: behind what reached the mailbox before it (work followed back after the marker)
       while (!sw.held.isEmpty() && target != null && target.state == CellState.READY
-          && (inTurn ? target.admitBehindUnrun(sw.held.peek()) : target.admitEnvelope(sw.held.peek()))
-          != dev.spotkit.mailbox.OfferResult.RELEASED) {
+          && target.admitEnvelope(sw.held.peek()) != dev.spotkit.mailbox.OfferResult.RELEASED) {
         sw.held.poll();
       }
       final RouteMesh mesh = rt.mesh();

@@ -832,6 +832,12 @@ public final class Relocations {
         if (sourceIngress(m.targetId(), envelope, forward.followed().hops())) {
           return true;
         }
+        if (aggregateFollows.containsKey("actor:" + m.targetId()) && aggregateIngress("actor:" + m.targetId(),
+            envelope)) {
+          // the unit was superseded just now (the actor is being restored here with its aggregate, or moves here
+          // again): its follow took over, and a later message of the same sender takes that ordered way too
+          return true;
+        }
         final NodeRid next = new NodeRid(Long.parseUnsignedLong(forward.nextNode(), 16));
         rt.metrics().followForward();
         rt.async(() -> {

@@ -169,21 +169,6 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     }
   }
 
-  /**
-   * {@link #admitEnvelope}, behind every message of this cell's mailbox not yet run ({@link
-   * dev.spotkit.mailbox.Mailbox#admitBehindUnrun}): a route switch's held messages, released in its flush marker's
-   * turn, go behind what reached the mailbox before that turn (earlier work that followed back after the marker).
-   * Only inside a turn of this cell's mailbox gate.
-   *
-   * @return ACCEPTED, or RELEASED when the mailbox is gone (the caller reports the dead letter).
-   * @throws IllegalStateException when called outside a turn of this cell's mailbox gate.
-   */
-  public final dev.spotkit.mailbox.OfferResult admitBehindUnrun(final Envelope envelope) {
-    synchronized (ingressLock) {
-      return movedAway(envelope) ? dev.spotkit.mailbox.OfferResult.ACCEPTED : mailbox.admitBehindUnrun(envelope);
-    }
-  }
-
   final void onEnvelope(final Envelope envelope) {
     try {
       dispatch(envelope);
