@@ -225,7 +225,7 @@ public final class RouteMesh implements MeshListener {
    * @param what the object's description.
    * @return the error to throw.
    */
-  public static SpotkitException.NotFound notReadyHere(final String what) {
+  private static SpotkitException.NotFound notReadyHere(final String what) {
     return new SpotkitException.NotFound(what + " is recorded on this node but is not Ready here (closing or"
         + " being replaced)");
   }

@@ -592,24 +592,6 @@ public final class Relocations {
   }
 
   /**
-   * This node's sends to an actor being relocated here (its temporary queue) while this node still follows the
-   * actor's earlier move away ({@link #supersedeSource}, when the move's Restore arrived): through that follow, behind
-   * what it followed before, never ahead of it into the temporary queue (spec 001 section 5.1: order per sender).
-   *
-   * @param key {@code actor:{id}}.
-   * @param envelope the work.
-   * @return true when taken; false when this node follows no earlier move of it.
-   */
-  public boolean followEarlierMove(final String key, final Envelope.Msg envelope) {
-    final Followed away = aggregateFollows.get(key);
-    if (away == null) {
-      return false;
-    }
-    away.offer(envelope);
-    return true;
-  }
-
-  /**
    * Whether a move of the actor away from this node is in progress or still follows (its {@link RelocationSource}):
    * such a unit is newer than any follow of the actor in {@link #aggregateFollows} (a unit is ended when the actor is
    * restored here again, {@link #supersedeSource}), so it takes this node's sends to the actor.

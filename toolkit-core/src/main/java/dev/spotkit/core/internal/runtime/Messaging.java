@@ -185,7 +185,7 @@ public final class Messaging {
     }
     if (moves != null && actorId(address) != null && !moves.aggregateFollows.isEmpty()
         && moves.aggregateFollows.containsKey(followKey(address)) && moves.arrivingHere(actorId(address), null)
-        && switches.sendOldWay(followKey(address), envelope, e -> moves.followEarlierMove(followKey(address), e))) {
+        && followOldWay(followKey(address), envelope)) {
       return null; // relocating here while this node still follows its earlier move away: that way, behind those
     }
     if (moves != null && actorId(address) != null && moves.targetIngress(actorId(address), envelope)) {
