@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
@@ -35,10 +36,21 @@ import org.junit.jupiter.api.Test;
  * Once that was fixed, 1 to 6 runs in 30 under load still reordered one note or a block: a note followed from the node
  * the member came from, read as "not followed back" just before the member opened, was held behind a later route
  * switch; and a node the member had left again sent round its older follow instead of through the newest move.
+ *
+ * <p>An Instance Spot cleaned up when idle after a move, then activated again by every node's senders: before the fix,
+ * a sender's first notes were handled after its later ones in most runs under load. The sender's node found the Spot
+ * nowhere and sent its first notes to the node placement picked (or that followed them on); meanwhile the Spot
+ * activated on the sender's own node, whose later notes went straight into it. A lost activation's hand-off to the
+ * winner was overtaken the same way by its node's later sends.
  */
 class RoundThreeNodesOrderTest {
   /** Moves per run. */
   static final int ROUNDS = 6;
+  /** Activations after an idle cleanup per run. */
+  static final int IDLE_CYCLES = 4;
+
+  /** Idle cleanups of an Instance Spot ({@code ClosingReason.IDLE_EVICTED}). */
+  static final AtomicInteger IDLE_CLEANUPS = new AtomicInteger();
 
   /** An Instance Spot that records its notes and answers where it runs. */
   public static final class Ticker implements InstanceSpot {
@@ -58,6 +70,13 @@ class RoundThreeNodesOrderTest {
       on.message(Note.class, n -> RoomBounceOrderTest.record("inst:" + ctx.self().id().value(), n))
           .request(Where.class, w -> ctx.self().nodeRid().hex());
     }
+
+    @Override
+    public void onClosing(final ClosingContext closing) {
+      if (closing.reason() == ClosingReason.IDLE_EVICTED) {
+        IDLE_CLEANUPS.incrementAndGet();
+      }
+    }
   }
 
   /** Asks an Instance Spot for its node. */
@@ -73,14 +92,25 @@ class RoundThreeNodesOrderTest {
     RoomBounceOrderTest.SEEN.clear();
     RoomBounceOrderTest.HANDLED.set(0);
     RoomBounceOrderTest.JOINS.clear();
+    IDLE_CLEANUPS.set(0);
   }
 
   private TestMesh start() {
+    return start(null);
+  }
+
+  /** Three nodes; {@code idleTimeout}: the Instance Spot type's idle cleanup, or null for none. */
+  private TestMesh start(final Duration idleTimeout) {
     mesh = TestMesh.builder().meshName("round")
         .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
             .actor("member", Member::new, a -> a.recreateOnRelocation())
             .userSpot("proom", Room::new, o -> o.perActor().recreateOnRelocation())
-            .instanceSpot("ticker", Ticker::new, o -> o.recreateOnRelocation()))
+            .instanceSpot("ticker", Ticker::new, o -> {
+              o.recreateOnRelocation();
+              if (idleTimeout != null) {
+                o.idleTimeout(idleTimeout);
+              }
+            }))
         .start(3);
     return mesh;
   }
@@ -88,16 +118,50 @@ class RoundThreeNodesOrderTest {
   @Test
   void everySenderKeepsItsOrderToAnInstanceSpotGoingRoundThreeNodes() throws Exception {
     start();
-    final String where = mesh.node(0).toInstanceSpot("tick", "ticker").request(new Where(), String.class)
+    round(List.of("inst:tick"), "tick", ownerOf("tick"));
+  }
+
+  @Test
+  void everySenderKeepsItsOrderToAnInstanceSpotActivatedAgainAfterAMoveAndItsIdleCleanup() throws Exception {
+    start(Duration.ofMillis(300));
+    final Map<String, AtomicLong> sent = new ConcurrentHashMap<>();
+    final List<String> failures = new CopyOnWriteArrayList<>();
+    final AtomicLong total = new AtomicLong();
+    for (int cycle = 0; cycle < IDLE_CYCLES; cycle++) {
+      final AtomicBoolean stop = new AtomicBoolean();
+      final List<Thread> senders = new ArrayList<>();
+      for (int i = 0; i < 3; i++) { // new senders each cycle: their first notes activate the Spot again
+        senders.add(RoomBounceOrderTest.sender(mesh.node(i), 10 * cycle + i, List.of("inst:idle"), stop, sent,
+            failures, total));
+      }
+      final int cleanups;
+      try {
+        final long before = total.get();
+        Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> total.get() >= before + 200 || stop.get());
+        final int owner = ownerOf("idle");
+        mesh.node(owner).relocateSpot(SpotId.of("idle"), mesh.node((owner + 1) % 3).nodeRid())
+            .get(60, TimeUnit.SECONDS);
+        final long moved = total.get();
+        Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> total.get() >= moved + 100 || stop.get());
+        cleanups = IDLE_CLEANUPS.get(); // while the senders still send: no cleanup before this
+      } finally {
+        RoomBounceOrderTest.stopSenders(stop, senders);
+      }
+      RoomBounceOrderTest.assertEveryNoteHandledOnceInOrder(mesh, sent, failures, total);
+      Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> IDLE_CLEANUPS.get() > cleanups);
+    }
+  }
+
+  /** The index of the node the Instance Spot {@code id} runs on (activated by the question when it does not run). */
+  private int ownerOf(final String id) {
+    final String where = mesh.node(0).toInstanceSpot(id, "ticker").request(new Where(), String.class)
         .timeout(Duration.ofSeconds(10)).await();
-    int owner = -1;
     for (int i = 0; i < 3; i++) {
       if (mesh.node(i).nodeRid().hex().equals(where)) {
-        owner = i;
+        return i;
       }
     }
-    assertThat(owner).as("the node the Instance Spot activated on").isNotNegative();
-    round(List.of("inst:tick"), "tick", owner);
+    throw new AssertionError("the Instance Spot '" + id + "' runs on no node of the mesh: " + where);
   }
 
   @Test

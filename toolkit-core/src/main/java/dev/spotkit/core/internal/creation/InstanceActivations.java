@@ -1,6 +1,7 @@
 package dev.spotkit.core.internal.creation;
 
 import dev.spotkit.core.internal.mesh.RouteMesh;
+import dev.spotkit.core.internal.mesh.RouteSwitches;
 import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.CellState;
@@ -10,6 +11,7 @@ import dev.spotkit.core.internal.runtime.Messaging;
 import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.SpotCell;
+import dev.spotkit.core.internal.session.SessionBinder;
 import dev.spotkit.core.wire.Payloads;
 
 import dev.spotkit.core.NodeRid;
@@ -25,10 +27,11 @@ import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.RelocationReference;
 import dev.spotkit.store.RelocationStore;
 import dev.spotkit.store.StoreBytes;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Instance Spots: a message with Instance intent goes to the running Instance Spot wherever it is Ready, or
@@ -46,8 +49,32 @@ public final class InstanceActivations {
   private static final int MAX_ATTEMPTS = 1000;
   private static final String REFERENCE_PREFIX = "relocation-store:";
 
+  /** How long Instance intent sent to another node may still come back here: the Message Follow duration, ns. */
+  private static final long SENT_AWAY_NANOS = Duration.ofSeconds(30).toNanos();
+  /** A {@link SentAway} is written again only when older than this, ns (one map write per second per id at most). */
+  private static final long SENT_AWAY_REFRESH_NANOS = Duration.ofSeconds(1).toNanos();
+  /** Most ids kept in {@link #sentAway}; past it the expired ones go, and all of them if that is not enough. */
+  private static final int MAX_SENT_AWAY = 65_536;
+
   private final NodeRuntime rt;
   private final Creations creations;
+  /**
+   * The node this node last sent Instance intent to, per Instance Spot id, while the Spot was not here: what it sent
+   * may still be on its way back here when an incarnation opens here (that node activated one that lost the
+   * reservation, followed its earlier move, or handed on what reached its incarnation being cleaned up when idle).
+   */
+  private final ConcurrentHashMap<String, SentAway> sentAway = new ConcurrentHashMap<>();
+  /** Hand-offs of lost activations whose queue is not empty yet, per Instance Spot id ({@link #joinedHandOff}). */
+  private final ConcurrentHashMap<String, Forwarder> handOffs = new ConcurrentHashMap<>();
+  /** The hand-off whose queue this thread forwards: its own sends are not queued behind it again. */
+  private static final ThreadLocal<Forwarder> FORWARDING = new ThreadLocal<>();
+
+  /**
+   * Instance intent sent to {@code node}; {@code generation} is the ObjectGeneration of the route it was sent by, 0
+   * when sent to be activated there; {@code atNanos} is when ({@link System#nanoTime()}).
+   */
+  private record SentAway(NodeRid node, InetSocketAddress endpoint, long generation, long atNanos) {
+  }
 
   InstanceActivations(final NodeRuntime rt, final Creations creations) {
     this.rt = rt;
@@ -66,11 +93,15 @@ public final class InstanceActivations {
     final RouteMesh mesh = rt.mesh();
     final String id = Ids.requireCallerSpotId(address.id());
     final SpotCell local = rt.spots.get(id);
-    if (mesh != null && local != null && local.state == CellState.READY && followedBack(mesh, local, envelope)) {
+    if (mesh != null && local != null && (local.state == CellState.READY && followedBack(mesh, local, address, envelope)
+        || heldBehindSentAway(mesh, local, address, envelope))) {
       return;
     }
     if (mesh == null || rt.creations().remote() == null || local != null) {
       deliverHere(address, envelope, awaiting);
+      return;
+    }
+    if (joinedHandOff(id, envelope)) {
       return;
     }
     if (moved(id, address.stableType(), envelope)) {
@@ -92,8 +123,8 @@ public final class InstanceActivations {
       if (target.routingIdHex().equals(rt.nodeRid().hex())) {
         deliverHere(address, envelope, awaiting);
       } else {
-        mesh.forwardInstance(new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16)),
-            RouteMesh.parseEndpoint(target.endpoint()), address, envelope);
+        sendAway(new NodeRid(Long.parseUnsignedLong(target.routingIdHex(), 16)),
+            RouteMesh.parseEndpoint(target.endpoint()), 0, address, envelope);
       }
       return;
     }
@@ -102,7 +133,61 @@ public final class InstanceActivations {
           + route.stableType() + "'; Instance intent of type '" + address.stableType() + "' cannot address it"
           + " (spec 002 section 7.1)");
     }
-    mesh.forwardInstance(route.owner(), route.endpoint(), address, envelope);
+    sendAway(route.owner(), route.endpoint(), route.generation(), address, envelope);
+  }
+
+  /** Sends Instance intent to another node and notes that it went there ({@link #sentAway}). */
+  private void sendAway(final NodeRid node, final InetSocketAddress endpoint, final long generation,
+      final Address.Instance address, final Envelope.Msg envelope) {
+    rt.mesh().forwardInstance(node, endpoint, address, envelope);
+    final long now = System.nanoTime();
+    final SentAway before = sentAway.get(address.id());
+    if (before == null || !before.node().equals(node) || before.generation() != generation
+        || now - before.atNanos() > SENT_AWAY_REFRESH_NANOS) {
+      if (before == null && sentAway.size() >= MAX_SENT_AWAY) {
+        sentAway.values().removeIf(s -> now - s.atNanos() > SENT_AWAY_NANOS);
+        if (sentAway.size() >= MAX_SENT_AWAY) {
+          sentAway.clear(); // only the order of messages sent more than a follow window ago is at stake
+        }
+      }
+      sentAway.put(address.id(), new SentAway(node, endpoint, generation, now));
+    }
+  }
+
+  /**
+   * A send of this node to an Instance Spot that is here (Ready, or being activated here) while Instance intent this
+   * node sent to another node when the Spot was not here may still be on its way back ({@link #sentAway}; within the
+   * Message Follow duration). Held behind a flush marker sent the same way with Instance intent: that node passes it
+   * on as it did the earlier messages (its activation's hand-off to the winner, its follow, its route), so it comes
+   * back here behind them ({@code RouteSwitches}). Not for an incarnation that moved here from the node of a cached
+   * route of the same ObjectGeneration: the cached route's switch orders those ({@link #followedBack}).
+   *
+   * @return true when held.
+   */
+  private boolean heldBehindSentAway(final RouteMesh mesh, final SpotCell local, final Address.Instance address,
+      final Envelope.Msg envelope) {
+    final SentAway away = sentAway.get(local.id);
+    if (away == null || local.state != CellState.READY && local.state != CellState.STAGING) {
+      return false;
+    }
+    if (System.nanoTime() - away.atNanos() > SENT_AWAY_NANOS
+        || away.generation() != 0 && away.generation() == local.generation) {
+      sentAway.remove(local.id, away);
+      return false;
+    }
+    return rt.messaging().routeSwitches().holdBehind("spot:" + local.id, address, envelope, null,
+        new RouteSwitches.OldWay(RouteSwitches.SENT_AWAY, away.node(), marker -> {
+          if (sentAway.get(local.id) != away) {
+            return false; // a switch ended this way since it was read: nothing more comes back by it
+          }
+          try {
+            mesh.forwardInstance(away.node(), away.endpoint(), address, marker);
+            return true;
+          } catch (SpotkitException.Unavailable unreachable) {
+            sentAway.remove(local.id, away); // nothing more comes back by that node
+            return false;
+          }
+        }, () -> sentAway.remove(local.id, away)));
   }
 
   /**
@@ -119,8 +204,8 @@ public final class InstanceActivations {
     final String id = Ids.requireCallerSpotId(address.id());
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       final SpotCell existing = rt.spots.get(id);
-      if (existing == null && moved(id, type.stableType(), envelope)) {
-        return; // it moved away (Message Follow) or is being restored here: never a second activation
+      if (existing == null && (moved(id, type.stableType(), envelope) || joinedHandOff(id, envelope))) {
+        return; // it moved away (Message Follow), is being restored here, or a lost activation's queue is handed on
       }
       if (existing != null) {
         if (existing.kind != NodeConfig.SpotKind.INSTANCE || existing.type != type) {
@@ -139,6 +224,14 @@ public final class InstanceActivations {
         }
         rt.spots.remove(id, existing);
         continue;
+      }
+      if (envelope.sessionWork() == SessionBinder.ROUTE_FLUSH) {
+        // a route switch's flush marker that came the way earlier Instance intent went: that work was handled by an
+        // incarnation since cleaned up here, so nothing of it is still on the way; never a new activation
+        if (envelope.reply() != null) {
+          envelope.reply().complete(Boolean.TRUE);
+        }
+        return;
       }
       final SpotCell staged = new SpotCell(rt, id, type);
       Messaging.offer(staged, envelope); // kept by the closed mailbox: the first message
@@ -162,11 +255,12 @@ public final class InstanceActivations {
    *
    * @return true when held for the switch.
    */
-  private boolean followedBack(final RouteMesh mesh, final SpotCell local, final Envelope.Msg envelope) {
+  private boolean followedBack(final RouteMesh mesh, final SpotCell local, final Address.Instance address,
+      final Envelope.Msg envelope) {
     final Address.SpotById byId = new Address.SpotById(local.id);
     return (mesh.routesElsewhere(byId, local.generation)
         && rt.messaging().routeSwitches().holdForSwitch("spot:" + local.id, mesh, byId, envelope))
-        || rt.messaging().heldBehindFollow(byId, local, envelope);
+        || rt.messaging().heldBehindFollow(address, local, envelope);
   }
 
   /**
@@ -257,43 +351,108 @@ public final class InstanceActivations {
 
   /** On the staged spot's gate after a lost reservation: forward what it queued to the winner, in order. */
   private void handOff(final SpotCell cell, final Address.Instance address) {
+    final Forwarder forwarder = new Forwarder(address);
+    handOffs.put(cell.id, forwarder); // before the cell goes: a send meanwhile joins the hand-off, never overtakes it
     cell.state = CellState.GONE;
     rt.spots.remove(cell.id, cell);
-    final Forwarder forwarder = new Forwarder(address);
     for (Envelope unrun : cell.mailbox.release(forwarder::add)) {
       forwarder.add(unrun);
     }
+    forwarder.start();
   }
 
-  /** Forwards envelopes with Instance intent to the spot's owner, one at a time, in arrival order. */
+  /**
+   * Instance intent for {@code id} while this node hands what its lost activation queued on to the winner: it joins
+   * the end of that queue, so it does not overtake what its sender sent before (spec 001 section 5.1).
+   *
+   * @return true when taken by the hand-off.
+   */
+  private boolean joinedHandOff(final String id, final Envelope.Msg envelope) {
+    final Forwarder running = handOffs.get(id);
+    return running != null && running.join(envelope);
+  }
+
+  /**
+   * Forwards envelopes with Instance intent to the spot's owner, one at a time, in arrival order. Registered in
+   * {@link #handOffs} until its queue is empty; the envelopes its lost activation's mailbox still receives later
+   * are forwarded the same way.
+   */
   private final class Forwarder {
     private final Address.Instance address;
-    private final ConcurrentLinkedQueue<Envelope> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pending = new AtomicInteger();
+    /** Guarded by this. */
+    private final ArrayDeque<Envelope> queue = new ArrayDeque<>();
+    /** Guarded by this: true while a drain runs or is due (from construction until {@link #start}'s drain ends). */
+    private boolean running = true;
+    private boolean started;
 
     Forwarder(final Address.Instance address) {
       this.address = address;
     }
 
+    /** Queues {@code envelope} (the lost activation's mailbox or its unrun work); drains when none runs. */
     void add(final Envelope envelope) {
-      queue.add(envelope);
-      if (pending.getAndIncrement() == 0) {
-        rt.async(() -> {
-          drain();
-          return null;
-        });
+      final boolean drain;
+      synchronized (this) {
+        queue.add(envelope);
+        drain = started && !running;
+        running = true;
+      }
+      if (drain) {
+        drainAsync();
       }
     }
 
-    private void drain() {
-      do {
-        final Envelope next = queue.poll();
-        if (next instanceof Envelope.Marker marker) {
-          marker.task().run();
-        } else if (next instanceof Envelope.Msg msg) {
-          forward(msg);
+    /** After the unrun work was queued: the first drain. */
+    void start() {
+      synchronized (this) {
+        started = true;
+      }
+      drainAsync();
+    }
+
+    /** A later send of this node or a peer's: queued only while the hand-off runs; never by its own drain. */
+    boolean join(final Envelope.Msg envelope) {
+      if (FORWARDING.get() == this) {
+        return false;
+      }
+      synchronized (this) {
+        if (!running) {
+          return false;
         }
-      } while (pending.decrementAndGet() > 0);
+        queue.add(envelope);
+        return true;
+      }
+    }
+
+    private void drainAsync() {
+      rt.async(() -> {
+        drain();
+        return null;
+      });
+    }
+
+    private void drain() {
+      FORWARDING.set(this);
+      try {
+        for (;;) {
+          final Envelope next;
+          synchronized (this) {
+            next = queue.poll();
+            if (next == null) {
+              running = false;
+              handOffs.remove(address.id(), this); // under the monitor: a join either queued or finds it over
+              return;
+            }
+          }
+          if (next instanceof Envelope.Marker marker) {
+            marker.task().run();
+          } else if (next instanceof Envelope.Msg msg) {
+            forward(msg);
+          }
+        }
+      } finally {
+        FORWARDING.remove();
+      }
     }
 
     private void forward(final Envelope.Msg msg) {

@@ -279,7 +279,7 @@ public final class RouteMesh implements MeshListener {
    * reading the store: the way this node sent to the object before, so it travels behind those messages (a route
    * switch; see {@link #routesElsewhere}). One-way or request.
    *
-   * @param address by id or ref (not Instance intent).
+   * @param address by id or ref, or Instance intent (sent with Instance intent, as the cached route was used).
    * @param envelope the message.
    * @return true when sent; false when no route to another node is cached or its node cannot be reached (the route
    *     is dropped then).
@@ -292,7 +292,7 @@ public final class RouteMesh implements MeshListener {
    * As {@link #sendBehind(Address, Envelope.Msg)}; with {@code bounded} false the frame never waits for room in the
    * peer's outbound bound (a route switch's flush marker, sent under a lock other senders wait on; a few bytes).
    *
-   * @param address by id or ref (not Instance intent).
+   * @param address by id or ref, or Instance intent (always bounded).
    * @param envelope the message.
    * @param bounded whether the frame waits for room in the outbound bound, as an application message does.
    * @return true when sent; false when no route to another node is cached or its node cannot be reached (the route
@@ -304,10 +304,13 @@ public final class RouteMesh implements MeshListener {
     if (cached == null || cached.owner().equals(rt.nodeRid())) {
       return false;
     }
-    final ApplicationMessage.TargetKind kind = kindOf(key);
+    final Address.Instance intent = address instanceof Address.Instance i ? i : null;
+    final ApplicationMessage.TargetKind kind = intent != null ? ApplicationMessage.TargetKind.INSTANCE_SPOT
+        : kindOf(key);
     try {
-      if (bounded) {
-        send(cached, key, kind, key.id(), generationOf(address), null, envelope);
+      if (bounded || intent != null) {
+        send(cached, key, kind, key.id(), generationOf(address), intent != null ? intent.stableType() : null,
+            envelope);
       } else {
         final ReplySink sink = envelope.reply();
         sendOn(connection(cached.owner(), cached.endpoint(), sink != null ? sink.deadline

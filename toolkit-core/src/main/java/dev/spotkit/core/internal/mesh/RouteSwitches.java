@@ -67,6 +67,11 @@ public final class RouteSwitches {
   public static final int ROUTE = 1;
   /** {@link OldWay#kind}: this node's Message Follow of the object's earlier move away from here. */
   public static final int FOLLOW = 2;
+  /**
+   * {@link OldWay#kind}: Instance intent this node sent to another node while the Instance Spot was not here (to the
+   * node placement picked, or to an earlier incarnation's owner), before an incarnation opened here.
+   */
+  public static final int SENT_AWAY = 4;
 
   /**
    * One old way by which this node's earlier messages to an object Ready here may still be coming back.
@@ -531,7 +536,7 @@ public final class RouteSwitches {
         return;
       }
       final OldWay next = chain && sw.fresh == null && target != null && target.state == CellState.READY
-          ? rt.messaging().nextOldWay(sw.address, target, sw.ways) : null;
+          ? rt.messaging().nextOldWay(byId(sw.address), target, sw.ways) : null;
       if (next != null) {
         final Runnable before = sw.ended;
         final Switch then = new Switch(sw.key, sw.address, tokens.incrementAndGet(), null, () -> {
@@ -577,6 +582,11 @@ public final class RouteSwitches {
       drain(sw);
       return null;
     });
+  }
+
+  /** The object's address by id for an Instance Spot's switch (its old ways are looked up by id), else as given. */
+  private static Address byId(final Address address) {
+    return address instanceof Address.Instance instance ? new Address.SpotById(instance.id()) : address;
   }
 
   /** Under {@code sw}'s monitor: the switch is over; a later send goes by the usual path. */

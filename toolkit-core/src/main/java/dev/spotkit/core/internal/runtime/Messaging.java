@@ -284,6 +284,20 @@ public final class Messaging {
   }
 
   /**
+   * {@link #heldBehindFollow} for this node's Instance intent to the Instance Spot {@code local} Ready here: what the
+   * switch holds goes on with Instance intent should the Spot have moved on before its marker came back.
+   *
+   * @param intent the Instance Spot with Instance intent.
+   * @param local its Ready cell here.
+   * @param envelope the work.
+   * @return true when held; false when the caller offers it to {@code local} now.
+   */
+  public boolean heldBehindFollow(final Address.Instance intent, final Cell local, final Envelope.Msg envelope) {
+    final Address.SpotById byId = new Address.SpotById(intent.id());
+    return followedAway(byId) && holdBehindFollow(byId, intent, local, envelope, null);
+  }
+
+  /**
    * {@link #heldBehindFollow} for Instance intent that reached this node: only when this node still follows the
    * Spot's earlier move away (a map read first) and the live Instance Spot of that stable type is Ready here.
    */
@@ -296,32 +310,43 @@ public final class Messaging {
     final SpotCell here = rt.spots.get(instance.id());
     return here != null && here.state == CellState.READY && here.kind == NodeConfig.SpotKind.INSTANCE
         && here.type.stableType().equals(instance.stableType())
-        && holdBehindFollow(byId, here, envelope, inbound);
+        && holdBehindFollow(byId, instance, here, envelope, inbound);
   }
 
   /**
    * The route switch of an object Ready here whose earlier move away this node still follows
    * ({@link #followedAway}): a flush marker goes through that follow, later sends wait for it (RouteSwitches), and
    * the follow ends when it is back while the object is still Ready here (not when it moved away again meanwhile).
-   * A follow of another incarnation is dropped at once. A message the node {@code local} came from followed here
-   * ({@link Cell#arrivedFrom}) is earlier work and never held: the peer's "followed back" flag is read before the
-   * message is delivered, so one that arrived just before the object opened here is told apart only now.
+   * A follow of another incarnation is dropped at once (not an Instance Spot's: {@link #followWay}). A message the
+   * node {@code local} came from followed here ({@link Cell#arrivedFrom}) is earlier work and never held: the peer's
+   * "followed back" flag is read before the message is delivered, so one that arrived just before the object opened
+   * here is told apart only now.
    *
    * @return true when held; false when the caller offers {@code envelope} to {@code local} now.
    */
   private boolean holdBehindFollow(final Address address, final Cell local, final Envelope.Msg envelope,
       final RouteSwitches.Inbound inbound) {
+    return holdBehindFollow(address, address, local, envelope, inbound);
+  }
+
+  /**
+   * {@link #holdBehindFollow(Address, Cell, Envelope.Msg, RouteSwitches.Inbound)}; {@code held}: the address the
+   * switch redelivers what it held by should the object have moved on (Instance intent for Instance intent).
+   */
+  private boolean holdBehindFollow(final Address address, final Address held, final Cell local,
+      final Envelope.Msg envelope, final RouteSwitches.Inbound inbound) {
     if (inbound != null && inbound.followedFrom() != null && inbound.followedFrom().equals(local.arrivedFrom)) {
       return false;
     }
     final RouteSwitches.OldWay way = followWay(address, local);
-    return way != null && switches.holdBehind(followKey(address), address, envelope, inbound, way);
+    return way != null && switches.holdBehind(followKey(address), held, envelope, inbound, way);
   }
 
   /**
    * This node's follow of {@code local}'s earlier move away from here, as an old way to flush: the marker goes through
    * it while it is still the current follow; it ends (the follow is dropped) only while the object is still Ready
-   * here. Null when there is no follow; a follow of another incarnation is dropped at once (null).
+   * here. Null when there is no follow; a follow of another incarnation is dropped at once (null), except an Instance
+   * Spot's, whose marker goes with Instance intent.
    */
   private RouteSwitches.OldWay followWay(final Address address, final Cell local) {
     final Relocations moves = rt.relocations();
@@ -330,13 +355,22 @@ public final class Messaging {
     if (before == null) {
       return null;
     }
-    if (before.generation() != local.generation) {
+    final boolean instance = local instanceof SpotCell spot && spot.kind == NodeConfig.SpotKind.INSTANCE;
+    if (before.generation() != local.generation && !instance) {
       moves.aggregateFollows.remove(key, before); // an earlier incarnation's follow: nothing to queue behind
       return null;
     }
+    // An earlier incarnation's follow of an Instance Spot still matters: Instance intent that went through it reached
+    // whatever incarnation ran there (spec 003 section 6), this one among them. Its marker goes with Instance intent
+    // the same way; the one of this incarnation's follow goes by id, as the follow's messages by id.
+    final Address.Instance byIntent = instance && before.generation() != local.generation
+        ? new Address.Instance(local.id, ((SpotCell) local).stableType) : null;
     return new RouteSwitches.OldWay(RouteSwitches.FOLLOW, null, marker -> {
       if (moves.aggregateFollows.get(key) != before) {
         return false; // an earlier switch ended this follow since it was read: nothing more comes back by it
+      }
+      if (byIntent != null) {
+        return followInstance(before, byIntent, marker);
       }
       before.offer(marker);
       return true;
@@ -537,8 +571,19 @@ public final class Messaging {
     final RouteMesh mesh = rt.mesh();
     final Address.SpotById byId = new Address.SpotById(address.id());
     if (moves.aggregateStaging.containsKey(key)) {
-      if (mesh != null && mesh.routesElsewhere(byId, 0) && switches.sendByOldRoute(key, mesh, byId, envelope)) {
-        return true; // being restored here: behind what this node sent to the old owner, which relays or follows it
+      if (mesh != null && mesh.routesElsewhere(byId, 0) && switches.sendByOldRoute(key, mesh, address, envelope)) {
+        // being restored here: behind what this node sent to the old owner, which relays or follows it; with Instance
+        // intent as those were (by id, an earlier incarnation's follow there would name that incarnation)
+        return true;
+      }
+      final Relocations.Followed earlier = moves.aggregateFollows.get(key);
+      final Cell staged = moves.aggregateStaging.get(key);
+      if (earlier != null && staged != null && earlier.generation() != staged.generation
+          && switches.sendOldWay(key, envelope, e -> followInstance(earlier, address, e))) {
+        // this node still follows an earlier incarnation's move away, and its Instance intent that went that way
+        // reached the incarnation now coming here: behind it, with Instance intent (followOldWay's follow by id
+        // names that earlier incarnation)
+        return true;
       }
       return followOldWay(key, envelope);
     }
