@@ -92,6 +92,26 @@ class OwnerLossRecreationTest {
     }
   }
 
+  /** An Instance Spot that tells where it runs. */
+  static final class Directory implements InstanceSpot {
+    private final InstanceSpotContext ctx;
+    private final long incarnation = INCARNATIONS.incrementAndGet();
+
+    Directory(final InstanceSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public InstanceSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+      on.request(Where.class, w -> answer("instance:" + ctx.self().id().value(), ctx.self().nodeRid(), incarnation));
+    }
+  }
+
   private final InMemoryLocationStore store = new InMemoryLocationStore();
   private TestMesh mesh;
   /** The options of the node {@link #node} starts next. */
@@ -124,7 +144,8 @@ class OwnerLossRecreationTest {
           .mesh((m, i) -> m.placementWeight(nextWeight))
           .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
               .actor("keeper", Keeper::new, a -> a.disableRelocation())
-              .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
+              .userSpot("room", Room::new, o -> o.recreateOnRelocation())
+              .instanceSpot("directory", Directory::new, o -> o.recreateOnRelocation()))
           .start(1);
       return mesh.node(0);
     }
@@ -197,6 +218,43 @@ class OwnerLossRecreationTest {
         .toCompletableFuture().get()).isInstanceOf(ReadResult.Missing.class);
     assertThat(store.read(ObjectKey.spot(entryOfA).logicalKey().preimage()).toCompletableFuture().get())
         .as("the dead run's Entry Spot row").isInstanceOf(ReadResult.Missing.class);
+  }
+
+  /**
+   * An Instance Spot has no GetOrCreate: the next message with Instance intent is what re-creates it. Its owner is
+   * halted as a killed process stops (no word on the way out); a node that cached the route to it gets Unavailable
+   * until the owner lease lapsed, then its message sweeps the dead owner's row and activates a new incarnation.
+   */
+  @Test
+  void aDeadOwnersInstanceSpotIsActivatedAgainByTheNextInstanceIntent() throws Exception {
+    final MeshNode a = node(store, true); // alone in the mesh: the Instance Spot activates on a
+    final Here first = a.toInstanceSpot("dir", "directory").request(new Where(), Here.class).await();
+    assertThat(first.nodeHex()).isEqualTo(a.nodeRid().hex());
+    final MeshNode b = node(store, true);
+    assertThat(b.toInstanceSpot("dir", "directory").request(new Where(), Here.class).await())
+        .as("b routes to the live incarnation on a").isEqualTo(first);
+
+    runtime(a).halt(); // as kill -9: its rows stay, its lease lapses one TTL after its last renewal
+    final long haltedAt = System.nanoTime();
+    final Here[] now = new Here[1];
+    Awaitility.await().atMost(TTL.plus(MARGIN).plus(SLACK).plus(Duration.ofSeconds(4)))
+        .pollInterval(Duration.ofMillis(50)).ignoreExceptionsInstanceOf(SpotkitException.class).until(() -> {
+          now[0] = b.toInstanceSpot("dir", "directory").request(new Where(), Here.class)
+              .timeout(Duration.ofSeconds(1)).await();
+          return true;
+        });
+    assertThat(Duration.ofNanos(System.nanoTime() - haltedAt)).as("not before the dead owner's lease lapsed")
+        .isGreaterThanOrEqualTo(TTL.minus(RENEW).minus(RENEW_TIMEOUT));
+    assertThat(now[0].nodeHex()).isEqualTo(b.nodeRid().hex());
+    assertThat(now[0].incarnation()).as("a new incarnation").isNotEqualTo(first.incarnation());
+    assertThat(b.toInstanceSpot("dir", "directory").request(new Where(), Here.class).await()).isEqualTo(now[0]);
+  }
+
+  /** The runtime behind a node, to halt it as a killed process stops. */
+  private static dev.spotkit.core.internal.runtime.NodeRuntime runtime(final MeshNode node) throws Exception {
+    final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
+    field.setAccessible(true);
+    return (dev.spotkit.core.internal.runtime.NodeRuntime) field.get(node);
   }
 
   @Test

@@ -90,6 +90,12 @@ public final class InstanceActivations {
    * @param awaiting whether the caller blocks (own-gate check).
    */
   public void deliver(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting) {
+    deliver(address, envelope, awaiting, false);
+  }
+
+  /** {@link #deliver(Address.Instance, Envelope.Msg, boolean)}; {@code again}: after a dead owner's row was swept. */
+  private void deliver(final Address.Instance address, final Envelope.Msg envelope, final boolean awaiting,
+      final boolean again) {
     final RouteMesh mesh = rt.mesh();
     final String id = Ids.requireCallerSpotId(address.id());
     final SpotCell local = rt.spots.get(id);
@@ -133,7 +139,47 @@ public final class InstanceActivations {
           + route.stableType() + "'; Instance intent of type '" + address.stableType() + "' cannot address it"
           + " (spec 002 section 7.1)");
     }
-    sendAway(route.owner(), route.endpoint(), route.generation(), address, envelope);
+    try {
+      sendAway(route.owner(), route.endpoint(), route.generation(), address, envelope);
+    } catch (SpotkitException.Unavailable unreachable) {
+      if (again || !sweptDeadOwner(id, route)) {
+        throw unreachable;
+      }
+      deliver(address, envelope, awaiting, true); // Missing now: activated again on the node placement picks
+    }
+  }
+
+  /**
+   * Crash recovery for Instance intent ({@code MeshNode.Builder#recreateAfterOwnerLoss}, on by default): the owner
+   * the route names could not be reached; when its owner lease is gone for good, its row is swept in one batch
+   * conditioned on the row's StoreVersion and on the dead lease ({@link
+   * dev.spotkit.core.location.PlacementBatches#sweepAbandoned}), so the message activates a new incarnation (higher
+   * ObjectGeneration) on a live node, as a GetOrCreate does for an actor or User Spot. The dead incarnation's memory
+   * is not recovered. One store read, and one batch while the row still names that owner.
+   *
+   * @return true when the row is gone (swept now, or already) or names another owner now, and the caller may deliver
+   *     once more.
+   */
+  private boolean sweptDeadOwner(final String id, final RouteMesh.Route route) {
+    if (!rt.config().recreateAfterOwnerLoss()) {
+      return false;
+    }
+    final ObjectKey key = ObjectKey.spot(id);
+    final ReadResult read = StoreCalls.await(rt.store().store().read(key.logicalKey().preimage()), STORE_TIMEOUT,
+        "read of instance spot '" + id + "'");
+    if (read instanceof ReadResult.Found found) {
+      final AuthorityRecord row = AuthorityRecord.decode(found.value());
+      if (row.allocation().routingIdHex().equals(route.owner().hex())) {
+        if (!rt.store().batches().sweepAbandoned(key, found.version())) {
+          return false; // its owner may still be alive: Unavailable, as the contract says
+        }
+        NodeRuntime.LOG.info("instance spot '{}': its owner on node {} is gone (owner lease expired); swept its"
+            + " location record (generation {}) and activating a new incarnation; the old one's state is lost", id,
+            route.owner().hex(), row.objectGeneration().value());
+      } // else it runs elsewhere now: by the route read anew
+    }
+    rt.mesh().dropRoute(new Address.SpotById(id));
+    return true;
   }
 
   /** Sends Instance intent to another node and notes that it went there ({@link #sentAway}). */
