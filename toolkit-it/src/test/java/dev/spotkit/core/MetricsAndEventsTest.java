@@ -155,7 +155,8 @@ class MetricsAndEventsTest {
    * A host relocation of one actor from A to B: on A (source) and B (target) the started and committed counters
    * read 1, the pause timer recorded one move with histogram buckets, A wrote relocation bytes, and each side's
    * listener saw RelocationStarted before RelocationCommitted for the actor (after the node's RUNNING state).
-   * Handler turns, store calls, mesh traffic and lease renewals moved too.
+   * A's send after the move went by its Message Follow and was counted. Handler turns, store calls, mesh traffic and
+   * lease renewals moved too.
    */
   @Test
   void aCrossNodeMoveCountsOnBothSidesAndEmitsStartThenCommit() {
@@ -174,6 +175,9 @@ class MetricsAndEventsTest {
     final HostRelocationResult result = a.relocate(b.nodeRid()).join();
     assertThat(result.fullyRelocated()).as("%s", result).isTrue();
     assertThat(seen(b, id)).hasSize(NOTES);
+    a.toActor(id).send(new Note(NOTES)); // A no longer has it: its Message Follow forwards the note to B
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(seen(b, id)).hasSize(NOTES + 1));
+    assertThat(count(ra, "spotkit.relocation.follow.forwards")).as("Message Follow forwards on A").isPositive();
 
     assertThat(count(ra, "spotkit.relocations.started", "kind", "host", "role", "source")).isEqualTo(1);
     assertThat(count(ra, "spotkit.relocations", "kind", "host", "role", "source", "outcome", "committed"))

@@ -61,6 +61,7 @@ final class AggregateFollow {
       final Target to, final Envelope e) {
     switch (e) {
       case Envelope.Msg msg -> {
+        rt.metrics().followForward();
         if (to.rerouted().get() == null && connection.isOpen()) {
           try {
             rt.mesh().sendOn(connection, to.key(), to.kind(), to.id(), to.generation(), 1, msg);

@@ -171,6 +171,7 @@ public final class AggregateMoves {
       return false;
     }
     if (dial) {
+      rt.metrics().followForward();
       rt.async(() -> {
         rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
         return null;
@@ -197,6 +198,7 @@ public final class AggregateMoves {
       rt.mesh().sendOn(follow.connection(), dev.spotkit.core.location.ObjectKey.spot(address.id()),
           dev.spotkit.core.wire.ApplicationMessage.TargetKind.INSTANCE_SPOT, address.id(), 0,
           address.stableType(), 1, envelope);
+      rt.metrics().followForward();
       return true;
     } catch (SpotkitException.Unavailable closed) {
       return false; // closed meanwhile
