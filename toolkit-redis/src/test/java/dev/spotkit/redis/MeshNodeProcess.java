@@ -7,6 +7,7 @@ import dev.spotkit.core.ActorRef;
 import dev.spotkit.core.CreateOutcome;
 import dev.spotkit.core.EntrySpot;
 import dev.spotkit.core.EntrySpotContext;
+import dev.spotkit.core.MeshAdmin;
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.ObjectKind;
 import dev.spotkit.core.ObjectLocation;
@@ -34,12 +35,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stdin. Every command gets exactly one answer line on stdout starting with {@value #ANSWER} (logging goes to
  * stderr); the first such line is {@code @@ ready <nodeRidHex>}.
  *
- * <p>Arguments: {@code <redisUri> <keyPrefix> <meshName> <clusterSecret>}. Commands:
+ * <p>Arguments: {@code <redisUri> <keyPrefix> <meshName> <clusterSecret> [recreate]}; with {@code recreate} the node
+ * runs with crash recovery on ({@code recreateAfterOwnerLoss(true)}, the product default), without it off (the spec's
+ * plain Unavailable for a dead owner's objects). Commands:
  * <ul>
  *   <li>{@code storm ID N}: N concurrent GetOrCreate of actor ID ("counted"), released together; answers
  *       {@code created=C existing=E other=X owners=RID[,RID]}.</li>
  *   <li>{@code runs ID}: how often the "counted" factory ran here for ID.</li>
  *   <li>{@code getOrCreate ID}: {@code Created RID}, {@code Existing RID}, or {@code error TYPE}.</li>
+ *   <li>{@code incarnation ID}: GetOrCreate of actor ID with the ref's ObjectGeneration: {@code Created RID GEN},
+ *       {@code Existing RID GEN}, or {@code error TYPE}.</li>
  *   <li>{@code create}: a new "counted" actor where placement puts it: {@code created ID RID} or
  *       {@code error TYPE}.</li>
  *   <li>{@code ask ID}: a request to actor ID, answered by the node hosting it: {@code ok RID} or
@@ -47,12 +52,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code send ID}: a one-way send to actor ID: {@code sent} or {@code error TYPE}.</li>
  *   <li>{@code find ID}: {@code found RID}, {@code none} or {@code error TYPE}.</li>
  *   <li>{@code locate ID}: {@code at RID STATE}, {@code none} or {@code error TYPE}.</li>
+ *   <li>{@code nodes}: the MeshNode descriptors of this node's mesh in the Location Store, as an operator reads them
+ *       ({@link MeshAdmin#nodes}): {@code nodes RID:live RID:lapsed ...} in the order it lists them, or
+ *       {@code error TYPE}.</li>
  *   <li>{@code quit}: closes the node and exits.</li>
  * </ul>
  */
 public final class MeshNodeProcess {
   /** Prefix of every answer line. */
   public static final String ANSWER = "@@ ";
+  /**
+   * Owner lease TTL of every child: 4 s (with 2 s a survivor under a fully loaded machine, CI under load, missed every
+   * renewal once and stopped itself, failing a creation on it).
+   */
+  public static final Duration OWNER_LEASE_TTL = Duration.ofMillis(4000);
+  /** Fencing margin of every child's owner lease: it stops admitting new work this long before the lease lapses. */
+  public static final Duration FENCING_MARGIN = Duration.ofMillis(1000);
+  /** The optional fifth argument that turns crash recovery on. */
+  public static final String RECREATE = "recreate";
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
   private static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
 
@@ -99,22 +116,22 @@ public final class MeshNodeProcess {
   /**
    * Starts the node and serves commands until {@code quit} or end of stdin.
    *
-   * @param args redis URI, key prefix, MeshName, cluster secret (at least 16 bytes).
+   * @param args redis URI, key prefix, MeshName, cluster secret (at least 16 bytes), optionally
+   *     {@value #RECREATE}.
    * @throws Exception when the node cannot start (the process then exits non-zero).
    */
   public static void main(final String[] args) throws Exception {
     final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     final RedisLocationStore locations = RedisLocationStore.connect(args[0], args[1]);
     final RedisRelocationStore relocations = RedisRelocationStore.connect(args[0], args[1]);
+    final boolean recreate = args.length > 4 && args[4].equals(RECREATE);
     final MeshNode node = MeshNode.builder().meshName(args[2]).locationStore(locations)
         .relocationStore(relocations).closeStoresOnClose().workers(2).requestTimeout(CALL_TIMEOUT)
         .closeTimeout(Duration.ofSeconds(2))
-        // the spec's plain behaviour (spec 002 section 1): a dead owner's objects stay Unavailable, never re-created;
-        // crash recovery (on by default) has its own test, RedisOwnerLossRecreationTest
-        .recreateAfterOwnerLoss(false)
-        // TTL 4 s: with 2 s a survivor under a fully loaded machine (CI under load) missed every renewal once and
-        // stopped itself, failing a creation on it
-        .ownerLease(Duration.ofMillis(200), Duration.ofMillis(4000), Duration.ofMillis(1000), Duration.ofMillis(1000))
+        // without RECREATE the spec's plain behaviour (spec 002 section 1): a dead owner's objects stay Unavailable,
+        // never re-created; with it crash recovery (the product default, issue 15)
+        .recreateAfterOwnerLoss(recreate)
+        .ownerLease(Duration.ofMillis(200), OWNER_LEASE_TTL, Duration.ofMillis(1000), FENCING_MARGIN)
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(args[3]))
         .objectServer(s -> s.entrySpot(Entry::new).actor("counted", Counted::new, a -> a.disableRelocation()))
         .start();
@@ -128,7 +145,7 @@ public final class MeshNodeProcess {
         }
         String answer;
         try {
-          answer = handle(node, pool, words);
+          answer = handle(node, locations, pool, words);
         } catch (Exception e) {
           final Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
               ? e.getCause() : e;
@@ -142,8 +159,8 @@ public final class MeshNodeProcess {
     System.exit(0);
   }
 
-  private static String handle(final MeshNode node, final ExecutorService pool, final String[] words)
-      throws Exception {
+  private static String handle(final MeshNode node, final RedisLocationStore locations, final ExecutorService pool,
+      final String[] words) throws Exception {
     switch (words[0]) {
       case "storm" -> {
         return storm(node, pool, words[1], Integer.parseInt(words[2]));
@@ -156,6 +173,15 @@ public final class MeshNodeProcess {
         final CreateOutcome<ActorRef> outcome = node.actors().getOrCreate(words[1], "counted")
             .timeout(CALL_TIMEOUT).awaitOutcome();
         return describe(outcome);
+      }
+      case "incarnation" -> {
+        final CreateOutcome<ActorRef> outcome = node.actors().getOrCreate(words[1], "counted")
+            .timeout(CALL_TIMEOUT).awaitOutcome();
+        return switch (outcome) {
+          case CreateOutcome.Created<ActorRef> c -> describe(outcome) + " " + c.ref().generation().value();
+          case CreateOutcome.Existing<ActorRef> e -> describe(outcome) + " " + e.ref().generation().value();
+          case CreateOutcome.Rejected<ActorRef> r -> describe(outcome);
+        };
       }
       case "create" -> {
         final ActorRef ref = node.actors().create("counted").timeout(CALL_TIMEOUT).await();
@@ -176,6 +202,13 @@ public final class MeshNodeProcess {
       case "locate" -> {
         final Optional<ObjectLocation> at = node.locations().locate(ObjectKind.ACTOR, words[1]);
         return at.map(l -> "at " + l.owner().hex() + " " + l.state()).orElse("none");
+      }
+      case "nodes" -> {
+        final StringBuilder answer = new StringBuilder("nodes");
+        for (MeshAdmin.NodeStatus status : MeshAdmin.over(locations, CALL_TIMEOUT).nodes(node.meshName())) {
+          answer.append(' ').append(status.node().hex()).append(status.live() ? ":live" : ":lapsed");
+        }
+        return answer.toString();
       }
       default -> {
         return "error unknown command " + words[0];

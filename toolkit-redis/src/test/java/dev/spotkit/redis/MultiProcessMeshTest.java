@@ -24,13 +24,17 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,8 +49,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Three MeshNodes in three JVMs ({@link MeshNodeProcess}, started here with the current java binary, the test
  * classpath and this JVM's {@code --} module flags) sharing one real redis-server: creation storms across
  * processes run the factory once, and a JVM killed with SIGKILL loses its owner lease while its objects stay
- * recorded on it (reported Unavailable by the survivors, never owned a second time). Every wait is bounded;
- * the processes are destroyed in {@link #stopAll()}.
+ * recorded on it (reported Unavailable by the survivors, never owned a second time). With crash recovery on (three
+ * more JVMs in a mesh of their own) a JVM killed with SIGKILL has its objects created again on the survivors. Every
+ * wait is bounded; the processes are destroyed in {@link #stopAll()}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -55,9 +60,14 @@ class MultiProcessMeshTest {
   static final RedisServerExtension REDIS = new RedisServerExtension();
 
   private static final String MESH = "mp";
+  private static final String RECOVERY_MESH = "mp-recovery";
   private static final String PREFIX = "multi";
   private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(20);
+  /** Past the children's lease TTL and fencing margin: a re-creation through a loaded machine's store round trips. */
+  private static final Duration RECOVERY_SLACK = Duration.ofSeconds(10);
   private static final List<Child> CHILDREN = new ArrayList<>();
+  /** The children of the crash recovery test, started by it (recreation on) and destroyed in {@link #stopAll()}. */
+  private static final List<Child> RECOVERY_CHILDREN = new ArrayList<>();
   private static RedisLocationStore store;
 
   /** One child JVM and its line protocol. */
@@ -115,39 +125,55 @@ class MultiProcessMeshTest {
 
   @BeforeAll
   static void startThreeNodes() {
+    startNodes(0, MESH, List.of(), CHILDREN);
+    store = RedisLocationStore.connect(REDIS.uri(), PREFIX);
+  }
+
+  /**
+   * Starts three child JVMs of one mesh on {@link #PREFIX} into {@code into} (so {@link #stopAll()} destroys them
+   * even when one does not get ready), indexed from {@code firstIndex} (their stderr goes to
+   * {@code target/mesh-node-INDEX.log}), and waits for their RoutingIds.
+   */
+  private static void startNodes(final int firstIndex, final String mesh, final List<String> options,
+      final List<Child> into) {
     final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     final List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(a -> a.startsWith("--")).toList(); // the JDK 24+ flags of the surefire argLine
     final byte[] secretBytes = new byte[24];
     ThreadLocalRandom.current().nextBytes(secretBytes);
     final String secret = HexFormat.of().formatHex(secretBytes);
-    for (int i = 0; i < 3; i++) {
+    final List<Child> started = new ArrayList<>();
+    for (int i = firstIndex; i < firstIndex + 3; i++) {
       final List<String> command = new ArrayList<>();
       command.add(java);
       command.addAll(flags);
       command.addAll(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-          MeshNodeProcess.class.getName(), REDIS.uri(), PREFIX, MESH, secret));
+          MeshNodeProcess.class.getName(), REDIS.uri(), PREFIX, mesh, secret));
+      command.addAll(options);
       final File log = new File("target/mesh-node-" + i + ".log");
       try {
-        CHILDREN.add(new Child(i, new ProcessBuilder(command).redirectError(log).start()));
+        final Child child = new Child(i, new ProcessBuilder(command).redirectError(log).start());
+        into.add(child);
+        started.add(child);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot start " + java, e);
       }
     }
-    for (Child child : CHILDREN) {
+    for (Child child : started) {
       final String ready = child.answer();
       assertThat(ready).startsWith("ready ");
       child.rid = ready.substring("ready ".length());
     }
-    store = RedisLocationStore.connect(REDIS.uri(), PREFIX);
   }
 
   @AfterAll
   static void stopAll() throws InterruptedException {
-    for (Child child : CHILDREN) {
+    final List<Child> all = new ArrayList<>(CHILDREN);
+    all.addAll(RECOVERY_CHILDREN);
+    for (Child child : all) {
       child.process.destroyForcibly();
     }
-    for (Child child : CHILDREN) {
+    for (Child child : all) {
       child.process.waitFor(10, TimeUnit.SECONDS);
     }
     if (store != null) {
@@ -286,15 +312,171 @@ class MultiProcessMeshTest {
     }
   }
 
+  /**
+   * Crash recovery across real processes (issue 15, "crash recovery"): three more child JVMs, in a mesh of their own,
+   * run with {@code recreateAfterOwnerLoss(true)}, the product default. Actors are placed until the victim JVM hosts
+   * some and the two survivors some, and both survivors have asked the victim's; then the victim is killed with
+   * SIGKILL. A GetOrCreate from a survivor of each of the victim's actors creates it again within the children's
+   * owner lease TTL plus fencing margin (plus slack for a loaded machine) of the kill: on a survivor, with a higher
+   * ObjectGeneration; both survivors agree on the new incarnation and reach it, and its factory ran once. The
+   * survivors' own actors are not created again: same node, same ObjectGeneration, one factory run, still answering.
+   * The killed node is swept from the mesh: the survivors no longer list its descriptor, and its capacity record is
+   * gone.
+   */
+  @Test
+  @Order(3)
+  @Timeout(value = 120, unit = TimeUnit.SECONDS) // three more JVMs start, on a machine that may be fully loaded
+  void aKilledJvmsActorsAreCreatedAgainOnASurvivorWithHigherGenerationsAndTheSurvivorsActorsStay() throws Exception {
+    startNodes(3, RECOVERY_MESH, List.of(MeshNodeProcess.RECREATE), RECOVERY_CHILDREN);
+    final Child asker = RECOVERY_CHILDREN.get(0);
+    final Child victim = RECOVERY_CHILDREN.get(2);
+    final List<Child> survivors = List.of(asker, RECOVERY_CHILDREN.get(1));
+    final Map<String, Incarnation> before = placeOnEveryNode(asker, victim);
+    final List<String> onVictim = before.keySet().stream().filter(id -> before.get(id).rid().equals(victim.rid))
+        .toList();
+    final List<String> onSurvivors = before.keySet().stream().filter(id -> !onVictim.contains(id)).toList();
+    for (Child survivor : survivors) {
+      assertThat(nodesSeenBy(survivor)).as("the mesh as node %d reads it", survivor.index)
+          .isEqualTo(live(RECOVERY_CHILDREN));
+      for (String id : onVictim) {
+        assertThat(survivor.call("ask " + id)).isEqualTo("ok " + victim.rid);
+      }
+    }
+    final String victimLeaseOwner = leaseOwnerOf(RECOVERY_MESH, victim.rid);
+
+    final long killedAt = System.nanoTime();
+    victim.process.destroyForcibly();
+    assertThat(victim.process.waitFor(10, TimeUnit.SECONDS)).as("the killed JVM is gone").isTrue();
+    final Map<String, Incarnation> after = awaitCreatedAgain(asker, victim, onVictim, killedAt);
+    assertThat(readRecord(LocationKeys.ownerLease(victimLeaseOwner).preimage())).as("the killed node's lease")
+        .isInstanceOf(ReadResult.Missing.class);
+
+    for (String id : onVictim) {
+      final Incarnation now = after.get(id);
+      assertThat(now.rid()).as("%s is created again on a survivor", id).isIn(rids(survivors));
+      assertThat(now.generation()).as("%s is a new incarnation", id).isGreaterThan(before.get(id).generation());
+      for (Child survivor : survivors) {
+        assertThat(survivor.call("incarnation " + id)).as("node %d on %s", survivor.index, id)
+            .isEqualTo("Existing " + now.rid() + " " + now.generation());
+        assertThat(survivor.call("ask " + id)).as("node %d reaches the new %s", survivor.index, id)
+            .isEqualTo("ok " + now.rid());
+      }
+      assertThat(runs(survivors, id)).as("factory runs of %s on the survivors", id).isEqualTo(1);
+    }
+    for (String id : onSurvivors) {
+      final Incarnation then = before.get(id);
+      for (Child survivor : survivors) {
+        assertThat(survivor.call("incarnation " + id)).as("node %d on %s: not created again", survivor.index, id)
+            .isEqualTo("Existing " + then.rid() + " " + then.generation());
+        assertThat(survivor.call("ask " + id)).isEqualTo("ok " + then.rid());
+      }
+      assertThat(runs(survivors, id)).as("factory runs of %s", id).isEqualTo(1);
+    }
+
+    // the re-creation's placement read of the mesh swept the killed node's descriptor and capacity record
+    await("the survivors no longer list the killed node").atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+          for (Child survivor : survivors) {
+            assertThat(nodesSeenBy(survivor)).as("the mesh as node %d reads it", survivor.index)
+                .isEqualTo(live(survivors));
+          }
+        });
+    assertThat(readRecord(LocationKeys.meshNode(RECOVERY_MESH, victim.rid).preimage())).as("descriptor")
+        .isInstanceOf(ReadResult.Missing.class);
+    assertThat(readRecord(LocationKeys.nodeCapacity(RECOVERY_MESH, victim.rid).preimage())).as("capacity record")
+        .isInstanceOf(ReadResult.Missing.class);
+  }
+
+  /** One answer of {@code incarnation ID}: the node that holds the actor, and its ObjectGeneration. */
+  private record Incarnation(String outcome, String rid, long generation) {
+    private static final Pattern FORM = Pattern.compile("(Created|Existing) ([0-9a-f]{16}) ([0-9]+)");
+
+    /** The answer parsed, or null when it is an error. */
+    static Incarnation parseOrNull(final String answer) {
+      final Matcher m = FORM.matcher(answer);
+      return m.matches() ? new Incarnation(m.group(1), m.group(2), Long.parseLong(m.group(3))) : null;
+    }
+  }
+
+  /**
+   * GetOrCreate from {@code asker} of actors rec-0, rec-1, ... (a weighted random draw places each) until the victim
+   * hosts three and the other two nodes three together, at most 40.
+   */
+  private static Map<String, Incarnation> placeOnEveryNode(final Child asker, final Child victim) {
+    final Map<String, Incarnation> placed = new TreeMap<>();
+    int onVictim = 0;
+    for (int i = 0; i < 40 && (onVictim < 3 || placed.size() - onVictim < 3); i++) {
+      final String answer = asker.call("incarnation rec-" + i);
+      final Incarnation created = Incarnation.parseOrNull(answer);
+      assertThat(created).as("rec-%d: %s", i, answer).isNotNull();
+      assertThat(created.outcome()).as("rec-%d is new", i).isEqualTo("Created");
+      placed.put("rec-" + i, created);
+      onVictim += created.rid().equals(victim.rid) ? 1 : 0;
+    }
+    assertThat(onVictim).as("actors on the victim of %s", placed).isGreaterThanOrEqualTo(3);
+    assertThat(placed.size() - onVictim).as("actors on the survivors of %s", placed).isGreaterThanOrEqualTo(3);
+    return placed;
+  }
+
+  /**
+   * GetOrCreate from {@code asker} of each of {@code ids}, again and again, until every one answers from another node
+   * than the killed {@code victim}, within the children's owner lease TTL plus fencing margin plus
+   * {@link #RECOVERY_SLACK} of {@code killedAt}.
+   */
+  private static Map<String, Incarnation> awaitCreatedAgain(final Child asker, final Child victim,
+      final List<String> ids, final long killedAt) {
+    final Duration bound = MeshNodeProcess.OWNER_LEASE_TTL.plus(MeshNodeProcess.FENCING_MARGIN).plus(RECOVERY_SLACK);
+    final Map<String, Incarnation> again = new ConcurrentHashMap<>();
+    final Map<String, String> last = new ConcurrentHashMap<>();
+    await("the killed node's actors are created again").atMost(bound.minusNanos(System.nanoTime() - killedAt))
+        .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+          for (String id : ids) {
+            if (!again.containsKey(id)) {
+              final String answer = asker.call("incarnation " + id);
+              last.put(id, answer);
+              final Incarnation now = Incarnation.parseOrNull(answer);
+              if (now != null && !now.rid().equals(victim.rid)) {
+                again.put(id, now);
+              }
+            }
+          }
+          assertThat(again.keySet()).as("created again; the last answers %s", last).containsAll(ids);
+        });
+    return new TreeMap<>(again);
+  }
+
+  /** The mesh's descriptors as {@code child} reads them ({@code nodes}): {@code RID:live} or {@code RID:lapsed}. */
+  private static Set<String> nodesSeenBy(final Child child) {
+    final String answer = child.call("nodes");
+    assertThat(answer).as("nodes from node %d", child.index).startsWith("nodes");
+    return Set.of(answer.substring("nodes".length()).trim().split(" "));
+  }
+
+  private static Set<String> live(final List<Child> children) {
+    return children.stream().map(c -> c.rid + ":live").collect(Collectors.toSet());
+  }
+
+  /** The factory runs of actor {@code id} on {@code children} together. */
+  private static int runs(final List<Child> children, final String id) {
+    return children.stream().mapToInt(c -> Integer.parseInt(c.call("runs " + id))).sum();
+  }
+
   private static String leaseOwnerOf(final String ridHex) {
-    final ReadResult read = store.read(LocationKeys.meshNode(MESH, ridHex).preimage()).toCompletableFuture()
+    return leaseOwnerOf(MESH, ridHex);
+  }
+
+  private static String leaseOwnerOf(final String mesh, final String ridHex) {
+    final ReadResult read = store.read(LocationKeys.meshNode(mesh, ridHex).preimage()).toCompletableFuture()
         .join();
     assertThat(read).as("descriptor of node %s", ridHex).isInstanceOf(ReadResult.Found.class);
     return MeshNodeDescriptorRecord.decode(((ReadResult.Found) read).value()).ownerId();
   }
 
   private static ReadResult readLease(final String ownerId) {
-    return store.read(LocationKeys.ownerLease(ownerId).preimage()).toCompletableFuture().orTimeout(5,
-        TimeUnit.SECONDS).join();
+    return readRecord(LocationKeys.ownerLease(ownerId).preimage());
+  }
+
+  private static ReadResult readRecord(final String preimage) {
+    return store.read(preimage).toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
   }
 }
