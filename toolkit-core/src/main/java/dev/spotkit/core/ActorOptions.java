@@ -91,6 +91,29 @@ public final class ActorOptions<A extends Actor> {
    */
   public <T> ActorOptions<A> preserveState(final Class<T> stateType,
       final Function<? super A, ? extends T> capture, final BiConsumer<? super A, ? super T> restore) {
-    return preserveStateWith(JsonState.actor(stateType, capture, restore));
+    if (stateType == null) {
+      throw new SpotkitException.InvalidOperation("preserveState needs a state type (or codec), a capture function and"
+          + " a restore function, none of them null");
+    }
+    return preserveState(StateCodec.json(stateType), capture, restore);
+  }
+
+  /**
+   * PreserveStateWith through a codec the user gives (issue 15): as {@link #preserveState(Class, Function,
+   * BiConsumer)}, with {@code codec} encoding the captured value on the source and decoding it on the target instead
+   * of JSON.
+   *
+   * @param codec how the state travels, e.g. a Protocol Buffers codec; thread-safe.
+   * @param capture called on the source at the move's turn boundary; must not return null.
+   * @param restore called on the target before the instance takes any message.
+   * @param <T> the state type.
+   * @return these options.
+   * @throws SpotkitException.InvalidOperation when an argument is null. At a move, a null state or a codec that
+   *     throws fails it (on the source when encoding, on the target when decoding) with InvalidOperation before
+   *     relay-ready: the actor keeps serving where it was, nothing lost.
+   */
+  public <T> ActorOptions<A> preserveState(final StateCodec<T> codec,
+      final Function<? super A, ? extends T> capture, final BiConsumer<? super A, ? super T> restore) {
+    return preserveStateWith(JsonState.actor(codec, capture, restore));
   }
 }

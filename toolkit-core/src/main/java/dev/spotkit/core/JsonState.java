@@ -21,7 +21,8 @@ import java.util.function.Function;
  * <p>Errors (each fails the move before relay-ready, so the object keeps serving on its source, nothing lost;
  * spec 001 section 9): capture returning null, or a value Jackson cannot write, is
  * {@link SpotkitException.InvalidOperation} on the source; bytes that do not decode as {@code stateType} are
- * {@link SpotkitException.InvalidOperation} on the target. Thread-safe (one shared mapper).
+ * {@link SpotkitException.InvalidOperation} on the target; the same for a {@link StateCodec} the user gives.
+ * Thread-safe (one shared mapper).
  */
 final class JsonState {
   private static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -34,45 +35,71 @@ final class JsonState {
   private JsonState() {
   }
 
-  /** The codec shared by the three adapters: one state type, a capture and a restore function. */
-  private record Codec<O, T>(Class<T> stateType, Function<? super O, ? extends T> capture,
+  /** The Jackson codec of {@link StateCodec#json}. */
+  static <T> StateCodec<T> json(final Class<T> stateType) {
+    if (stateType == null) {
+      throw new SpotkitException.InvalidOperation("StateCodec.json needs a state type, not null");
+    }
+    return new StateCodec<>() {
+      @Override
+      public byte[] encode(final T state) throws Exception {
+        return MAPPER.writeValueAsBytes(state);
+      }
+
+      @Override
+      public T decode(final byte[] bytes) throws Exception {
+        return MAPPER.readValue(bytes, stateType);
+      }
+
+      @Override
+      public String toString() {
+        return stateType.getName();
+      }
+    };
+  }
+
+  /** The codec shared by the three adapters: how the state travels, a capture and a restore function. */
+  private record Codec<O, T>(StateCodec<T> codec, Function<? super O, ? extends T> capture,
       BiConsumer<? super O, ? super T> restore) {
     Codec {
-      if (stateType == null || capture == null || restore == null) {
-        throw new SpotkitException.InvalidOperation("preserveState needs a state type, a capture function and a"
-            + " restore function, none of them null");
+      if (codec == null || capture == null || restore == null) {
+        throw new SpotkitException.InvalidOperation("preserveState needs a state type (or codec), a capture function"
+            + " and a restore function, none of them null");
       }
     }
 
     byte[] capture(final O owner) {
       final T state = capture.apply(owner);
       if (state == null) {
-        throw new SpotkitException.InvalidOperation("the capture function of preserveState(" + stateType.getName()
-            + ") returned null; return a " + stateType.getSimpleName() + " value");
+        throw new SpotkitException.InvalidOperation("the capture function of preserveState(" + codec
+            + ") returned null; return a state value");
       }
       try {
-        return MAPPER.writeValueAsBytes(state);
+        return codec.encode(state);
       } catch (Exception e) {
-        throw new SpotkitException.InvalidOperation("the state " + stateType.getName() + " cannot be written as"
-            + " JSON (" + e.getMessage() + "); use a record of plain values", e);
+        throw new SpotkitException.InvalidOperation("the state " + state.getClass().getName() + " cannot be encoded"
+            + " by " + codec + " (" + e.getMessage() + ")", e);
       }
     }
 
     void restore(final O owner, final byte[] bytes) {
       final T state;
       try {
-        state = MAPPER.readValue(bytes, stateType);
+        state = codec.decode(bytes);
       } catch (Exception e) {
-        throw new SpotkitException.InvalidOperation("the moved state does not decode as " + stateType.getName()
-            + " (" + e.getMessage() + ")", e);
+        throw new SpotkitException.InvalidOperation("the moved state does not decode by " + codec + " ("
+            + e.getMessage() + ")", e);
+      }
+      if (state == null) {
+        throw new SpotkitException.InvalidOperation("the moved state decoded by " + codec + " is null");
       }
       restore.accept(owner, state);
     }
   }
 
-  static <A extends Actor, T> ActorRelocationAdapter<A> actor(final Class<T> stateType,
+  static <A extends Actor, T> ActorRelocationAdapter<A> actor(final StateCodec<T> stateCodec,
       final Function<? super A, ? extends T> capture, final BiConsumer<? super A, ? super T> restore) {
-    final Codec<A, T> codec = new Codec<>(stateType, capture, restore);
+    final Codec<A, T> codec = new Codec<>(stateCodec, capture, restore);
     return new ActorRelocationAdapter<>() {
       @Override
       public byte[] capture(final A actor) {
@@ -86,9 +113,9 @@ final class JsonState {
     };
   }
 
-  static <S extends Spot, T> SpotRelocationAdapter<S> spot(final Class<T> stateType,
+  static <S extends Spot, T> SpotRelocationAdapter<S> spot(final StateCodec<T> stateCodec,
       final Function<? super S, ? extends T> capture, final BiConsumer<? super S, ? super T> restore) {
-    final Codec<S, T> codec = new Codec<>(stateType, capture, restore);
+    final Codec<S, T> codec = new Codec<>(stateCodec, capture, restore);
     return new SpotRelocationAdapter<>() {
       @Override
       public byte[] capture(final S spot) {

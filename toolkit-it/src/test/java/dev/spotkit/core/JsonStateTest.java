@@ -4,20 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.testkit.TestMesh;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code preserveState(stateType, capture, restore)}: an actor's and a SpotWide room's state crosses nodes as JSON
+ * (and, with {@code preserveState(codec, capture, restore)}, through a {@link StateCodec} the user gives)
  * with no hand-written codec (PreserveStateWith, spec 000 section 6; issue 15), and a state that cannot be written
  * or read fails the move before relay-ready with a typed error while the object keeps serving on its source.
  */
@@ -222,9 +227,76 @@ class JsonStateTest {
 
   @Test
   void nullArgumentsAreATypedErrorAtRegistration() {
-    assertThatThrownBy(() -> builder(k -> k.preserveState(null, Keeper::state, Keeper::apply)).start(1))
+    assertThatThrownBy(() -> builder(k -> k.preserveState((Class<KeeperState>) null, Keeper::state, Keeper::apply))
+        .start(1))
         .isInstanceOf(SpotkitException.InvalidOperation.class).hasMessageContaining("none of them null");
     assertThatThrownBy(() -> builder(k -> k.preserveState(KeeperState.class, null, Keeper::apply)).start(1))
         .isInstanceOf(SpotkitException.InvalidOperation.class);
+    assertThatThrownBy(() -> builder(k -> k.preserveState((StateCodec<KeeperState>) null, Keeper::state,
+        Keeper::apply)).start(1)).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessageContaining("none of them null");
+  }
+
+  /** Notes as comma-separated decimal text: a codec of the user's own, counting its calls; decode may refuse. */
+  static final class NotesCodec implements StateCodec<KeeperState> {
+    static final AtomicInteger ENCODED = new AtomicInteger();
+    static final AtomicInteger DECODED = new AtomicInteger();
+    private final boolean refuse;
+
+    NotesCodec(final boolean refuse) {
+      this.refuse = refuse;
+    }
+
+    @Override
+    public byte[] encode(final KeeperState state) {
+      ENCODED.incrementAndGet();
+      return state.notes().stream().map(String::valueOf).collect(Collectors.joining(","))
+          .getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public KeeperState decode(final byte[] bytes) {
+      DECODED.incrementAndGet();
+      if (refuse) {
+        throw new IllegalArgumentException("this node reads no notes");
+      }
+      final String text = new String(bytes, StandardCharsets.UTF_8);
+      final List<Integer> notes = text.isEmpty() ? List.of()
+          : Arrays.stream(text.split(",")).map(Integer::valueOf).toList();
+      return new KeeperState(notes, null, null, Optional.empty(), Map.of(), null);
+    }
+  }
+
+  @Test
+  void anActorsStateMovesThroughACodecTheUserGivesAndACodecThatThrowsFailsTheMoveTyped() {
+    NotesCodec.ENCODED.set(0);
+    NotesCodec.DECODED.set(0);
+    // nodes 0 and 1 read the notes; node 2 refuses to decode them
+    mesh = builder(k -> k.preserveState(new NotesCodec(false), Keeper::state, Keeper::apply))
+        .customize((node, i) -> {
+          if (i == 2) {
+            node.objectServer(registrations(k -> k.preserveState(new NotesCodec(true), Keeper::state,
+                Keeper::apply)));
+          }
+        }).start(3);
+    final MeshNode a = mesh.node(0);
+    final String id = mesh.actorOn(0, "keeper-4", "keeper");
+    for (int n = 0; n < 3; n++) {
+      a.toActor(id).send(new Note(n));
+    }
+    assertThat(snapshot(a, id).notes()).containsExactly(0, 1, 2);
+
+    final HostRelocationResult refused = a.relocate(mesh.node(2).nodeRid()).join();
+    assertThat(refused.relocated()).isEmpty();
+    assertThat(refused.kept().values()).singleElement().satisfies(e -> assertThat(e)
+        .isInstanceOf(SpotkitException.class));
+    assertThat(where(a, id)).isEqualTo(a.nodeRid().hex());
+
+    final HostRelocationResult moved = a.relocate(mesh.node(1).nodeRid()).join();
+    assertThat(moved.kept()).isEmpty();
+    assertThat(where(a, id)).isEqualTo(mesh.node(1).nodeRid().hex());
+    assertThat(snapshot(mesh.node(1), id).notes()).containsExactly(0, 1, 2);
+    assertThat(NotesCodec.ENCODED).hasValueGreaterThanOrEqualTo(2);
+    assertThat(NotesCodec.DECODED).hasValueGreaterThanOrEqualTo(2);
   }
 }
