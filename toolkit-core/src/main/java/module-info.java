@@ -3,7 +3,8 @@
  * {@code dev.spotkit.core} (actors, spots, nodes, refs, errors), {@code dev.spotkit.core.session} (client
  * sessions) and {@code dev.spotkit.store} (the store SPI and the in-memory stores). Everything else is
  * implementation: exported to no one, except {@code dev.spotkit.core.location} to toolkit-redis, whose providers
- * derive key prefixes with {@code LogicalKey} exactly as the framework does (spec 002 section 3.4).
+ * derive key prefixes with {@code LogicalKey} exactly as the framework does (spec 002 section 3.4), and the runtime
+ * package to the test kit (its timer control).
  */
 module dev.spotkit.core {
   requires dev.spotkit.mailbox;
@@ -29,4 +30,7 @@ module dev.spotkit.core {
   exports dev.spotkit.store;
 
   exports dev.spotkit.core.location to dev.spotkit.redis;
+  // The test kit's timer control (TestMesh.fireTimer) reaches a node's cells: its runtime field and the cell types.
+  exports dev.spotkit.core.internal.runtime to dev.spotkit.testkit;
+  opens dev.spotkit.core to dev.spotkit.testkit;
 }

@@ -1,5 +1,9 @@
 package dev.spotkit.testkit;
 
+import dev.spotkit.core.internal.runtime.Cell;
+import dev.spotkit.core.internal.runtime.CellState;
+import dev.spotkit.core.internal.runtime.NodeRuntime;
+
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.MeshOptions;
 import dev.spotkit.core.NodeRid;
@@ -282,6 +286,41 @@ public final class TestMesh implements AutoCloseable {
     }
     throw new IllegalStateException("placement never chose node " + index + " (" + on.nodeRid() + ") in "
         + PLACEMENT_TRIES + " tries");
+  }
+
+  /**
+   * Timer control: queues one tick of the timer {@code timerName} of the actor or Spot {@code objectId} on node
+   * {@code index} now, so a test need not wait out a period (as Orleans' test kit fires a grain timer); the timer's
+   * schedule goes on as before, and the tick runs in the object's turn like a scheduled one. No second tick is queued
+   * while one is still waiting.
+   *
+   * @param index 0..{@link #size()}-1.
+   * @param objectId the ActorId or SpotId of an object Ready on that node.
+   * @param timerName the name the object registered the timer with ({@code ctx.timers().every(name, ...)}).
+   * @return true when that timer is registered (its tick queued now, or one already waiting); false when the object
+   *     has no timer of that name.
+   * @throws IllegalArgumentException when no actor or Spot {@code objectId} runs on that node.
+   * @throws IndexOutOfBoundsException when {@code index} is not a node of this mesh.
+   */
+  public boolean fireTimer(final int index, final String objectId, final String timerName) {
+    final NodeRuntime rt = runtime(node(index));
+    final Cell cell = rt.actors.containsKey(objectId) ? rt.actors.get(objectId) : rt.spots.get(objectId);
+    if (cell == null || cell.state != CellState.READY) {
+      throw new IllegalArgumentException("no actor or spot '" + objectId + "' is Ready on node " + index + " ("
+          + node(index).nodeRid() + ")");
+    }
+    return cell.timers.fireNow(timerName);
+  }
+
+  /** The runtime behind {@code node} (not API: the test kit reaches into the node for timer control). */
+  private static NodeRuntime runtime(final MeshNode node) {
+    try {
+      final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
+      field.setAccessible(true);
+      return (NodeRuntime) field.get(node);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("this toolkit-core has no node runtime the test kit can reach", e);
+    }
   }
 
   /** Closes every node still open, in reverse start order; the stores hold no resources. Idempotent. */

@@ -39,6 +39,10 @@ class TestMeshTest {
   record Where() {
   }
 
+  /** Starts the counter's hourly timer. */
+  record Arm() {
+  }
+
   static final class Lobby implements EntrySpot {
     private final EntrySpotContext ctx;
 
@@ -67,6 +71,10 @@ class TestMeshTest {
         SEEN.record(ctx.self().id().value() + ":" + n.text());
       })
           .request(Count.class, c -> count)
+          .request(Arm.class, a -> {
+            ctx.timers().every("hourly", Duration.ofHours(1), () -> SEEN.record(ctx.self().id().value() + ":tick"));
+            return true;
+          })
           .request(Where.class, w -> ctx.self().nodeRid());
     }
   }
@@ -101,6 +109,22 @@ class TestMeshTest {
           .await()).isEqualTo(5);
       mesh.node(1).toActor(id).send(new Note("after"));
       assertThat(SEEN.awaitMatching(v -> v.endsWith(":after"), Duration.ofSeconds(10))).isEqualTo(id + ":after");
+    }
+  }
+
+  @Test
+  void aTimerIsFiredNowWithoutWaitingOutItsPeriod() throws Exception {
+    SEEN.clear();
+    try (TestMesh mesh = mesh().start(2)) {
+      final String id = mesh.actorOn(1, "t", "counter");
+      assertThat(mesh.node(0).toActor(id).request(new Arm(), Boolean.class).timeout(Duration.ofSeconds(10)).await())
+          .isTrue();
+
+      assertThat(mesh.fireTimer(1, id, "hourly")).isTrue();
+      assertThat(SEEN.awaitMatching(v -> v.equals(id + ":tick"), Duration.ofSeconds(10))).isEqualTo(id + ":tick");
+      assertThat(mesh.fireTimer(1, id, "no-such-timer")).isFalse();
+      assertThatThrownBy(() -> mesh.fireTimer(0, id, "hourly")).as("the actor runs on node 1, not 0")
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + id + "'");
     }
   }
 

@@ -167,6 +167,23 @@ public final class CellTimers {
     }
   }
 
+  /**
+   * Queues one tick of the timer {@code name} now, ahead of its schedule (the test kit's timer control); its period
+   * goes on as before. No second tick is queued while one is still waiting in the mailbox. Any thread.
+   *
+   * @param name the timer's name.
+   * @return true when the timer is registered (a tick queued now, or one already waiting); false when no timer of that
+   *     name is registered.
+   */
+  public boolean fireNow(final String name) {
+    final Entry entry = timers.get(name);
+    if (entry == null || entry.cancelled) {
+      return false;
+    }
+    fire(entry);
+    return true;
+  }
+
   private void fire(final Entry entry) {
     if (entry.cancelled || !cell.rt.admits() || !entry.queued.compareAndSet(false, true)) {
       return; // past the lease's local admission deadline no timer callback starts (LOC-04); the next tick may
