@@ -91,10 +91,6 @@ public final class ActorOptions<A extends Actor> {
    */
   public <T> ActorOptions<A> preserveState(final Class<T> stateType,
       final Function<? super A, ? extends T> capture, final BiConsumer<? super A, ? super T> restore) {
-    if (stateType == null) {
-      throw new SpotkitException.InvalidOperation("preserveState needs a state type (or codec), a capture function and"
-          + " a restore function, none of them null");
-    }
     return preserveState(StateCodec.json(stateType), capture, restore);
   }
 

@@ -38,7 +38,8 @@ final class JsonState {
   /** The Jackson codec of {@link StateCodec#json}. */
   static <T> StateCodec<T> json(final Class<T> stateType) {
     if (stateType == null) {
-      throw new SpotkitException.InvalidOperation("StateCodec.json needs a state type, not null");
+      throw new SpotkitException.InvalidOperation("preserveState needs a state type (or codec), a capture function"
+          + " and a restore function, none of them null");
     }
     return new StateCodec<>() {
       @Override

@@ -111,10 +111,6 @@ public final class UserSpotOptions<S extends UserSpot<?>> {
    */
   public <T> UserSpotOptions<S> preserveState(final Class<T> stateType,
       final Function<? super S, ? extends T> capture, final BiConsumer<? super S, ? super T> restore) {
-    if (stateType == null) {
-      throw new SpotkitException.InvalidOperation("preserveState needs a state type (or codec), a capture function and"
-          + " a restore function, none of them null");
-    }
     return preserveState(StateCodec.json(stateType), capture, restore);
   }
 

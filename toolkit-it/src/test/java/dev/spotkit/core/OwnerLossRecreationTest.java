@@ -234,7 +234,7 @@ class OwnerLossRecreationTest {
     assertThat(b.toInstanceSpot("dir", "directory").request(new Where(), Here.class).await())
         .as("b routes to the live incarnation on a").isEqualTo(first);
 
-    runtime(a).halt(); // as kill -9: its rows stay, its lease lapses one TTL after its last renewal
+    mesh.halt(mesh.indexOf(a.nodeRid())); // as kill -9: its rows stay, its lease lapses one TTL after its last renewal
     final long haltedAt = System.nanoTime();
     final Here[] now = new Here[1];
     Awaitility.await().atMost(TTL.plus(MARGIN).plus(SLACK).plus(Duration.ofSeconds(4)))
@@ -248,13 +248,6 @@ class OwnerLossRecreationTest {
     assertThat(now[0].nodeHex()).isEqualTo(b.nodeRid().hex());
     assertThat(now[0].incarnation()).as("a new incarnation").isNotEqualTo(first.incarnation());
     assertThat(b.toInstanceSpot("dir", "directory").request(new Where(), Here.class).await()).isEqualTo(now[0]);
-  }
-
-  /** The runtime behind a node, to halt it as a killed process stops. */
-  private static dev.spotkit.core.internal.runtime.NodeRuntime runtime(final MeshNode node) throws Exception {
-    final java.lang.reflect.Field field = MeshNode.class.getDeclaredField("rt");
-    field.setAccessible(true);
-    return (dev.spotkit.core.internal.runtime.NodeRuntime) field.get(node);
   }
 
   @Test

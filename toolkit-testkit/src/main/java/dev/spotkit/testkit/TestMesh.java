@@ -312,6 +312,20 @@ public final class TestMesh implements AutoCloseable {
     return cell.timers.fireNow(timerName);
   }
 
+  /**
+   * Stops node {@code index} the way a killed process stops ({@code kill -9}), for tests of crash handling: its mesh
+   * connections close first, so nothing it would say on the way out reaches a peer; no handler runs on; nothing is
+   * written to the Location Store, so its objects' rows keep naming it and its owner lease lapses one TTL after its
+   * last renewal (spec 002 section 5). The node stays in {@link #nodes()}. A no-op on a
+   * node already closing.
+   *
+   * @param index 0..{@link #size()}-1.
+   * @throws IndexOutOfBoundsException when {@code index} is not a node of this mesh.
+   */
+  public void halt(final int index) {
+    runtime(node(index)).halt();
+  }
+
   /** The runtime behind {@code node} (not API: the test kit reaches into the node for timer control). */
   private static NodeRuntime runtime(final MeshNode node) {
     try {
