@@ -578,7 +578,10 @@ class CrossNodeJoinTest {
     final MeshNode a = node();
     final MeshNode b = node();
     final String actor = actorOn(a, a, "big", "mover");
-    final int notes = 20_000; // about 80 KiB of state: several 32 KiB chunks on the host relocation path
+    // about 40 KiB of state: two 32 KiB chunks on the host relocation path. With 80 KiB the move took 1.3 s on a quiet
+    // machine and past the target's 10 s Restore validity once in CI under load (time grows with the chunks; see the
+    // issue 16 note), so a third chunk adds run time, not coverage.
+    final int notes = 10_000;
     for (int i = 0; i < notes; i++) {
       a.toActor(actor).send(new Note(0, i));
     }
