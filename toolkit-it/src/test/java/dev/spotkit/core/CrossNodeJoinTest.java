@@ -65,7 +65,10 @@ class CrossNodeJoinTest {
     EVENTS.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(what);
   }
 
-  /** Records notes per sender; state (the notes) moves with PreserveStateWith. */
+  /**
+   * Records notes per sender; state (the notes) moves with PreserveStateWith. The lists were CopyOnWriteArrayLists:
+   * quadratic in the notes, so restoring 20,000 of them ran the target's Restore past its 10 s validity once in CI.
+   */
   static class Mover implements Actor {
     final Map<Integer, List<Integer>> notes = new ConcurrentHashMap<>();
     final ActorContext ctx;
@@ -92,7 +95,9 @@ class CrossNodeJoinTest {
 
     @Override
     public void configure(final ActorHandlers on) {
-      on.message(Note.class, n -> notes.computeIfAbsent(n.sender(), k -> new CopyOnWriteArrayList<>()).add(n.n()))
+      // in the actor's turns only (handlers, capture, restore): a plain list (a CopyOnWriteArrayList copied itself
+      // on every note, 200 M element copies for 20,000 notes)
+      on.message(Note.class, n -> notes.computeIfAbsent(n.sender(), k -> new ArrayList<>()).add(n.n()))
           .message(Move.class, m -> DEFERRED.put(ctx.self().id().value(), ctx.joinSpot(m.spotId(),
               new Hi("let me in")).timeout(Duration.ofSeconds(10)).defer()))
           .message(StartBeat.class, s -> ctx.timers().every("beat", Duration.ofMillis(10), this::beat))
@@ -143,8 +148,8 @@ class CrossNodeJoinTest {
       final int senders = b.getInt();
       for (int s = 0; s < senders; s++) {
         final int sender = b.getInt();
-        final List<Integer> list = new CopyOnWriteArrayList<>();
         final int n = b.getInt();
+        final List<Integer> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(b.getInt());
         }
@@ -578,10 +583,7 @@ class CrossNodeJoinTest {
     final MeshNode a = node();
     final MeshNode b = node();
     final String actor = actorOn(a, a, "big", "mover");
-    // about 40 KiB of state: two 32 KiB chunks on the host relocation path. With 80 KiB the move took 1.3 s on a quiet
-    // machine and past the target's 10 s Restore validity once in CI under load (time grows with the chunks; see the
-    // issue 16 note), so a third chunk adds run time, not coverage.
-    final int notes = 10_000;
+    final int notes = 20_000; // about 80 KiB of state: several 32 KiB chunks on the host relocation path
     for (int i = 0; i < notes; i++) {
       a.toActor(actor).send(new Note(0, i));
     }
