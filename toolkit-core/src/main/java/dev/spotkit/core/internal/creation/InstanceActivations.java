@@ -429,7 +429,6 @@ public final class InstanceActivations {
     private final ArrayDeque<Envelope> queue = new ArrayDeque<>();
     /** Guarded by this: true while a drain runs or is due (from construction until {@link #start}'s drain ends). */
     private boolean running = true;
-    private boolean started;
 
     Forwarder(final Address.Instance address) {
       this.address = address;
@@ -440,7 +439,7 @@ public final class InstanceActivations {
       final boolean drain;
       synchronized (this) {
         queue.add(envelope);
-        drain = started && !running;
+        drain = !running; // before start's drain ended, running is still true: that drain takes it
         running = true;
       }
       if (drain) {
@@ -450,9 +449,6 @@ public final class InstanceActivations {
 
     /** After the unrun work was queued: the first drain. */
     void start() {
-      synchronized (this) {
-        started = true;
-      }
       drainAsync();
     }
 
