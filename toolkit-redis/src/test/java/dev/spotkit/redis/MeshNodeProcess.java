@@ -55,6 +55,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code nodes}: the MeshNode descriptors of this node's mesh in the Location Store, as an operator reads them
  *       ({@link MeshAdmin#nodes}): {@code nodes RID:live RID:lapsed ...} in the order it lists them, or
  *       {@code error TYPE}.</li>
+ *   <li>{@code tick ID}: GetOrCreate of actor ID ("ticking"), then a one-way {@link StartTicking} to the ref: the
+ *       actor ticks every 20 ms from then on, each tick noted here with its wall-clock time; answers
+ *       {@code Created RID GEN}, {@code Existing RID GEN}, or {@code error TYPE}.</li>
+ *   <li>{@code ticks ID SINCE}: the ticks of ID run on this node: {@code ticks N since=S first=F last=L} with N of
+ *       all its ticks here, S of those at or after SINCE (epoch ms), F and L the wall-clock times of the first and last
+ *       (epoch ms; 0 when none).</li>
+ *   <li>{@code state}: {@code running}, {@code closed} (close started) or {@code terminated ERROR_TYPE} (the node
+ *       stopped itself, e.g. its owner lease was lost).</li>
  *   <li>{@code quit}: closes the node and exits.</li>
  * </ul>
  */
@@ -72,6 +80,30 @@ public final class MeshNodeProcess {
   public static final String RECREATE = "recreate";
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
   private static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
+
+  /** Wall-clock times (epoch ms) of the ticks of each "ticking" actor id run on this node. */
+  private static final Map<String, List<Long>> TICKS = new ConcurrentHashMap<>();
+
+  /** Makes a "ticking" actor tick every 20 ms. */
+  public record StartTicking() {
+  }
+
+  /** Notes each tick of a 20 ms timer with its wall-clock time ({@link #TICKS}). */
+  static final class Ticking implements Actor {
+    private final ActorContext ctx;
+
+    Ticking(final ActorContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      final List<Long> ticks = TICKS.computeIfAbsent(ctx.self().id().value(),
+          k -> java.util.Collections.synchronizedList(new ArrayList<>()));
+      on.message(StartTicking.class, start -> ctx.timers().every("tick", Duration.ofMillis(20),
+          () -> ticks.add(System.currentTimeMillis())));
+    }
+  }
 
   /** Asks which node answered. */
   public record WhereAreYou() {
@@ -133,7 +165,8 @@ public final class MeshNodeProcess {
         .recreateAfterOwnerLoss(recreate)
         .ownerLease(Duration.ofMillis(200), OWNER_LEASE_TTL, Duration.ofMillis(1000), FENCING_MARGIN)
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(args[3]))
-        .objectServer(s -> s.entrySpot(Entry::new).actor("counted", Counted::new, a -> a.disableRelocation()))
+        .objectServer(s -> s.entrySpot(Entry::new).actor("counted", Counted::new, a -> a.disableRelocation())
+            .actor("ticking", Ticking::new, a -> a.disableRelocation()))
         .start();
     out.println(ANSWER + "ready " + node.nodeRid().hex());
     final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -182,6 +215,42 @@ public final class MeshNodeProcess {
           case CreateOutcome.Existing<ActorRef> e -> describe(outcome) + " " + e.ref().generation().value();
           case CreateOutcome.Rejected<ActorRef> r -> describe(outcome);
         };
+      }
+      case "tick" -> {
+        final CreateOutcome<ActorRef> outcome = node.actors().getOrCreate(words[1], "ticking")
+            .timeout(CALL_TIMEOUT).awaitOutcome();
+        return switch (outcome) {
+          case CreateOutcome.Created<ActorRef> c -> {
+            node.toActor(c.ref()).send(new StartTicking());
+            yield describe(outcome) + " " + c.ref().generation().value();
+          }
+          case CreateOutcome.Existing<ActorRef> e -> {
+            node.toActor(e.ref()).send(new StartTicking());
+            yield describe(outcome) + " " + e.ref().generation().value();
+          }
+          case CreateOutcome.Rejected<ActorRef> r -> describe(outcome);
+        };
+      }
+      case "ticks" -> {
+        final List<Long> kept = TICKS.get(words[1]);
+        final List<Long> all;
+        if (kept == null) {
+          all = List.of();
+        } else {
+          synchronized (kept) { // a synchronizedList's own lock: the timer adds under it
+            all = List.copyOf(kept);
+          }
+        }
+        final long since = Long.parseLong(words[2]);
+        return "ticks " + all.size() + " since=" + all.stream().filter(t -> t >= since).count() + " first="
+            + (all.isEmpty() ? 0 : all.get(0)) + " last=" + (all.isEmpty() ? 0 : all.get(all.size() - 1));
+      }
+      case "state" -> {
+        final java.util.concurrent.CompletableFuture<Void> end = node.terminated();
+        if (end.isCompletedExceptionally()) {
+          return "terminated " + end.exceptionNow().getClass().getSimpleName();
+        }
+        return node.isClosed() ? "closed" : "running";
       }
       case "create" -> {
         final ActorRef ref = node.actors().create("counted").timeout(CALL_TIMEOUT).await();

@@ -68,6 +68,9 @@ class MultiProcessMeshTest {
   private static final List<Child> CHILDREN = new ArrayList<>();
   /** The children of the crash recovery test, started by it (recreation on) and destroyed in {@link #stopAll()}. */
   private static final List<Child> RECOVERY_CHILDREN = new ArrayList<>();
+  /** The children of the SIGSTOP test, started by it (recreation on) and destroyed in {@link #stopAll()}. */
+  private static final List<Child> STOPPED_CHILDREN = new ArrayList<>();
+  private static final String STOPPED_MESH = "mp-sigstop";
   private static RedisLocationStore store;
 
   /** One child JVM and its line protocol. */
@@ -170,7 +173,9 @@ class MultiProcessMeshTest {
   static void stopAll() throws InterruptedException {
     final List<Child> all = new ArrayList<>(CHILDREN);
     all.addAll(RECOVERY_CHILDREN);
+    all.addAll(STOPPED_CHILDREN);
     for (Child child : all) {
+      signal("CONT", child.process); // a stopped process takes SIGKILL too, but may keep a pipe open until resumed
       child.process.destroyForcibly();
     }
     for (Child child : all) {
@@ -387,6 +392,93 @@ class MultiProcessMeshTest {
         .isInstanceOf(ReadResult.Missing.class);
   }
 
+  /**
+   * A SIGSTOPped owner resumed after its objects were created again cannot act (issue 15, "crash recovery"): three
+   * more child JVMs with crash recovery on; "ticking" actors (a 20 ms timer each, every tick noted with its wall-clock
+   * time) run on the sleeper and on the others. The sleeper is stopped with SIGSTOP; once its lease lapsed, a
+   * GetOrCreate from another node creates each of its actors again there (higher ObjectGeneration), and the new
+   * incarnation ticks. Then the sleeper is resumed with SIGCONT: it runs no tick of any actor after it was stopped
+   * (every tick of the stopped incarnations is older than the SIGSTOP, so no actor id ever ticked on two nodes at once:
+   * the "running" count per id never exceeds 1), a GetOrCreate on it fails, and it stops itself (its owner lease is
+   * gone for good). The other nodes' actors tick on.
+   */
+  @Test
+  @Order(4)
+  @Timeout(value = 120, unit = TimeUnit.SECONDS) // three more JVMs start, on a machine that may be fully loaded
+  void aStoppedOwnerResumedAfterItsActorsWereCreatedAgainCannotActAndNoIdRunsTwice() throws Exception {
+    startNodes(6, STOPPED_MESH, List.of(MeshNodeProcess.RECREATE), STOPPED_CHILDREN);
+    final Child asker = STOPPED_CHILDREN.get(0);
+    final Child sleeper = STOPPED_CHILDREN.get(2);
+    final Map<String, Incarnation> before = new TreeMap<>();
+    for (int i = 0; i < 40 && before.values().stream().filter(n -> n.rid().equals(sleeper.rid)).count() < 3; i++) {
+      final Incarnation placed = Incarnation.parseOrNull(asker.call("tick tk-" + i));
+      assertThat(placed).as("tk-%d", i).isNotNull();
+      before.put("tk-" + i, placed);
+    }
+    final List<String> onSleeper = before.keySet().stream().filter(id -> before.get(id).rid().equals(sleeper.rid))
+        .toList();
+    final List<String> elsewhere = before.keySet().stream().filter(id -> !onSleeper.contains(id)).toList();
+    assertThat(onSleeper).as("actors on the sleeper of %s", before).hasSize(3);
+    for (String id : onSleeper) {
+      await(id + " ticks on the sleeper").atMost(ANSWER_TIMEOUT).until(() -> ticks(sleeper, id, 0).all() > 0);
+    }
+
+    signal("STOP", sleeper.process);
+    final long stoppedAt = System.currentTimeMillis();
+    final long stoppedNanos = System.nanoTime();
+    final Map<String, Incarnation> after = awaitCreatedAgain(asker, sleeper, onSleeper, stoppedNanos, "tick");
+    for (String id : onSleeper) {
+      assertThat(after.get(id).generation()).as("%s is a new incarnation", id)
+          .isGreaterThan(before.get(id).generation());
+      final Child host = STOPPED_CHILDREN.stream().filter(c -> c.rid.equals(after.get(id).rid())).findFirst()
+          .orElseThrow();
+      await(id + " ticks on " + host.index).atMost(ANSWER_TIMEOUT).until(() -> ticks(host, id, 0).all() > 0);
+    }
+
+    signal("CONT", sleeper.process);
+    await("the resumed sleeper stops itself").atMost(ANSWER_TIMEOUT).pollInterval(Duration.ofMillis(100))
+        .until(() -> sleeper.call("state").startsWith("terminated "));
+    assertThat(sleeper.call("getOrCreate fresh-after-resume")).as("the fenced node creates nothing")
+        .startsWith("error ");
+    for (String id : onSleeper) {
+      final Ticks old = ticks(sleeper, id, stoppedAt + 1); // a tick in the millisecond kill(1) returned ran before
+      assertThat(old.since()).as("ticks of %s on the sleeper after its SIGSTOP: %s", id, old).isZero();
+      final Child host = STOPPED_CHILDREN.stream().filter(c -> c.rid.equals(after.get(id).rid())).findFirst()
+          .orElseThrow();
+      final Ticks now = ticks(host, id, 0);
+      assertThat(old.last()).as("%s: the stopped incarnation's last tick is older than the new one's first", id)
+          .isLessThan(now.first());
+    }
+    for (String id : elsewhere) {
+      final Child host = STOPPED_CHILDREN.stream().filter(c -> c.rid.equals(before.get(id).rid())).findFirst()
+          .orElseThrow();
+      final long resumedAt = System.currentTimeMillis();
+      await(id + " ticks on").atMost(ANSWER_TIMEOUT).until(() -> ticks(host, id, resumedAt).since() > 0);
+    }
+  }
+
+  /** One answer of {@code ticks ID SINCE}. */
+  private record Ticks(long all, long since, long first, long last) {
+  }
+
+  private static Ticks ticks(final Child child, final String id, final long sinceEpochMillis) {
+    final String answer = child.call("ticks " + id + " " + sinceEpochMillis);
+    final Matcher m = Pattern.compile("ticks (\\d+) since=(\\d+) first=(\\d+) last=(\\d+)").matcher(answer);
+    assertThat(m.matches()).as("ticks of %s on node %d: %s", id, child.index, answer).isTrue();
+    return new Ticks(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)),
+        Long.parseLong(m.group(4)));
+  }
+
+  /** Sends {@code SIG<name>} to {@code process} with kill(1); a process already gone is no error. */
+  private static void signal(final String name, final Process process) throws InterruptedException {
+    try {
+      new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException("kill -" + name, e);
+    }
+  }
+
   /** One answer of {@code incarnation ID}: the node that holds the actor, and its ObjectGeneration. */
   private record Incarnation(String outcome, String rid, long generation) {
     private static final Pattern FORM = Pattern.compile("(Created|Existing) ([0-9a-f]{16}) ([0-9]+)");
@@ -425,6 +517,15 @@ class MultiProcessMeshTest {
    */
   private static Map<String, Incarnation> awaitCreatedAgain(final Child asker, final Child victim,
       final List<String> ids, final long killedAt) {
+    return awaitCreatedAgain(asker, victim, ids, killedAt, "incarnation");
+  }
+
+  /**
+   * As {@link #awaitCreatedAgain(Child, Child, List, long)} with {@code command} ({@code incarnation} or {@code tick},
+   * both answer {@code Created|Existing RID GEN}).
+   */
+  private static Map<String, Incarnation> awaitCreatedAgain(final Child asker, final Child victim,
+      final List<String> ids, final long killedAt, final String command) {
     final Duration bound = MeshNodeProcess.OWNER_LEASE_TTL.plus(MeshNodeProcess.FENCING_MARGIN).plus(RECOVERY_SLACK);
     final Map<String, Incarnation> again = new ConcurrentHashMap<>();
     final Map<String, String> last = new ConcurrentHashMap<>();
@@ -432,7 +533,7 @@ class MultiProcessMeshTest {
         .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
           for (String id : ids) {
             if (!again.containsKey(id)) {
-              final String answer = asker.call("incarnation " + id);
+              final String answer = asker.call(command + " " + id);
               last.put(id, answer);
               final Incarnation now = Incarnation.parseOrNull(answer);
               if (now != null && !now.rid().equals(victim.rid)) {

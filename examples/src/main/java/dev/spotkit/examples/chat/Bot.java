@@ -13,7 +13,6 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -23,8 +22,9 @@ import org.HdrHistogram.Histogram;
 /**
  * One bot of a {@link BotSwarm}: a TCP client that sets its nick, joins its room, says numbered lines and
  * checks what the room sends back. The swarm calls {@link #connect}, {@link #join}, {@link #sendAll} and
- * {@link #awaitAll} from one thread; {@link #readLoop} runs on its own thread and owns the counters until
- * it ends (the swarm reads them after joining that thread).
+ * {@link #awaitAll} from one thread; {@link #readLoop} runs on its own thread and writes the counters until
+ * it ends (the swarm reads the final ones after joining that thread; while it runs, under a lock, only what a
+ * member received from a mate whose connection the server dropped, {@link #highestFrom}).
  */
 final class Bot implements AutoCloseable {
 
@@ -41,8 +41,12 @@ final class Bot implements AutoCloseable {
 
   private final CompletableFuture<Void> nickAck = new CompletableFuture<>();
   private final CompletableFuture<Void> joinAck = new CompletableFuture<>();
-  /** Counted down once every line of every room mate arrived, or the server dropped the connection. */
-  private final CountDownLatch allReceived = new CountDownLatch(1);
+  /**
+   * Guards the delivery tracking ({@link #tracks}, {@link #satisfied}, the counters the reader writes) so that the
+   * swarm can read them, and lower or raise what it waits for, while the reader still runs; notified on every change
+   * that can end {@link #awaitAll}.
+   */
+  private final Object tracking = new Object();
 
   /**
    * Set by {@link #close} before the socket closes: a read error after it is this side's doing, and a
@@ -57,11 +61,20 @@ final class Bot implements AutoCloseable {
    */
   private volatile String dropped;
 
+  /** Called once, on the thread that saw it, when the server dropped this bot's connection; set before any run. */
+  private volatile java.util.function.Consumer<Bot> onDropped = bot -> { };
+
+  /** The node the server said this bot's room runs on ({@code /where}), as hex; null before the answer. */
+  private volatile String roomNode;
+
+  /** Room mates whose lines this bot has all it waits for ({@link Track#need}); guarded by {@link #tracking}. */
+  private int satisfied;
+
   /** Senders in this bot's room, by bot index: which of their seqs arrived, and the highest so far. */
   private final Map<Integer, Track> tracks = new HashMap<>();
   private final long expected;
 
-  // Written only by the reader thread; read by the swarm after that thread ended.
+  // Written only by the reader thread under tracking; the swarm reads them under tracking or after that thread ended.
   final Histogram latencyMicros = new Histogram(MAX_LATENCY_MICROS, 3);
   long delivered;
   /** {@link System#nanoTime()} of the last new delivery, 0 before the first. */
@@ -81,6 +94,24 @@ final class Bot implements AutoCloseable {
   private static final class Track {
     final BitSet seen = new BitSet();
     int highest = -1;
+    /** This bot waits for the sender's seqs 0 (inclusive) to need (exclusive): all of them until it dropped. */
+    int need;
+    /** Whether seqs 0..need-1 all arrived. */
+    boolean satisfied;
+
+    Track(final int need) {
+      this.need = need;
+      this.satisfied = need == 0;
+    }
+
+    /** Re-checks {@link #satisfied}; returns true when it just became true. */
+    boolean check() {
+      if (!satisfied && seen.nextClearBit(0) >= need) {
+        satisfied = true;
+        return true;
+      }
+      return false;
+    }
   }
 
   /**
@@ -113,12 +144,20 @@ final class Bot implements AutoCloseable {
     this.sendNanos = sendNanos;
     this.pace = pace;
     for (int mate : roomMates) {
-      tracks.put(mate, new Track());
+      tracks.put(mate, new Track(messages));
     }
     this.expected = (long) roomMates.length * messages;
-    if (expected == 0) {
-      allReceived.countDown();
-    }
+    this.satisfied = messages == 0 ? roomMates.length : 0;
+  }
+
+  /**
+   * What to call when the server drops this bot's connection (the swarm tells the bot's room mates). Set before the
+   * run starts.
+   *
+   * @param callback called once, with this bot, on the thread that saw the drop (reader or sender).
+   */
+  void onDropped(final java.util.function.Consumer<Bot> callback) {
+    this.onDropped = callback;
   }
 
   /**
@@ -151,27 +190,56 @@ final class Bot implements AutoCloseable {
         onLine(line);
       }
       if (!closing()) {
-        dropped = "closed by the server";
+        dropped("closed by the server");
       }
     } catch (IOException e) {
       if (!closing()) { // else the swarm closed the socket: reading is over, nothing lost by it
-        dropped = BotSwarm.reason(e);
+        dropped(BotSwarm.reason(e));
       }
     } finally {
-      if (dropped != null) {
-        allReceived.countDown(); // nothing more will come: the swarm need not wait for this bot
-      }
       nickAck.completeExceptionally(new IOException(nick + ": connection closed"));
       joinAck.completeExceptionally(new IOException(nick + ": connection closed"));
     }
   }
 
-  /** Sets the nick and joins the room; returns once the server said the bot is a member. */
+  /**
+   * Sets the nick and joins the room; returns once the server said the bot is a member. Then asks {@code /where}
+   * without waiting: the answer ({@link #roomNode()}) comes before any room line this bot sends afterwards.
+   */
   void join(final long deadlineNanos) throws Exception {
     sendLine("/nick " + nick);
     nickAck.get(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
     sendLine("/join " + room);
     joinAck.get(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
+    sendLine("/where");
+  }
+
+  /**
+   * A send failed: unless the swarm closed this bot, the server dropped the connection.
+   *
+   * @param failure the write's error.
+   */
+  void sendFailed(final IOException failure) {
+    if (!closing()) {
+      dropped(BotSwarm.reason(failure));
+    }
+  }
+
+  /**
+   * Marks the connection as dropped by the server (the first reason wins), wakes {@link #awaitAll} and, the first
+   * time, tells the swarm.
+   *
+   * @param reason e.g. {@code "Connection reset"}.
+   */
+  void dropped(final String reason) {
+    synchronized (tracking) {
+      if (dropped != null) {
+        return;
+      }
+      dropped = reason;
+      tracking.notifyAll(); // nothing more will come: the swarm need not wait for this bot
+    }
+    onDropped.accept(this);
   }
 
   /**
@@ -219,13 +287,64 @@ final class Bot implements AutoCloseable {
   }
 
   /**
-   * Waits until every line of every room mate arrived, the server dropped the connection ({@link #dropped()}), or
+   * Waits until every line this bot waits for arrived (all lines of each room mate; of a mate whose connection the
+   * server dropped, the seqs {@link #need} names), the server dropped this bot's connection ({@link #dropped()}), or
    * the deadline.
    *
    * @return false when the deadline came first.
    */
   boolean awaitAll(final long deadlineNanos) throws InterruptedException {
-    return allReceived.await(remainingMillis(deadlineNanos), TimeUnit.MILLISECONDS);
+    synchronized (tracking) {
+      while (satisfied < tracks.size() && dropped == null) {
+        final long left = remainingMillis(deadlineNanos);
+        if (left <= 0) {
+          return false;
+        }
+        tracking.wait(left); // a condition wait: the reader notifies on each mate it has every line of
+      }
+      return true;
+    }
+  }
+
+  /**
+   * Sets how many of a room mate's seqs this bot waits for: seqs 0 to {@code count - 1}. The swarm lowers it to 0 when
+   * the mate's connection was dropped (its unsent lines will never come), then raises it to what some other member
+   * received from it (the room relayed those, so every member gets them).
+   *
+   * @param mate the sender's bot index, a member of this bot's room.
+   * @param count 0 to the lines per bot.
+   */
+  void need(final int mate, final int count) {
+    synchronized (tracking) {
+      final Track track = tracks.get(mate);
+      final boolean was = track.satisfied;
+      track.need = count;
+      track.satisfied = false;
+      track.check();
+      satisfied += (track.satisfied ? 1 : 0) - (was ? 1 : 0);
+      tracking.notifyAll();
+    }
+  }
+
+  /**
+   * One past the highest seq that arrived from a room mate.
+   *
+   * @param mate the sender's bot index, a member of this bot's room.
+   * @return 0 (nothing arrived) to the lines per bot.
+   */
+  int highestFrom(final int mate) {
+    synchronized (tracking) {
+      return tracks.get(mate).highest + 1;
+    }
+  }
+
+  /**
+   * The node this bot's room ran on when the bot had joined, from the server's answer to {@code /where}.
+   *
+   * @return the node as hex, or null when no answer came (a server without {@code /where}).
+   */
+  String roomNode() {
+    return roomNode;
   }
 
   private void sendLine(final String line) throws IOException {
@@ -239,6 +358,8 @@ final class Bot implements AutoCloseable {
       nickAck.complete(null);
     } else if (line.startsWith(ChatProtocol.OK_JOIN)) {
       joinAck.complete(null);
+    } else if (line.startsWith(ChatProtocol.WHERE) && line.contains(" node=")) {
+      roomNode = line.substring(line.lastIndexOf(" node=") + " node=".length());
     } else if (line.startsWith(ChatProtocol.ERROR)) {
       errors++;
       System.err.println(nick + " got: " + line);
@@ -269,6 +390,12 @@ final class Bot implements AutoCloseable {
     if (track == null || seq < 0 || seq >= messages) {
       return;
     }
+    synchronized (tracking) {
+      track(track, sender, seq);
+    }
+  }
+
+  private void track(final Track track, final int sender, final int seq) {
     if (track.seen.get(seq)) {
       duplicated++;
       return;
@@ -287,8 +414,9 @@ final class Bot implements AutoCloseable {
       final long micros = TimeUnit.NANOSECONDS.toMicros(now - sentAt);
       latencyMicros.recordValue(Math.max(1, Math.min(micros, MAX_LATENCY_MICROS)));
     }
-    if (delivered == expected) {
-      allReceived.countDown();
+    if (track.check()) {
+      satisfied++;
+      tracking.notifyAll();
     }
   }
 

@@ -4,7 +4,8 @@ import java.util.Locale;
 
 /**
  * Outcome of a {@link BotSwarm} run. The deliveries due split into three: {@code expected = delivered + lost +
- * timedOut}.
+ * timedOut}. A bot whose connection the server dropped is due every line of its room; a bot still connected is due
+ * every line of its room but those a dropped member never got through (see {@link RoomReport}).
  *
  * @param clients bots connected.
  * @param rooms rooms used.
@@ -27,10 +28,43 @@ import java.util.Locale;
  * @param deliveriesPerSecond sustained deliveries per second: {@code delivered} over the time from the start of
  *     sending (the schedule's start with {@code --rate}) to the last delivery; 0 when nothing was delivered.
  * @param failure null, or why the run failed (join timeout, deliveries timed out, connections reset...).
+ * @param perRoom one {@link RoomReport} per room, in room order; empty when not computed (a report made by hand).
  */
 public record BotReport(int clients, int rooms, long sent, long expected, long delivered, long lost, long timedOut,
     int reset, long duplicated, long reordered, double p50Millis, double p99Millis, double p999Millis,
-    double deliveriesPerSecond, String failure) {
+    double deliveriesPerSecond, String failure, java.util.List<RoomReport> perRoom) {
+
+  /** Copies {@code perRoom}. */
+  public BotReport {
+    perRoom = java.util.List.copyOf(perRoom);
+  }
+
+  /**
+   * A report without rooms' parts.
+   *
+   * @param clients bots connected.
+   * @param rooms rooms used.
+   * @param sent lines the bots wrote.
+   * @param expected deliveries due.
+   * @param delivered distinct lines received.
+   * @param lost deliveries that will not arrive.
+   * @param timedOut deliveries outstanding at the timeout.
+   * @param reset bots whose connection the server dropped.
+   * @param duplicated extra copies.
+   * @param reordered lines after a later line of the same sender.
+   * @param p50Millis median latency, ms.
+   * @param p99Millis 99th percentile latency, ms.
+   * @param p999Millis 99.9th percentile latency, ms.
+   * @param deliveriesPerSecond sustained deliveries per second.
+   * @param failure null, or why the run failed.
+   */
+  public BotReport(final int clients, final int rooms, final long sent, final long expected, final long delivered,
+      final long lost, final long timedOut, final int reset, final long duplicated, final long reordered,
+      final double p50Millis, final double p99Millis, final double p999Millis, final double deliveriesPerSecond,
+      final String failure) {
+    this(clients, rooms, sent, expected, delivered, lost, timedOut, reset, duplicated, reordered, p50Millis,
+        p99Millis, p999Millis, deliveriesPerSecond, failure, java.util.List.of());
+  }
 
   /**
    * Whether every line reached every member exactly once and in each sender's order.

@@ -27,6 +27,11 @@ import org.HdrHistogram.Histogram;
  * into a {@link BotReport}. One virtual thread per bot sends, one reads. The run returns at most
  * {@link #THREADS_GRACE_MILLIS} after its deadline even if a thread never ends: such a bot is named in the failure.
  *
+ * <p>A bot whose connection the server reset or closed (a node died) is dropped; the others go on. Its lines that
+ * never reached the room are due to nobody: each member still connected waits for every line of every other member
+ * still connected and, of a dropped one, for the lines up to the highest any member received from it (the room relayed
+ * those to all), and {@link BotReport#perRoom()} says per room whether its survivors got all that once and in order.
+ *
  * <p>Missing deliveries are told apart: those of a bot whose connection the server reset or closed are
  * {@link BotReport#lost() lost} (the bot is counted in {@link BotReport#reset()} and named in the failure); those
  * still outstanding on open connections when the run hit its timeout are {@link BotReport#timedOut() timed out};
@@ -200,7 +205,40 @@ public final class BotSwarm {
       bots.add(new Bot(i, "room" + room, mates, s.messages(), sendNanos,
           s.paced() ? new Bot.Pace(1e9 / s.rate(), (double) i / s.clients()) : null));
     }
+    for (Bot bot : bots) { // a dropped bot's unsent lines will never come: its room mates stop waiting for them
+      bot.onDropped(gone -> members(bots, s.rooms(), gone.index % s.rooms()).forEach(m -> m.need(gone.index, 0)));
+    }
     return bots;
+  }
+
+  /** The bots of room {@code room}: bot i is in room {@code i % rooms}. */
+  private static List<Bot> members(final List<Bot> bots, final int rooms, final int room) {
+    final List<Bot> members = new ArrayList<>();
+    for (int i = room; i < bots.size(); i += rooms) {
+      members.add(bots.get(i));
+    }
+    return members;
+  }
+
+  /**
+   * What the survivors of each room are due from its dropped members: by dropped bot index, one past the highest seq
+   * any member still connected received from it (the room relayed every line up to that one to every member).
+   */
+  private static Map<Integer, Integer> droppedPrefixes(final List<Bot> bots, final int rooms) {
+    final Map<Integer, Integer> prefixes = new java.util.HashMap<>();
+    for (Bot gone : bots) {
+      if (gone.dropped() == null) {
+        continue;
+      }
+      int prefix = 0;
+      for (Bot member : members(bots, rooms, gone.index % rooms)) {
+        if (member.dropped() == null) {
+          prefix = Math.max(prefix, member.highestFrom(gone.index));
+        }
+      }
+      prefixes.put(gone.index, prefix);
+    }
+    return prefixes;
   }
 
   /** Connect, join, send, await. Returns no failure on success, or why it stopped. */
@@ -233,7 +271,11 @@ public final class BotSwarm {
     final List<Future<?>> sends = new ArrayList<>();
     for (Bot bot : bots) {
       sends.add(threads.submit(() -> {
-        bot.sendAll(start, deadline);
+        try {
+          bot.sendAll(start, deadline);
+        } catch (java.io.IOException e) {
+          bot.sendFailed(e); // the server dropped it: the others go on, its room mates stop waiting for its lines
+        }
         return null;
       }));
     }
@@ -241,13 +283,33 @@ public final class BotSwarm {
     if (sentAll != null) {
       return new Outcome(sentAll.failure(), sentAll.timedOut(), start);
     }
-    for (Bot bot : bots) {
-      if (!bot.awaitAll(deadline)) { // a bot whose connection was dropped returns at once
-        return new Outcome("timed out after " + s.timeout().toMillis() + " ms waiting for deliveries", true, start);
+    final Map<Integer, Integer> awaited = new java.util.HashMap<>();
+    for (int round = 0; round < SETTLE_ROUNDS; round++) {
+      for (Bot bot : bots) {
+        if (!bot.awaitAll(deadline)) { // a bot whose connection was dropped returns at once
+          return new Outcome("timed out after " + s.timeout().toMillis() + " ms waiting for deliveries", true,
+              start);
+        }
       }
+      // Every survivor has what it waits for. A dropped member's lines that reached one survivor were relayed by
+      // the room to every member: the survivors wait for those too, until no survivor got one the others lack.
+      final Map<Integer, Integer> prefixes = droppedPrefixes(bots, s.rooms());
+      if (prefixes.equals(awaited)) {
+        break;
+      }
+      prefixes.forEach((gone, prefix) -> members(bots, s.rooms(), gone % s.rooms()).forEach(m -> m.need(gone,
+          prefix)));
+      awaited.clear();
+      awaited.putAll(prefixes);
     }
     return new Outcome(null, false, start);
   }
+
+  /**
+   * Bound on the rounds of waiting for the lines of dropped bots that some survivor received (each round waits until
+   * every survivor has what the others got; a new round only when one got more meanwhile).
+   */
+  private static final int SETTLE_ROUNDS = 5;
 
   /** Null when every future completed; else the first failure, marked as a timeout when it was one. */
   private static Outcome awaitAll(final List<Future<?>> futures, final long deadline, final String phase)
@@ -298,41 +360,95 @@ public final class BotSwarm {
   private static BotReport report(final Settings s, final List<Bot> bots, final Outcome outcome,
       final List<Bot> stuck) {
     final Histogram latency = new Histogram(TimeUnit.MINUTES.toMicros(2), 3);
+    final Map<Integer, Integer> prefixes = droppedPrefixes(bots, s.rooms());
+    final Tally all = new Tally();
+    final List<Tally> rooms = new ArrayList<>();
+    for (int r = 0; r < s.rooms(); r++) {
+      rooms.add(new Tally());
+    }
     long sent = 0;
-    long expected = 0;
-    long delivered = 0;
-    long lost = 0;
-    long timedOut = 0;
-    long duplicated = 0;
-    long reordered = 0;
     long lastDelivery = 0;
     final List<String> drops = new ArrayList<>();
     for (Bot bot : bots) {
       sent += bot.sent;
-      expected += bot.expected();
-      delivered += bot.delivered;
-      duplicated += bot.duplicated;
-      reordered += bot.reordered;
       lastDelivery = Math.max(lastDelivery, bot.lastDeliveryNanos);
       if (!stuck.contains(bot)) {
         latency.add(bot.latencyMicros); // its reader ended: the histogram is complete
       }
-      final long outstanding = bot.expected() - bot.delivered;
+      final Tally room = rooms.get(bot.index % s.rooms());
+      room.members++;
+      if (room.node == null) {
+        room.node = bot.roomNode();
+      }
+      final long due = due(s, bot, prefixes);
+      final long outstanding = Math.max(0, due - bot.delivered);
+      all.add(due, bot.delivered, bot.duplicated, bot.reordered);
+      room.duplicated += bot.duplicated;
+      room.reordered += bot.reordered;
       if (bot.dropped() != null) {
-        lost += outstanding; // its connection is gone: these never arrive
+        all.lost += outstanding; // its connection is gone: these never arrive
+        room.dropped++;
         drops.add(bot.nick + " (" + bot.dropped() + ")");
-      } else if (outcome.timedOut()) {
-        timedOut += outstanding; // still on their way when the deadline passed
+        continue;
+      }
+      room.expected += due;
+      room.delivered += bot.delivered;
+      if (outcome.timedOut()) {
+        all.timedOut += outstanding; // still on their way when the deadline passed
+        room.timedOut += outstanding;
       } else {
-        lost += outstanding; // the run stopped early (0 when it passed)
+        all.lost += outstanding; // the run stopped early (0 when it passed)
+        room.lost += outstanding;
       }
     }
+    final List<RoomReport> perRoom = new ArrayList<>();
+    for (int r = 0; r < s.rooms(); r++) {
+      final Tally t = rooms.get(r);
+      perRoom.add(new RoomReport("room" + r, t.node == null ? "?" : t.node, t.members, t.dropped, t.expected,
+          t.delivered, t.lost, t.timedOut, t.duplicated, t.reordered));
+    }
     final long window = lastDelivery - outcome.sendStart();
-    final double perSecond = outcome.sendStart() == 0 || delivered == 0 || window <= 0 ? 0
-        : delivered * 1e9 / window;
-    return new BotReport(s.clients(), s.rooms(), sent, expected, delivered, lost, timedOut, drops.size(),
-        duplicated, reordered, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
-        latency.getValueAtPercentile(99.9) / 1000.0, perSecond, failure(outcome.failure(), timedOut, drops, stuck));
+    final double perSecond = outcome.sendStart() == 0 || all.delivered == 0 || window <= 0 ? 0
+        : all.delivered * 1e9 / window;
+    return new BotReport(s.clients(), s.rooms(), sent, all.expected, all.delivered, all.lost, all.timedOut,
+        drops.size(), all.duplicated, all.reordered, latency.getValueAtPercentile(50) / 1000.0,
+        latency.getValueAtPercentile(99) / 1000.0, latency.getValueAtPercentile(99.9) / 1000.0, perSecond,
+        failure(outcome.failure(), all.timedOut, drops, stuck), perRoom);
+  }
+
+  /**
+   * The deliveries due to a bot: to a dropped one every line of its room; to a survivor every line of each surviving
+   * room mate and, of a dropped one, its lines up to the highest any survivor received ({@link #droppedPrefixes}).
+   */
+  private static long due(final Settings s, final Bot bot, final Map<Integer, Integer> prefixes) {
+    if (bot.dropped() != null) {
+      return bot.expected();
+    }
+    long due = 0;
+    for (int mate = bot.index % s.rooms(); mate < s.clients(); mate += s.rooms()) { // bot i is in room i % rooms
+      due += prefixes.getOrDefault(mate, s.messages());
+    }
+    return due;
+  }
+
+  /** Counts summed over bots, for the whole run or one room. */
+  private static final class Tally {
+    String node;
+    int members;
+    int dropped;
+    long expected;
+    long delivered;
+    long lost;
+    long timedOut;
+    long duplicated;
+    long reordered;
+
+    void add(final long due, final long got, final long duplicates, final long reorders) {
+      expected += due;
+      delivered += got;
+      duplicated += duplicates;
+      reordered += reorders;
+    }
   }
 
   /**

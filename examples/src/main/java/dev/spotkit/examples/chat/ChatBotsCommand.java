@@ -17,6 +17,11 @@ import picocli.CommandLine.Spec;
  * and no bot's connection was reset. Why a run failed goes to stderr. Several ports (the nodes of one mesh)
  * get the bots round-robin. See {@link BotSwarm}.
  *
+ * <p>When a server node dies mid-run, the bots it served are dropped and the others go on: {@code --per-room} (and
+ * any drop) adds one line per room ({@link RoomReport#line()}) with the node the room ran on and {@code clean=true}
+ * when every member still connected got every line due to it once and in order, so the rooms of the live nodes can
+ * be told from the dead node's. The exit code stays 1 after any drop.
+ *
  * <p>{@code --rate R} (lines per second per bot, above 0) makes it an open-loop load: each bot sends its lines on a
  * fixed schedule, one every 1/R s, and latency counts from each line's intended send time, so a server that falls
  * behind shows as latency rather than as a slower sender. Without it each bot sends as fast as it can. The summary
@@ -57,6 +62,11 @@ public final class ChatBotsCommand implements Callable<Integer> {
           + " send time); above 0, at most 1000000 (default: as fast as each bot can).")
   Double rate;
 
+  @Option(names = "--per-room",
+      description = "Also print one line per room (its node, members, dropped members, counts, clean=true|false);"
+          + " printed anyway when the server dropped a bot's connection.")
+  boolean perRoom;
+
   @Spec
   CommandSpec spec;
 
@@ -73,7 +83,8 @@ public final class ChatBotsCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--rate " + rate + " must be above 0 lines/s per bot (leave"
           + " it out to send as fast as possible)");
     }
-    return runAndPrint(settings(spec, host, all, clients, rooms, messages, timeoutSeconds, rate == null ? 0 : rate));
+    return runAndPrint(settings(spec, host, all, clients, rooms, messages, timeoutSeconds, rate == null ? 0 : rate),
+        perRoom);
   }
 
   /**
@@ -110,11 +121,27 @@ public final class ChatBotsCommand implements Callable<Integer> {
    * @throws InterruptedException if interrupted.
    */
   static int runAndPrint(final BotSwarm.Settings settings) throws InterruptedException {
+    return runAndPrint(settings, false);
+  }
+
+  /**
+   * Runs the bots, prints the summary line, then the rooms' lines ({@link RoomReport#line()}) when asked or when the
+   * server dropped a bot's connection, and any failure on stderr.
+   *
+   * @param settings what to run.
+   * @param perRoom whether to print the rooms' lines also when no connection was dropped.
+   * @return the exit code: 0 when the run passed, 1 otherwise.
+   * @throws InterruptedException if interrupted.
+   */
+  static int runAndPrint(final BotSwarm.Settings settings, final boolean perRoom) throws InterruptedException {
     final BotReport report = BotSwarm.run(settings);
     if (report.failure() != null) {
       System.err.println("chat-bots: " + report.failure());
     }
     System.out.println(report.line());
+    if (perRoom || report.reset() > 0) {
+      report.perRoom().forEach(room -> System.out.println(room.line()));
+    }
     return report.passed() ? 0 : 1;
   }
 }

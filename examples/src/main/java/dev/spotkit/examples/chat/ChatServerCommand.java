@@ -142,8 +142,8 @@ public final class ChatServerCommand implements Callable<Integer> {
       out.println("chat-server: metrics on http://" + endpoint.host() + ":" + endpoint.port() + "/metrics");
     }
     if (member.store() != null) {
-      out.println("chat-server: node " + member.index() + " of mesh '" + ChatServer.MESH_NAME + "' (store "
-          + member.store()
+      out.println("chat-server: node " + member.index() + " (id " + server.node().nodeRid().hex() + ") of mesh '"
+          + ChatServer.MESH_NAME + "' (store " + member.store()
           + ", prefix " + storePrefix + ") listening on " + host + ":" + ports.get(0) + " (Ctrl-C stops)");
       return;
     }

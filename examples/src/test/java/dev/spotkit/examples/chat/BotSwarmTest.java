@@ -119,6 +119,8 @@ class BotSwarmTest {
           out.write(ChatProtocol.OK_NICK + nick + "\n");
         } else if (line.startsWith("/join ")) {
           out.write(ChatProtocol.OK_JOIN + line.substring(6) + "\n");
+        } else if (line.equals("/where")) {
+          continue; // unanswered: the report's rooms then name node "?"
         } else if (nick.equals("bot0") && ++said == 5) {
           client.setSoLinger(true, 0); // close() now sends RST: the bot's reader gets "Connection reset"
           return;
@@ -167,10 +169,150 @@ class BotSwarmTest {
       assertThat(Duration.ofNanos(System.nanoTime() - start)).as(printed[1]).isLessThan(Duration.ofSeconds(15));
       killer.join(10_000);
       assertThat(exit).isEqualTo(1);
-      assertThat(printed[0]).startsWith("chat-bots: clients=4 rooms=2 ").contains(" reset=4 ")
+      final String[] lines = printed[0].split("\n");
+      assertThat(lines[0]).startsWith("chat-bots: clients=4 rooms=2 ").contains(" reset=4 ")
           .contains(" timed_out=0 ").doesNotContain(" lost=0 ");
+      assertThat(lines).hasSize(3); // with a room's line each, as after any drop: no member left, so not clean
+      assertThat(lines[1]).startsWith("chat-bots: room=room0 node=? members=2 dropped=2 expected=0 ")
+          .endsWith(" clean=false");
       assertThat(printed[1]).contains("4 bot connection(s) reset or closed by the server: bot0 (")
           .contains("bot1 (").contains("bot2 (").contains("bot3 (");
+    }
+  }
+
+  /**
+   * Two nodes of one fake mesh relaying each room's lines to its members on both; node B dies (its listener closes, its
+   * connections are reset) once its bots' lines flow. The bots of node A go on and finish without waiting for the
+   * timeout; each room's survivors got every line of each other and, of the dropped member, every line the room had
+   * relayed before the death, so each room is clean, and its part of the report says so on its own line.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aNodeThatDiesMidRunDropsItsBotsAndTheOthersFinishWithEveryRoomClean() throws Exception {
+    final int messages = 400;
+    final FakeMesh mesh = new FakeMesh(20);
+    try (mesh) {
+      final Thread killer = Thread.ofVirtual().start(mesh::killNodeBOnceItsLinesFlow);
+      final long start = System.nanoTime();
+      final String[] printed = new String[2];
+      // bot i connects to ports[i % 3] (A, B, A) and joins room i % 2: each room has two members on A, one on B
+      final int exit = runAndPrint(new BotSwarm.Settings("127.0.0.1", List.of(mesh.portA(), mesh.portB(),
+          mesh.portA()), 6, 2, messages, Duration.ofSeconds(30), 200), printed);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as(printed[0]).isLessThan(Duration.ofSeconds(25));
+      killer.join(10_000);
+      assertThat(exit).as("a drop fails the run").isEqualTo(1);
+      final String[] lines = printed[0].split("\n");
+      assertThat(lines).hasSize(3);
+      assertThat(lines[0]).contains(" reset=2 ").contains(" duplicated=0 reordered=0 timed_out=0 ");
+      for (int room = 0; room < 2; room++) {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("chat-bots: room=room" + room
+            + " node=a members=3 dropped=1 expected=(\\d+) delivered=(\\d+) lost=0 duplicated=0 reordered=0"
+            + " timed_out=0 clean=true").matcher(lines[1 + room]);
+        assertThat(m.matches()).as(lines[1 + room]).isTrue();
+        final long expected = Long.parseLong(m.group(1));
+        assertThat(Long.parseLong(m.group(2))).isEqualTo(expected);
+        // two survivors, each due both survivors' lines and the dropped member's relayed prefix (not empty: its
+        // lines flowed before the death, not all: it died before its schedule ended)
+        assertThat(expected).as(lines[1 + room]).isGreaterThan(2L * 2 * messages).isLessThan(2L * 3 * messages);
+      }
+      assertThat(printed[1]).contains("2 bot connection(s) reset or closed by the server: bot1 (").contains("bot4 (");
+    }
+  }
+
+  /**
+   * Two listeners, A and B, relaying each room's lines to its members on both, in one order per room (as one chat
+   * mesh with the room on A); {@code /where} answers {@code node=a}. {@link #killNodeBOnceItsLinesFlow} resets B.
+   */
+  private static final class FakeMesh implements AutoCloseable {
+    private final ServerSocket a = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final ServerSocket b = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final Queue<Socket> onB = new ConcurrentLinkedQueue<>();
+    private final java.util.Map<String, java.util.List<Writer>> rooms = new java.util.HashMap<>();
+    private final CountDownLatch flowing;
+
+    /** @param linesFromB lines of B's bots relayed before B may die. */
+    FakeMesh(final int linesFromB) throws IOException {
+      flowing = new CountDownLatch(linesFromB);
+      Thread.ofVirtual().start(() -> acceptAll(a, new ConcurrentLinkedQueue<>(), client -> relay(client, false)));
+      Thread.ofVirtual().start(() -> acceptAll(b, onB, client -> relay(client, true)));
+    }
+
+    int portA() {
+      return a.getLocalPort();
+    }
+
+    int portB() {
+      return b.getLocalPort();
+    }
+
+    void killNodeBOnceItsLinesFlow() {
+      try {
+        if (flowing.await(30, TimeUnit.SECONDS)) {
+          b.close(); // the process is gone: nothing listens any more
+          for (Socket client : onB) {
+            client.setSoLinger(true, 0); // close() sends RST, as the kernel does for a killed process's sockets
+            client.close();
+          }
+        }
+      } catch (IOException | InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    private void relay(final Socket client, final boolean nodeB) {
+      try {
+        final BufferedReader in = new BufferedReader(new InputStreamReader(client.getInputStream(),
+            StandardCharsets.UTF_8));
+        final Writer out = new OutputStreamWriter(client.getOutputStream(), StandardCharsets.UTF_8);
+        String nick = "";
+        String room = null;
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+          if (line.startsWith("/nick ")) {
+            nick = line.substring(6);
+            write(out, ChatProtocol.OK_NICK + nick);
+          } else if (line.startsWith("/join ")) {
+            room = line.substring(6);
+            synchronized (rooms) {
+              rooms.computeIfAbsent(room, r -> new java.util.ArrayList<>()).add(out);
+            }
+            write(out, ChatProtocol.OK_JOIN + room);
+          } else if (line.equals("/where")) {
+            write(out, ChatProtocol.WHERE + room + " node=a");
+          } else if (room != null) {
+            synchronized (rooms) { // one order per room, as a room Spot relays
+              if (client.isClosed()) {
+                return; // B died while this line was read: never relayed
+              }
+              for (java.util.Iterator<Writer> it = rooms.get(room).iterator(); it.hasNext(); ) {
+                final Writer member = it.next();
+                try {
+                  write(member, ChatProtocol.roomLine(room, nick, line));
+                } catch (IOException gone) {
+                  it.remove(); // a member on the dead node, or one the swarm closed
+                }
+              }
+            }
+            if (nodeB) {
+              flowing.countDown();
+            }
+          }
+        }
+      } catch (IOException e) {
+        // reset by the kill, or closed by the swarm
+      }
+    }
+
+    private static void write(final Writer out, final String line) throws IOException {
+      synchronized (out) {
+        out.write(line + "\n");
+        out.flush();
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      a.close();
+      b.close();
     }
   }
 
@@ -263,7 +405,7 @@ class BotSwarmTest {
     System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     try {
-      return ChatBotsCommand.runAndPrint(settings);
+      return ChatBotsCommand.runAndPrint(settings, false);
     } finally {
       System.setOut(wasOut);
       System.setErr(wasErr);
