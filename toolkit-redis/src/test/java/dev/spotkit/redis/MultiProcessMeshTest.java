@@ -63,6 +63,11 @@ class MultiProcessMeshTest {
   private static final String RECOVERY_MESH = "mp-recovery";
   private static final String PREFIX = "multi";
   private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(20);
+  /**
+   * Bound on a child JVM's start up to its ready line: three JVMs start at once, and under a fully loaded machine one
+   * took more than 20 s.
+   */
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   /** Past the children's lease TTL and fencing margin: a re-creation through a loaded machine's store round trips. */
   private static final Duration RECOVERY_SLACK = Duration.ofSeconds(10);
   private static final List<Child> CHILDREN = new ArrayList<>();
@@ -102,10 +107,14 @@ class MultiProcessMeshTest {
     }
 
     String answer() {
+      return answer(ANSWER_TIMEOUT);
+    }
+
+    String answer(final Duration within) {
       try {
-        final String line = answers.poll(ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        final String line = answers.poll(within.toMillis(), TimeUnit.MILLISECONDS);
         if (line == null) {
-          throw new AssertionError("node " + index + " gave no answer in " + ANSWER_TIMEOUT + " (alive="
+          throw new AssertionError("node " + index + " gave no answer in " + within + " (alive="
               + process.isAlive() + "); see target/mesh-node-" + index + ".log");
         }
         return line;
@@ -127,6 +136,7 @@ class MultiProcessMeshTest {
   }
 
   @BeforeAll
+  @Timeout(value = 150, unit = TimeUnit.SECONDS) // three JVMs start at once, on a machine that may be fully loaded
   static void startThreeNodes() {
     startNodes(0, MESH, List.of(), CHILDREN);
     store = RedisLocationStore.connect(REDIS.uri(), PREFIX);
@@ -163,7 +173,7 @@ class MultiProcessMeshTest {
       }
     }
     for (Child child : started) {
-      final String ready = child.answer();
+      final String ready = child.answer(START_TIMEOUT);
       assertThat(ready).startsWith("ready ");
       child.rid = ready.substring("ready ".length());
     }

@@ -297,13 +297,23 @@ public final class TestMesh implements AutoCloseable {
    * @param index 0..{@link #size()}-1.
    * @param objectId the ActorId or SpotId of an object Ready on that node.
    * @param timerName the name the object registered the timer with ({@code ctx.timers().every(name, ...)}).
-   * @return true when that timer is registered (its tick queued now, or one already waiting); false when the object
-   *     has no timer of that name.
-   * @throws IllegalArgumentException when no actor or Spot {@code objectId} runs on that node.
+   * @return true when a tick of that timer was queued now or one is already waiting; false when the object has no
+   *     timer of that name, or the node admits no work (its owner lease is past its local admission deadline, spec 002
+   *     section 5), or the object is being released.
+   * @throws IllegalArgumentException when no actor or Spot {@code objectId} is Ready on that node (none there, or
+   *     it is moving away, being created or closing).
+   * @throws IllegalStateException when that node was closed or {@link #halt halted}: it runs nothing.
+   * @throws NullPointerException when {@code objectId} or {@code timerName} is null.
    * @throws IndexOutOfBoundsException when {@code index} is not a node of this mesh.
    */
   public boolean fireTimer(final int index, final String objectId, final String timerName) {
+    java.util.Objects.requireNonNull(objectId, "objectId");
+    java.util.Objects.requireNonNull(timerName, "timerName");
     final NodeRuntime rt = runtime(node(index));
+    if (node(index).isClosed()) {
+      throw new IllegalStateException("node " + index + " (" + node(index).nodeRid() + ") was closed or halted: it"
+          + " runs no timer");
+    }
     final Cell cell = rt.actors.containsKey(objectId) ? rt.actors.get(objectId) : rt.spots.get(objectId);
     if (cell == null || cell.state != CellState.READY) {
       throw new IllegalArgumentException("no actor or spot '" + objectId + "' is Ready on node " + index + " ("

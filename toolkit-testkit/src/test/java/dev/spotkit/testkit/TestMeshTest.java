@@ -125,6 +125,14 @@ class TestMeshTest {
       assertThat(mesh.fireTimer(1, id, "no-such-timer")).isFalse();
       assertThatThrownBy(() -> mesh.fireTimer(0, id, "hourly")).as("the actor runs on node 1, not 0")
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + id + "'");
+      assertThatThrownBy(() -> mesh.fireTimer(1, null, "hourly")).isInstanceOf(NullPointerException.class)
+          .hasMessage("objectId");
+      assertThatThrownBy(() -> mesh.fireTimer(1, id, null)).isInstanceOf(NullPointerException.class)
+          .hasMessage("timerName");
+
+      mesh.halt(1); // the actor's cell is still in the halted node's tables: no tick may be reported queued
+      assertThatThrownBy(() -> mesh.fireTimer(1, id, "hourly")).as("a halted node runs nothing")
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed or halted");
     }
   }
 

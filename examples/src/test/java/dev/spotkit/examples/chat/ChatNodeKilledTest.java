@@ -57,18 +57,18 @@ class ChatNodeKilledTest {
       final MeshAdmin admin = MeshAdmin.over(store, Duration.ofSeconds(5));
       final CompletableFuture<Killed> killed = new CompletableFuture<>();
       // 24 bots in 8 rooms (bot i in room i % 8 on node i % 3: each room has a member on every node), 100 lines/s
-      // each for 6 s. The hook kills a node once lines flow, then joins each of its
+      // each for 15 s (long enough that lines still flow when the hook's watcher has joined on a loaded machine). The hook kills a node once lines flow, then joins each of its
       // rooms from a live node until that works; the bots stay connected meanwhile. The killed node's rooms' members
       // never get their lines: the run ends at its timeout.
       final BotReport report = BotSwarm.run(new BotSwarm.Settings("127.0.0.1",
-          members.stream().map(Member::port).toList(), 24, 8, 600, Duration.ofSeconds(45), 100), () -> {
+          members.stream().map(Member::port).toList(), 24, 8, 1500, Duration.ofSeconds(60), 100), () -> {
             try {
               killed.complete(killAndRejoin(admin, members));
             } catch (Throwable e) {
               killed.completeExceptionally(e);
             }
           });
-      final Killed kill = killed.get(60, TimeUnit.SECONDS);
+      final Killed kill = killed.get(90, TimeUnit.SECONDS);
       System.out.println(report.line()); // the record of the run, as chat-bots prints it
       report.perRoom().forEach(room -> System.out.println(room.line()));
       System.out.println("killed node " + kill.victim().node() + "; its rooms joined again after " + kill.recovered());

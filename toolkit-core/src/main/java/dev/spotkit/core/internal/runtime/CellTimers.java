@@ -172,21 +172,22 @@ public final class CellTimers {
    * goes on as before. No second tick is queued while one is still waiting in the mailbox. Any thread.
    *
    * @param name the timer's name.
-   * @return true when the timer is registered (a tick queued now, or one already waiting); false when no timer of that
-   *     name is registered.
+   * @return true when a tick of the registered timer was queued now or one is already waiting; false when no timer of
+   *     that name is registered, the node admits no work (past its owner lease's local admission deadline, LOC-04),
+   *     or the object's mailbox took no tick (it is being released).
    */
   public boolean fireNow(final String name) {
     final Entry entry = timers.get(name);
-    if (entry == null || entry.cancelled) {
+    if (entry == null || entry.cancelled || !cell.rt.admits()) {
       return false;
     }
-    fire(entry);
-    return true;
+    return fire(entry) || entry.queued.get();
   }
 
-  private void fire(final Entry entry) {
+  /** Queues a tick of {@code entry}; true when this call queued it. */
+  private boolean fire(final Entry entry) {
     if (entry.cancelled || !cell.rt.admits() || !entry.queued.compareAndSet(false, true)) {
-      return; // past the lease's local admission deadline no timer callback starts (LOC-04); the next tick may
+      return false; // past the lease's local admission deadline no timer callback starts (LOC-04); the next tick may
     }
     entry.nextAtNanos = System.nanoTime() + entry.periodNanos;
     final OfferResult result = cell.offerEnvelope(new Envelope.Tick(entry));
@@ -196,7 +197,9 @@ public final class CellTimers {
         timers.remove(entry.name, entry);
         entry.cancel();
       }
+      return false;
     }
+    return true;
   }
 
   /** Runs a delivered tick unless the timer was cancelled or replaced meanwhile. In the cell's turn. */
