@@ -68,6 +68,8 @@ class ChatNodeKilledTest {
               killed.completeExceptionally(e);
             }
           });
+      assertThat(report.failure() == null || !report.failure().startsWith("join ")).as("every bot joined: %s; %s",
+          report.line(), report.failure()).isTrue();
       final Killed kill = killed.get(90, TimeUnit.SECONDS);
       System.out.println(report.line()); // the record of the run, as chat-bots prints it
       report.perRoom().forEach(room -> System.out.println(room.line()));
@@ -174,7 +176,9 @@ class ChatNodeKilledTest {
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         dev.spotkit.examples.SpotkitExamples.class.getName(), "chat-server", "--store", redisUri, "--store-prefix",
         PREFIX, "--node-index", Integer.toString(index), "--port", "0"));
-    final ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+    final ProcessBuilder builder = new ProcessBuilder(command)
+        .redirectError(new java.io.File("target/chat-node-killed-" + index + ".log")); // its log lines, to read
+
     builder.environment().put("SPOTKIT_CLUSTER_SECRET", "a-test-secret-of-32-bytes-length");
     final Process process = builder.start();
     final CompletableFuture<Member> started = new CompletableFuture<>();
