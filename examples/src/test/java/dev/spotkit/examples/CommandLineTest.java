@@ -137,6 +137,30 @@ class CommandLineTest {
         + " --ports P1,P2,...");
   }
 
+  /** Fewer clients than the default 5 rooms: the rooms default to the clients, not a usage error. */
+  @Test
+  void chatBotsWithOneClientAndNoRoomsOptionRun() throws Exception {
+    try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      final int nobody = closed.getLocalPort();
+      closed.close(); // nothing listens there: the run fails at its connect, after the settings were accepted
+      final CommandLine top = new CommandLine(new SpotkitExamples());
+      final ByteArrayOutputStream err = new ByteArrayOutputStream();
+      top.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+      final PrintStream wasOut = System.out;
+      final ByteArrayOutputStream out = new ByteArrayOutputStream();
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      final int code;
+      try {
+        code = top.execute("chat-bots", "--port", Integer.toString(nobody), "--clients", "1", "--timeout-seconds",
+            "10");
+      } finally {
+        System.setOut(wasOut);
+      }
+      assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(1);
+      assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("chat-bots: clients=1 rooms=1 ");
+    }
+  }
+
   @Test
   void chatDemoRelocationsNeedTwoNodesAndAreNotNegative() {
     for (String[] args : List.of(new String[] {"--relocations", "-1"},

@@ -144,6 +144,10 @@ class RedisSpotAggregateMoveTest {
   /** The nodes of one mesh on the test kit, each with its own connections to the one Redis. */
   private TestMesh mesh() {
     mesh = TestMesh.builder().meshName("mesh").closeTimeout(Duration.ofSeconds(5))
+        // a 40 s lease (admission for 35 s after a renewal): under a machine loaded twice over, renewals once went
+        // unanswered for 10 s, the default lease's admission window, and the node refused messages as it should
+        .node(b -> b.ownerLease(Duration.ofSeconds(2), Duration.ofSeconds(40), Duration.ofSeconds(3),
+            Duration.ofSeconds(5)))
         .locationStores(i -> store(RedisLocationStore.connect(REDIS.uri(), "agg-move")))
         .relocationStores(i -> store(RedisRelocationStore.connect(REDIS.uri(), "agg-move")))
         .objectServer(s -> s.entrySpot(Entry::new)
@@ -206,13 +210,13 @@ class RedisSpotAggregateMoveTest {
         sent.incrementAndGet();
       }
     });
-    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > 2_000);
+    await().atMost(Duration.ofSeconds(30)).until(() -> sent.get() > 2_000);
     final SpotRelocationResult first = a.relocateSpot(new SpotId(ROOM), b.nodeRid()).get(60, TimeUnit.SECONDS);
     final long afterFirst = sent.get();
-    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > afterFirst + 2_000);
+    await().atMost(Duration.ofSeconds(30)).until(() -> sent.get() > afterFirst + 2_000);
     final SpotRelocationResult second = b.relocateSpot(new SpotId(ROOM), c.nodeRid()).get(60, TimeUnit.SECONDS);
     final long afterSecond = sent.get();
-    await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > afterSecond + 2_000);
+    await().atMost(Duration.ofSeconds(30)).until(() -> sent.get() > afterSecond + 2_000);
     stop.set(true);
     sender.join(TimeUnit.SECONDS.toMillis(30));
     await().atMost(Duration.ofSeconds(60)).until(() -> HANDLED.get() >= sent.get());

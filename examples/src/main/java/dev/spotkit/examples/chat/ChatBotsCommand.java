@@ -45,9 +45,9 @@ public final class ChatBotsCommand implements Callable<Integer> {
   @Option(names = "--clients", defaultValue = "50", description = "Bots (default: ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--rooms", defaultValue = "5",
-      description = "Rooms; bot i joins room i %% R (default: ${DEFAULT-VALUE}).")
-  int rooms;
+  @Option(names = "--rooms",
+      description = "Rooms; bot i joins room i %% R (default: 5, or --clients when fewer).")
+  Integer rooms;
 
   @Option(names = "--messages", defaultValue = "200", description = "Lines per bot (default: ${DEFAULT-VALUE}).")
   int messages;
@@ -70,6 +70,11 @@ public final class ChatBotsCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
+  /** Rooms when {@code --rooms} is not given (fewer with fewer clients). */
+  static final int DEFAULT_ROOMS = 5;
+  /** Highest {@code --rate}, lines per second per bot. */
+  static final double MAX_RATE = 1_000_000;
+
   @Override
   public Integer call() throws InterruptedException {
     final List<Integer> all = new ArrayList<>();
@@ -79,12 +84,13 @@ public final class ChatBotsCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "give the server's port: --port P (repeatable) or"
           + " --ports P1,P2,...");
     }
-    if (rate != null && !(rate > 0)) {
-      throw new ParameterException(spec.commandLine(), "--rate " + rate + " must be above 0 lines/s per bot (leave"
-          + " it out to send as fast as possible)");
+    if (rate != null && !(rate > 0 && rate <= MAX_RATE)) {
+      throw new ParameterException(spec.commandLine(), "--rate " + rate + " must be above 0 and at most " + MAX_RATE
+          + " lines/s per bot (leave it out to send as fast as possible)");
     }
-    return runAndPrint(settings(spec, host, all, clients, rooms, messages, timeoutSeconds, rate == null ? 0 : rate),
-        perRoom);
+    final int roomCount = rooms != null ? rooms : Math.max(1, Math.min(DEFAULT_ROOMS, clients));
+    return runAndPrint(settings(spec, host, all, clients, roomCount, messages, timeoutSeconds, rate == null ? 0
+        : rate), perRoom);
   }
 
   /**

@@ -74,12 +74,13 @@ class RateModeTest {
 
   @Test
   void aRateThatIsNotAboveZeroIsAUsageErrorWithExitCodeTwo() {
-    for (String rate : List.of("0", "-5", "NaN")) {
+    for (String rate : List.of("0", "-5", "NaN", "1000001", "Infinity")) {
       final CommandLine top = new CommandLine(new SpotkitExamples());
       final ByteArrayOutputStream err = new ByteArrayOutputStream();
       top.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
       assertThat(top.execute("chat-bots", "--port", "7000", "--rate", rate)).as(rate).isEqualTo(2);
-      assertThat(err.toString(StandardCharsets.UTF_8)).as(rate).contains("--rate ").contains(" must be above 0");
+      assertThat(err.toString(StandardCharsets.UTF_8)).as(rate).contains("--rate ")
+          .contains(" must be above 0 and at most 1000000.0 lines/s per bot");
     }
   }
 
