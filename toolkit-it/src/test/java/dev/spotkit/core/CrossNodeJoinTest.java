@@ -349,7 +349,6 @@ class CrossNodeJoinTest {
   }
 
   @Test
-
   void aRejectingSpotKeepsTheActorWhereItIs() {
     final MeshNode a = node();
     final MeshNode b = node();

@@ -68,16 +68,8 @@ final class ServerUnderTest implements AutoCloseable {
    *     stopped then).
    */
   static ServerUnderTest child(final String server) {
-    final List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (!flag.startsWith("-XX:StartFlightRecording") && !flag.startsWith("-Xlog") && !flag.startsWith("-agent")) {
-        command.add(flag);
-      }
-    }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-        dev.spotkit.examples.SpotkitExamples.class.getName(),
-        server.startsWith("raw") ? "chat-raw-server" : "chat-server", "--port", "0"));
+    final List<String> command = examplesCommand();
+    command.addAll(List.of(server.startsWith("raw") ? "chat-raw-server" : "chat-server", "--port", "0"));
     if (server.equals("raw-batched")) {
       command.add("--consolidate-flushes");
     }
@@ -99,6 +91,26 @@ final class ServerUnderTest implements AutoCloseable {
       throw new UncheckedIOException(new IOException(server + " server did not print its port within "
           + START_SECONDS + " s: " + e, e));
     }
+  }
+
+  /**
+   * The command line of a child JVM running the examples: this JVM's java binary, its flags (without flight
+   * recordings, logs and agents meant for this process), its class path and main class {@code SpotkitExamples}; the
+   * caller adds the subcommand and its options.
+   *
+   * @return a new mutable list.
+   */
+  static List<String> examplesCommand() {
+    final List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (!flag.startsWith("-XX:StartFlightRecording") && !flag.startsWith("-Xlog") && !flag.startsWith("-agent")) {
+        command.add(flag);
+      }
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        dev.spotkit.examples.SpotkitExamples.class.getName()));
+    return command;
   }
 
   /** Reads the child's stdout to its end: completes {@code port} from the listening line. */

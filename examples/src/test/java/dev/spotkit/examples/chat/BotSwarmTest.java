@@ -148,20 +148,7 @@ class BotSwarmTest {
     final CountDownLatch talking = new CountDownLatch(clients); // each bot said 3 lines
     try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       Thread.ofVirtual().start(() -> acceptAll(server, accepted, client -> ackThenCount(client, 3, talking)));
-      final ServerSocket listening = server;
-      final Thread killer = Thread.ofVirtual().start(() -> {
-        try {
-          if (talking.await(30, TimeUnit.SECONDS)) {
-            listening.close(); // the process is gone: nothing listens any more
-            for (Socket client : accepted) {
-              client.setSoLinger(true, 0); // close() sends RST, as the kernel does for a killed process's sockets
-              client.close();
-            }
-          }
-        } catch (IOException | InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      final Thread killer = Thread.ofVirtual().start(() -> killOnce(talking, server, accepted));
       final long start = System.nanoTime();
       final String[] printed = new String[2];
       final int exit = runAndPrint(new BotSwarm.Settings("127.0.0.1", List.of(server.getLocalPort()), clients, 2,
@@ -246,17 +233,7 @@ class BotSwarmTest {
     }
 
     void killNodeBOnceItsLinesFlow() {
-      try {
-        if (flowing.await(30, TimeUnit.SECONDS)) {
-          b.close(); // the process is gone: nothing listens any more
-          for (Socket client : onB) {
-            client.setSoLinger(true, 0); // close() sends RST, as the kernel does for a killed process's sockets
-            client.close();
-          }
-        }
-      } catch (IOException | InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
+      killOnce(flowing, b, onB);
     }
 
     private void relay(final Socket client, final boolean nodeB) {
@@ -356,6 +333,24 @@ class BotSwarmTest {
           server.getLocalPort()), 1_000)).isInstanceOf(IOException.class)
           .hasMessage("bot0: closed before it connected (the run had ended)");
       bot.close(); // idempotent
+    }
+  }
+
+  /**
+   * As {@code kill -9} of a server process once {@code ready} is counted down (at most 30 s): the listener closes and
+   * every accepted connection is reset.
+   */
+  private static void killOnce(final CountDownLatch ready, final ServerSocket listener, final Queue<Socket> accepted) {
+    try {
+      if (ready.await(30, TimeUnit.SECONDS)) {
+        listener.close(); // the process is gone: nothing listens any more
+        for (Socket client : accepted) {
+          client.setSoLinger(true, 0); // close() sends RST, as the kernel does for a killed process's sockets
+          client.close();
+        }
+      }
+    } catch (IOException | InterruptedException e) {
+      throw new IllegalStateException(e);
     }
   }
 

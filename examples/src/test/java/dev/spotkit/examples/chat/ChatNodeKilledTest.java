@@ -12,7 +12,6 @@ import dev.spotkit.redis.RedisServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -170,16 +169,9 @@ class ChatNodeKilledTest {
 
   /** Starts node {@code index} as its own JVM, with this JVM's flags and class path, and waits for its line. */
   private static Member start(final String redisUri, final int index) throws Exception {
-    final List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (!flag.startsWith("-XX:StartFlightRecording") && !flag.startsWith("-Xlog") && !flag.startsWith("-agent")) {
-        command.add(flag);
-      }
-    }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-        dev.spotkit.examples.SpotkitExamples.class.getName(), "chat-server", "--store", redisUri, "--store-prefix",
-        PREFIX, "--node-index", Integer.toString(index), "--port", "0"));
+    final List<String> command = ServerUnderTest.examplesCommand();
+    command.addAll(List.of("chat-server", "--store", redisUri, "--store-prefix", PREFIX, "--node-index",
+        Integer.toString(index), "--port", "0"));
     final ProcessBuilder builder = new ProcessBuilder(command)
         .redirectError(new java.io.File("target/chat-node-killed-" + index + ".log")); // its log lines, to read
 
