@@ -177,7 +177,7 @@ class BotSwarmTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aNodeThatDiesMidRunDropsItsBotsAndTheOthersFinishWithEveryRoomClean() throws Exception {
     final int messages = 400;
-    final FakeMesh mesh = new FakeMesh(20);
+    final FakeMesh mesh = new FakeMesh(2, 10); // B's two bots, one per room: each has 10 lines relayed first
     try (mesh) {
       final Thread killer = Thread.ofVirtual().start(mesh::killNodeBOnceItsLinesFlow);
       final long start = System.nanoTime();
@@ -216,10 +216,17 @@ class BotSwarmTest {
     private final Queue<Socket> onB = new ConcurrentLinkedQueue<>();
     private final java.util.Map<String, java.util.List<Writer>> rooms = new java.util.HashMap<>();
     private final CountDownLatch flowing;
+    private final int linesEach;
+    private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> relayedFromB =
+        new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** @param linesFromB lines of B's bots relayed before B may die. */
-    FakeMesh(final int linesFromB) throws IOException {
-      flowing = new CountDownLatch(linesFromB);
+    /**
+     * @param botsOnB the bots that connect to B.
+     * @param linesEach lines of each of them relayed before B may die.
+     */
+    FakeMesh(final int botsOnB, final int linesEach) throws IOException {
+      flowing = new CountDownLatch(botsOnB);
+      this.linesEach = linesEach;
       Thread.ofVirtual().start(() -> acceptAll(a, new ConcurrentLinkedQueue<>(), client -> relay(client, false)));
       Thread.ofVirtual().start(() -> acceptAll(b, onB, client -> relay(client, true)));
     }
@@ -269,7 +276,8 @@ class BotSwarmTest {
                 }
               }
             }
-            if (nodeB) {
+            if (nodeB && relayedFromB.computeIfAbsent(nick, k -> new java.util.concurrent.atomic.AtomicInteger())
+                .incrementAndGet() == linesEach) {
               flowing.countDown();
             }
           }
