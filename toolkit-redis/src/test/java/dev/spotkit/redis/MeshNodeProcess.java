@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One MeshNode in its own JVM, for {@link MultiProcessMeshTest}: an object server on the Redis Location and
  * Relocation Stores with a free loopback mesh port and short owner-lease settings, driven by a line protocol on
  * stdin. Every command gets exactly one answer line on stdout starting with {@value #ANSWER} (logging goes to
- * stderr); the first such line is {@code @@ ready <nodeRidHex>}.
+ * stderr); the first such line is {@code @@ ready <nodeRidHex>}, or {@code @@ failed <reason>} when the node could not
+ * start (the process then exits 1).
  *
  * <p>Arguments: {@code <redisUri> <keyPrefix> <meshName> <clusterSecret> [recreate]}; with {@code recreate} the node
  * runs with crash recovery on ({@code recreateAfterOwnerLoss(true)}, the product default), without it off (the spec's
@@ -154,8 +155,34 @@ public final class MeshNodeProcess {
    */
   public static void main(final String[] args) throws Exception {
     final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    final RedisLocationStore locations = RedisLocationStore.connect(args[0], args[1]);
-    final RedisRelocationStore relocations = RedisRelocationStore.connect(args[0], args[1]);
+    try {
+      serve(args, out);
+    } catch (Exception | Error e) {
+      out.println(ANSWER + "failed " + e); // the parent's wait for "ready" ends with the reason, not its timeout
+      e.printStackTrace();
+      System.exit(1); // Lettuce's and Netty's threads would keep a JVM whose main thread failed alive
+    }
+    System.exit(0);
+  }
+
+  /** Connects, with up to {@value #CONNECT_TRIES} tries (a fully loaded machine once took 5 s to connect). */
+  private static <T> T connect(final java.util.function.Supplier<T> connect) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return connect.get();
+      } catch (RuntimeException e) {
+        if (attempt == CONNECT_TRIES) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static final int CONNECT_TRIES = 4;
+
+  private static void serve(final String[] args, final PrintStream out) throws Exception {
+    final RedisLocationStore locations = connect(() -> RedisLocationStore.connect(args[0], args[1]));
+    final RedisRelocationStore relocations = connect(() -> RedisRelocationStore.connect(args[0], args[1]));
     final boolean recreate = args.length > 4 && args[4].equals(RECREATE);
     final MeshNode node = MeshNode.builder().meshName(args[2]).locationStore(locations)
         .relocationStore(relocations).closeStoresOnClose().workers(2).requestTimeout(CALL_TIMEOUT)
@@ -189,7 +216,6 @@ public final class MeshNodeProcess {
     } finally {
       node.close();
     }
-    System.exit(0);
   }
 
   private static String handle(final MeshNode node, final RedisLocationStore locations, final ExecutorService pool,

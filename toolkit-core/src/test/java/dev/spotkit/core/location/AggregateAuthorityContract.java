@@ -66,7 +66,7 @@ public abstract class AggregateAuthorityContract {
     final String owner = "owner-" + ridHex;
     final WriteResult lease = store.write(WriteBatch.unconditional(Mutation.Put.expiring(
         LocationKeys.ownerLease(owner).preimage(), new OwnerLeaseRecord(owner, new LeaseGeneration(1)).encode(),
-        Duration.ofSeconds(60)))).toCompletableFuture().join();
+        Duration.ofMinutes(10)))).toCompletableFuture().join(); // outlives a slow test: 60 s lapsed once under load
     assertThat(lease).isInstanceOf(WriteResult.Applied.class);
     final MeshNodeDescriptorRecord record = MeshFixture.descriptor(MESH, ridHex, owner, 1, 1, NodeState.SERVING, 100,
         actorLimit, List.of(MeshFixture.actorType("player", 0),
