@@ -63,9 +63,16 @@ class RoomMoveTargetKilledTest {
 
   /** A started target JVM: its RoutingId and its stdout lines. */
   private record Target(String rid, BlockingQueue<String> lines) {
-    String next() throws InterruptedException {
-      final String line = lines.poll(60, TimeUnit.SECONDS);
-      assertThat(line).as("a line from the target process (see target/room-target.log)").isNotNull();
+    /**
+     * The target's next line, within 120 s (a machine loaded twice over once took more than 60 s to get a move to
+     * the target's restore).
+     *
+     * @param move the move under way: its state is named when no line came.
+     */
+    String next(final CompletableFuture<SpotRelocationResult> move) throws InterruptedException {
+      final String line = lines.poll(120, TimeUnit.SECONDS);
+      assertThat(line).as("a line from the target process (see target/room-target.log); the move: %s", move)
+          .isNotNull();
       return line;
     }
   }
@@ -167,7 +174,7 @@ class RoomMoveTargetKilledTest {
     final Thread sender = sender(a, stop, toRoom, toMembers);
     final CompletableFuture<SpotRelocationResult> moved = a.relocateSpot(new SpotId(ROOM),
         new NodeRid(Long.parseUnsignedLong(b.rid(), 16)));
-    assertThat(b.next()).isEqualTo("restoring");
+    assertThat(b.next(moved)).isEqualTo("restoring");
     child.destroyForcibly(); // SIGKILL while it restores: relay-ready was never sent
     assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
     assertThat(moved).failsWithin(60, TimeUnit.SECONDS).withThrowableThat().havingCause()
@@ -206,7 +213,7 @@ class RoomMoveTargetKilledTest {
     final Thread sender = sender(a, stop, new AtomicLong(), new AtomicLong());
     final CompletableFuture<SpotRelocationResult> moved = a.relocateSpot(new SpotId(ROOM),
         new NodeRid(Long.parseUnsignedLong(b.rid(), 16)));
-    assertThat(b.next()).isEqualTo("committing"); // past relay-ready: the source took its hold for the relay
+    assertThat(b.next(moved)).isEqualTo("committing"); // past relay-ready: the source took its hold for the relay
     child.destroyForcibly();
     assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
     assertThat(moved).failsWithin(90, TimeUnit.SECONDS).withThrowableThat().havingCause()
