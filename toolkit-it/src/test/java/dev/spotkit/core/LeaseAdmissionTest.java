@@ -32,6 +32,36 @@ class LeaseAdmissionTest {
     }
   }
 
+  record Hold(int seq) {}
+
+  /**
+   * Runs a 20 ms timer from its creation; its first {@link Hold} blocks the turn until {@link #GATE} opens; notes
+   * every Hold's sequence number and every tick.
+   */
+  static final class Holder implements Actor {
+    static final java.util.concurrent.CountDownLatch GATE = new java.util.concurrent.CountDownLatch(1);
+    static final java.util.concurrent.CountDownLatch HOLDING = new java.util.concurrent.CountDownLatch(1);
+    static final java.util.List<Integer> RAN = new java.util.concurrent.CopyOnWriteArrayList<>();
+    static final AtomicInteger TICKS = new AtomicInteger();
+    private final ActorContext ctx;
+
+    Holder(final ActorContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void configure(final ActorHandlers on) {
+      ctx.timers().every("tick", Duration.ofMillis(20), TICKS::incrementAndGet);
+      on.message(Hold.class, h -> {
+        RAN.add(h.seq());
+        if (h.seq() == 0) {
+          HOLDING.countDown();
+          GATE.await(30, TimeUnit.SECONDS);
+        }
+      });
+    }
+  }
+
   private TestMesh mesh;
   private InMemoryLocationStore store;
   private MeshNode node;
@@ -87,5 +117,41 @@ class LeaseAdmissionTest {
         .filter(NodeEvent.LeaseAdmissionChanged.class::isInstance).map(e -> ((NodeEvent.LeaseAdmissionChanged) e)
         .admitting()).toList()).containsExactly(false, true));
     assertThat(events).noneMatch(NodeEvent.LeaseLost.class::isInstance);
+  }
+
+  @Test
+  @Spec("LOC-04")
+  void workQueuedBeforeTheDeadlineDoesNotStartAfterItAndRunsInOrderOnceARenewalAnswers() throws Exception {
+    mesh = TestMesh.builder().meshName("lease-queued").node(b -> b
+        .ownerLease(Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMillis(2500)))
+        .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
+            .actor("holder", Holder::new, a -> a.disableRelocation()))
+        .start(1);
+    store = mesh.locationStore();
+    node = mesh.node(0);
+    node.actors().getOrCreate("h", "holder").await();
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> Holder.TICKS.get() > 0);
+    for (int i = 0; i < 20; i++) {
+      node.toActor("h").send(new Hold(i));
+    }
+    assertThat(Holder.HOLDING.await(10, TimeUnit.SECONDS)).as("the first Hold's turn started").isTrue();
+    // behind the blocked turn: Holds 1..19 and one tick (the timer queues no second tick while one waits)
+
+    final StoreFaults.Stall stall = store.faults().stallNext(1_000_000, LeaseAdmissionTest::leaseCall);
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+        assertThatThrownBy(() -> node.toActor("h").send(new Hold(-1)))
+            .isInstanceOf(SpotkitException.Unavailable.class).hasMessageContaining("admission deadline"));
+    final int ticksAtDeadline = Holder.TICKS.get();
+    Holder.GATE.countDown(); // the turn ends past the deadline: nothing queued behind it may start now
+    Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+        .until(() -> Holder.RAN.size() == 1 && Holder.TICKS.get() == ticksAtDeadline);
+
+    store.faults().clear();
+    stall.timeOut(); // the next renewal answers: the queued Holds run, in order, none lost; the timer ticks again
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(Holder.RAN.stream()
+        .filter(seq -> seq >= 0)).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 20).boxed().toList()));
+    assertThat(Holder.RAN.subList(0, 20)).as("the probes sent until admission stopped run after Holds 0..19")
+        .doesNotContain(-1);
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> Holder.TICKS.get() > ticksAtDeadline + 2);
   }
 }

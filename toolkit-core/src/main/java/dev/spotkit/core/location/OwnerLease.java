@@ -58,6 +58,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: any thread; one monitor guards the state.
  */
 public final class OwnerLease {
+  /** How often {@link #awaitAdmission} looks again, in ms. */
+  public static final long ADMISSION_POLL_MS = 5;
+
   private static final Logger LOG = LoggerFactory.getLogger(OwnerLease.class);
   private static final int ACQUIRE_ATTEMPTS = 8;
 
@@ -319,6 +322,25 @@ public final class OwnerLease {
    */
   public boolean admitsNow() {
     return fastHeld && nanoTime.getAsLong() - fastDeadlineNanos < 0;
+  }
+
+  /**
+   * Waits on the calling thread until this lease admits new work again (a renewal answered in time), looking every
+   * {@value #ADMISSION_POLL_MS} ms (virtual-thread friendly: parks, holds no monitor). For work that was accepted
+   * while admission held and must not start after it lapsed (LOC-04), e.g. a queued object message.
+   *
+   * @param keepWaiting asked before each look; false ends the wait (e.g. the node started closing).
+   * @return true once {@link #admitsNow()}; false when the lease was lost for good, {@code keepWaiting} answered false
+   *     or the thread was interrupted first (its interrupt status stays set).
+   */
+  public boolean awaitAdmission(final java.util.function.BooleanSupplier keepWaiting) {
+    while (!admitsNow()) {
+      if (isLost() || !keepWaiting.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+        return false;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ADMISSION_POLL_MS));
+    }
+    return true;
   }
 
   /**

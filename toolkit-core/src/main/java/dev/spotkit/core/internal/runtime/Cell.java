@@ -171,12 +171,46 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
 
   final void onEnvelope(final Envelope envelope) {
     try {
+      if (!(envelope instanceof Envelope.Marker) && !rt.admits() && !admittedAfterWait(envelope)) {
+        return;
+      }
       dispatch(envelope);
     } finally {
       if (this instanceof SpotCell spot && spot.idle != null) {
         spot.idle.workEnded(); // the idle time counts from here (spec 003 section 6.2)
       }
     }
+  }
+
+  /**
+   * The owner lease admits no work now (LOC-04: past its local admission deadline no object message or timer
+   * starts, whenever it was queued: a process paused with work in its mailboxes runs none of it once resumed late).
+   * A tick is skipped (the timer's next period fires again once admission is back). A message or frame waits here,
+   * in order, until a renewal answers in time; it fails (request: Unavailable) when the lease is lost for good or the
+   * node stops first.
+   *
+   * @return true when the envelope may run now.
+   */
+  private boolean admittedAfterWait(final Envelope envelope) {
+    if (envelope instanceof Envelope.Tick tick) {
+      tick.timer().queued.set(false);
+      return false;
+    }
+    if (rt.store().ownerLease().awaitAdmission(() -> !rt.isClosing())) {
+      return true;
+    }
+    SpotkitException refused = new SpotkitException.Unavailable("node " + rt.meshName() + "/" + rt.nodeRid().hex()
+        + " is closing; a message queued for " + describe() + " did not start: its owner lease admitted no work");
+    try {
+      rt.admit("a message queued for " + describe());
+    } catch (SpotkitException.Unavailable e) {
+      refused = e;
+    }
+    if (envelope instanceof Envelope.Frame frame) {
+      frame.link().frameHandled();
+    }
+    failOne(envelope, refused);
+    return false;
   }
 
   private void dispatch(final Envelope envelope) {
