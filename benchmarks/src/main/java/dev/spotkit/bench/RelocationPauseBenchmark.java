@@ -99,7 +99,8 @@ public class RelocationPauseBenchmark {
     /** The moving actor: state bytes, tick gap bookkeeping, JoinSpot on {@link Move}. */
     static final class Mover implements Actor {
         private final ActorContext ctx;
-        byte[] state = new byte[0];
+        /** The state: an array of its own, or (after a move) the view restore was given (see {@link MoverState}). */
+        java.nio.ByteBuffer state = java.nio.ByteBuffer.allocate(0);
 
         Mover(final ActorContext ctx) {
             this.ctx = ctx;
@@ -116,7 +117,7 @@ public class RelocationPauseBenchmark {
                 lastTick = now;
                 ticks++;
             }).message(Move.class, m -> ctx.joinSpot(m.spotId()).timeout(Duration.ofSeconds(30)).defer())
-                .message(Fill.class, f -> state = new byte[f.bytes()]);
+                .message(Fill.class, f -> state = java.nio.ByteBuffer.wrap(new byte[f.bytes()]));
         }
 
         @Override
@@ -125,16 +126,29 @@ public class RelocationPauseBenchmark {
         }
     }
 
-    /** PreserveStateWith: the state array moves as it is. */
+    /**
+     * PreserveStateWith: capture copies the state into a new array (the application's one copy), restore keeps what
+     * it is given without copying: the view of the received payload ({@code restore(A, ByteBuffer)}, what the
+     * framework calls), or the array of the default path. Keeping the view past the call relies on the current
+     * implementation (the assembled payload is an ordinary heap array nobody reuses); a real adapter decodes its
+     * state from the view during the call.
+     */
     static final class MoverState implements ActorRelocationAdapter<Mover> {
         @Override
         public byte[] capture(final Mover actor) {
-            return actor.state.clone();
+            final byte[] copy = new byte[actor.state.remaining()];
+            actor.state.duplicate().get(copy);
+            return copy;
         }
 
         @Override
         public void restore(final Mover actor, final byte[] bytes) {
-            actor.state = bytes;
+            actor.state = java.nio.ByteBuffer.wrap(bytes);
+        }
+
+        @Override
+        public void restore(final Mover actor, final java.nio.ByteBuffer view) {
+            actor.state = view;
         }
     }
 

@@ -54,23 +54,18 @@ public sealed interface Action permits SourceAction, TargetAction {
    * Source: explicit failure before the boundary: put the payload's saved work and then the held ingress back
    * into the source queue in original order (section 4.2, 9.4). Always precedes a session abort and the reopen.
    *
-   * @param payload the captured payload kept in memory (copied).
+   * @param payload the captured payload kept in memory: the unit's own array, not a copy; read only.
    * @param held the ingress hold in acceptance order.
    */
   record RestoreSourceQueue(byte[] payload, List<Message> held) implements SourceAction {
     /**
-     * Copies the inputs.
+     * Takes the payload without a copy (nobody may modify it) and copies the list.
      *
      * @throws NullPointerException when an argument is null.
      */
     public RestoreSourceQueue {
-      payload = Objects.requireNonNull(payload, "payload").clone();
+      Objects.requireNonNull(payload, "payload");
       held = List.copyOf(held);
-    }
-
-    @Override
-    public byte[] payload() {
-      return payload.clone();
     }
 
     @Override
@@ -116,21 +111,18 @@ public sealed interface Action permits SourceAction, TargetAction {
    * Target: run the factory and restore state, saved work and timers from the verified payload, without opening
    * dispatch; answer with {@link TargetEvent.RestoreFinished} or {@link TargetEvent.RestoreFailed}.
    *
-   * @param payload the assembled, checksum-verified payload (copied).
+   * @param payload the assembled, checksum-verified payload: the assembly's own buffer, handed over without a copy
+   *     (the assembler dropped its reference); the driver owns it and may decode it in place
+   *     ({@code RelocationEnvelopeCodec.decodeOwned}), so nobody may modify it.
    */
   record RunRestore(byte[] payload) implements TargetAction {
     /**
-     * Copies the payload.
+     * Takes the payload without a copy.
      *
      * @throws NullPointerException when {@code payload} is null.
      */
     public RunRestore {
-      payload = Objects.requireNonNull(payload, "payload").clone();
-    }
-
-    @Override
-    public byte[] payload() {
-      return payload.clone();
+      Objects.requireNonNull(payload, "payload");
     }
 
     @Override

@@ -35,42 +35,74 @@ public sealed interface Frame {
   }
 
   /**
-   * Command 52: one state chunk, any byte boundary.
+   * Command 52: one state chunk, any byte boundary, as a range of the source's payload (spec 001 section 4.2):
+   * bytes {@code [offset, offset + length)} of {@code stream}, without a copy.
+   *
+   * <p>Ownership: {@code stream} is the unit's in-memory payload, shared by every chunk of the move and kept until
+   * the retransmission window ends; nobody may modify it. A driver sends the range as it is (e.g. a frame head
+   * followed by the range, {@code RelocationCodec.encodeStateHead}); {@link #bytes()} copies it.
    *
    * @param identity the relocation identity.
    * @param ordinal chunk ordinal from 0.
-   * @param bytes the chunk bytes (copied).
+   * @param stream the array holding the chunk (the whole payload); read only.
+   * @param offset where the chunk starts in {@code stream}, 0..stream.length.
+   * @param length the chunk's bytes, 0..stream.length - offset.
    */
-  record StateChunk(RelocationIdentity identity, int ordinal, byte[] bytes) implements Frame {
+  record StateChunk(RelocationIdentity identity, int ordinal, byte[] stream, int offset, int length)
+      implements Frame {
     /**
-     * Copies the bytes.
+     * Checks the range; nothing is copied.
      *
-     * @throws NullPointerException when {@code bytes} is null.
+     * @throws NullPointerException when {@code identity} or {@code stream} is null.
+     * @throws IndexOutOfBoundsException when the range does not lie within {@code stream}.
      */
     public StateChunk {
-      bytes = Objects.requireNonNull(bytes, "bytes").clone();
+      Objects.requireNonNull(identity, "identity");
+      Objects.requireNonNull(stream, "stream");
+      Objects.checkFromIndexSize(offset, length, stream.length);
     }
 
-    @Override
+    /**
+     * A chunk that is a whole array: {@code StateChunk(identity, ordinal, bytes, 0, bytes.length)}; the array is
+     * taken without a copy and must not be modified afterwards.
+     *
+     * @param identity the relocation identity.
+     * @param ordinal chunk ordinal from 0.
+     * @param bytes the chunk bytes.
+     * @throws NullPointerException when an argument is null.
+     */
+    public StateChunk(final RelocationIdentity identity, final int ordinal, final byte[] bytes) {
+      this(identity, ordinal, Objects.requireNonNull(bytes, "bytes"), 0, bytes.length);
+    }
+
+    /**
+     * The chunk's bytes.
+     *
+     * @return a new array with a copy of the range, {@link #length()} bytes.
+     */
     public byte[] bytes() {
-      return bytes.clone();
+      return Arrays.copyOfRange(stream, offset, offset + length);
     }
 
     @Override
     public boolean equals(final Object o) {
       return o instanceof StateChunk x && x.identity.equals(identity) && x.ordinal == ordinal
-          && Arrays.equals(x.bytes, bytes);
+          && Arrays.equals(x.stream, x.offset, x.offset + x.length, stream, offset, offset + length);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(identity, ordinal) * 31 + Arrays.hashCode(bytes);
+      int h = 1;
+      for (int i = offset; i < offset + length; i++) {
+        h = 31 * h + stream[i];
+      }
+      return Objects.hash(identity, ordinal) * 31 + h;
     }
 
     @Override
     public String toString() {
-      return "StateChunk[" + identity + ", ordinal=" + ordinal + ", " + bytes.length
-          + " bytes, crc32c=" + RelayChecksum.ofBytes(bytes) + "]";
+      return "StateChunk[" + identity + ", ordinal=" + ordinal + ", " + length
+          + " bytes, crc32c=" + RelayChecksum.ofBytes(bytes()) + "]";
     }
 
     @Override

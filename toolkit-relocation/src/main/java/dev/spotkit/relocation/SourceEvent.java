@@ -15,28 +15,43 @@ public sealed interface SourceEvent {
   }
 
   /**
-   * The answer to {@link Action.CapturePayload}: the encoded relocation-envelope-v1 payload, opaque here.
+   * The answer to {@link Action.CapturePayload}: the encoded relocation-envelope-v1 payload, opaque here, and its
+   * CRC-32C (payloadChecksumCrc32c of command 40, spec 001 section 4.2).
    *
-   * @param payload the payload bytes (copied); may be empty.
+   * <p>Ownership: the array is handed to the unit without a copy; it becomes the source's in-memory payload (its
+   * command 52 chunks are ranges of it, {@link Frame.StateChunk}) and nobody may modify it afterwards.
+   *
+   * @param payload the payload bytes; may be empty.
+   * @param crc32c CRC-32C of {@code payload} (Castagnoli, as {@link RelayChecksum#ofBytes}), 0..2^32-1; a driver
+   *     that computed it while encoding passes it here so the payload is not read again.
    */
-  record PayloadCaptured(byte[] payload) implements SourceEvent {
+  record PayloadCaptured(byte[] payload, long crc32c) implements SourceEvent {
     /**
-     * Copies the payload.
+     * Takes the payload without a copy.
      *
      * @throws NullPointerException when {@code payload} is null (an adapter contract violation).
+     * @throws IllegalArgumentException when {@code crc32c} is outside 0..2^32-1.
      */
     public PayloadCaptured {
-      payload = Objects.requireNonNull(payload, "payload").clone();
+      Objects.requireNonNull(payload, "payload");
+      if (crc32c < 0 || crc32c > 0xFFFF_FFFFL) {
+        throw new IllegalArgumentException("crc32c " + crc32c + " is outside 0..4294967295");
+      }
     }
 
-    @Override
-    public byte[] payload() {
-      return payload.clone();
+    /**
+     * Takes the payload without a copy and computes its CRC-32C.
+     *
+     * @param payload the payload bytes; may be empty; must not be modified afterwards.
+     * @throws NullPointerException when {@code payload} is null.
+     */
+    public PayloadCaptured(final byte[] payload) {
+      this(payload, RelayChecksum.ofBytes(Objects.requireNonNull(payload, "payload")));
     }
 
     @Override
     public boolean equals(final Object o) {
-      return o instanceof PayloadCaptured x && Arrays.equals(x.payload, payload);
+      return o instanceof PayloadCaptured x && x.crc32c == crc32c && Arrays.equals(x.payload, payload);
     }
 
     @Override
@@ -46,7 +61,7 @@ public sealed interface SourceEvent {
 
     @Override
     public String toString() {
-      return "PayloadCaptured[" + payload.length + " bytes]";
+      return "PayloadCaptured[" + payload.length + " bytes, crc32c=" + crc32c + "]";
     }
   }
 

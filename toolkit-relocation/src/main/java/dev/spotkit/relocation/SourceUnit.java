@@ -2,7 +2,6 @@ package dev.spotkit.relocation;
 
 import dev.spotkit.relocation.wire.RelocationIdentity;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,6 +41,8 @@ public final class SourceUnit {
   private boolean startPending;
   private boolean started;
   private byte[] payload;
+  /** CRC-32C of {@link #payload}, given with it ({@link SourceEvent.PayloadCaptured#crc32c()}). */
+  private long payloadCrc32c;
   private int chunkCount;
   private int nextChunk;
   private long windowEndsMs = Long.MAX_VALUE;
@@ -84,7 +85,7 @@ public final class SourceUnit {
     switch (event) {
       case SourceEvent.StartRequested s -> onStart(out);
       case SourceEvent.BudgetChanged b -> onBudget(out);
-      case SourceEvent.PayloadCaptured p -> onCaptured(p.payload(), out);
+      case SourceEvent.PayloadCaptured p -> onCaptured(p.payload(), p.crc32c(), out);
       case SourceEvent.ChunkReleased r -> onChunkReleased(r.ordinal(), out);
       case SourceEvent.MessageArrived m -> onMessage(m.message(), out);
       case SourceEvent.RelayReadyArrived r -> onRelayReady(r.identity(), out);
@@ -127,12 +128,13 @@ public final class SourceUnit {
     }
   }
 
-  private void onCaptured(final byte[] bytes, final List<SourceAction> out) {
+  private void onCaptured(final byte[] bytes, final long crc32c, final List<SourceAction> out) {
     if (stage != Stage.SOURCE_PAUSED || payload != null) {
       throw new IllegalStateException("PayloadCaptured is only valid once, in SourcePaused; stage "
           + stage.specName() + (payload != null ? ", payload already captured" : ""));
     }
     payload = bytes;
+    payloadCrc32c = crc32c;
     chunkCount = Math.max(1, (int) ((bytes.length + (long) chunkBytes - 1) / chunkBytes));
     sendManifest(out);
   }
@@ -142,7 +144,7 @@ public final class SourceUnit {
       return; // Sent again on the next ConnectionOpened.
     }
     out.add(new Action.Send(connectionId, new Frame.Prepare(identity, objectId, payload.length, chunkCount,
-        RelayChecksum.ofBytes(payload))));
+        payloadCrc32c)));
     nextChunk = 0;
     pumpChunks(out);
   }
@@ -155,8 +157,8 @@ public final class SourceUnit {
         return; // Section 5.3: the next chunk waits for room; the unit is never failed by the budget.
       }
       inFlight.put(nextChunk, to - from);
-      out.add(new Action.Send(connectionId, new Frame.StateChunk(identity, nextChunk,
-          Arrays.copyOfRange(payload, from, to))));
+      // A range of the payload, not a copy: the driver writes it out as it is (section 4.2).
+      out.add(new Action.Send(connectionId, new Frame.StateChunk(identity, nextChunk, payload, from, to - from)));
       nextChunk++;
     }
   }

@@ -35,6 +35,29 @@ class SourceUnitTest {
     assertThat(unit.stage()).isEqualTo(Stage.SOURCE_PAUSED);
   }
 
+  /**
+   * The chunks are ranges of the captured payload itself, not copies (spec 001 section 4.2: the in-memory payload is
+   * the source of truth), and the manifest carries the CRC-32C given with the payload, not one computed again.
+   */
+  @Test
+  void chunksAreRangesOfTheCapturedPayloadAndTheGivenChecksumIsDeclared() {
+    final SourceUnit unit = new SourceUnit(ID, OBJECT, 1, SETTINGS, InFlightBudget.peerDefault(), false, 0);
+    unit.handle(new SourceEvent.StartRequested());
+    final List<SourceAction> out = unit.handle(new SourceEvent.PayloadCaptured(payload, 0x1234_5678L));
+    final List<Frame> sent = frames(out);
+    assertThat(sent.get(0)).isEqualTo(new Frame.Prepare(ID, OBJECT, 10, 3, 0x1234_5678L));
+    final List<Frame.StateChunk> chunks = sent.stream().skip(1).map(Frame.StateChunk.class::cast).toList();
+    assertThat(chunks).allSatisfy(c -> assertThat(c.stream()).isSameAs(payload));
+    assertThat(chunks).extracting(Frame.StateChunk::offset).containsExactly(0, 4, 8);
+    assertThat(chunks).extracting(Frame.StateChunk::length).containsExactly(4, 4, 2);
+    assertThat(chunks.get(2).bytes()).containsExactly('8', '9');
+    assertThat(chunks.get(2)).isEqualTo(new Frame.StateChunk(ID, 2, new byte[] {'8', '9'}));
+    assertThatThrownBy(() -> new SourceEvent.PayloadCaptured(payload, 1L << 32))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("crc32c 4294967296 is outside 0..4294967295");
+    assertThatThrownBy(() -> new Frame.StateChunk(ID, 0, payload, 8, 3))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
   @Test
   @Spec("REL-03")
   @Spec("REL-04")

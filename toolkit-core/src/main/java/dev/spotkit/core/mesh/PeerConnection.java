@@ -302,6 +302,35 @@ public final class PeerConnection {
    * @throws IndexOutOfBoundsException when {@code offset} and {@code length} do not lie within {@code body}.
    */
   public boolean send(final byte[] head, final byte[] body, final int offset, final int length) {
+    return sendParts(head, body, offset, length, null);
+  }
+
+  /**
+   * Sends one framework frame in two parts like {@link #send(byte[], byte[], int, int)} and runs {@code written}
+   * once the transport wrote it to the socket, like {@link #send(byte[], Runnable)}: the path of relocation command
+   * 52 chunks, which are ranges of the source's payload and stay in the in-flight budget until written (spec 001
+   * section 5.3). Not run when the write fails or the connection closes first.
+   *
+   * <p>Ownership: as {@link #send(byte[], byte[], int, int)}; neither array may be modified after the call.
+   *
+   * @param head the first bytes of the frame, at least 1 byte.
+   * @param body the array holding the rest of the frame.
+   * @param offset where the rest starts in {@code body}, 0..body.length.
+   * @param length how many bytes of {@code body} follow the head, 0..body.length - offset.
+   * @param written runs on the connection's event loop after the write; must not block.
+   * @return true when queued; false when the connection is closed (the frame is dropped, {@code written} not run).
+   * @throws SpotkitException.InvalidOperation when the head is empty or the whole frame is longer than
+   *     {@link MeshConfig#maxFrameLength()}.
+   * @throws IndexOutOfBoundsException when {@code offset} and {@code length} do not lie within {@code body}.
+   */
+  public boolean send(final byte[] head, final byte[] body, final int offset, final int length,
+      final Runnable written) {
+    Objects.requireNonNull(written, "written");
+    return sendParts(head, body, offset, length, written);
+  }
+
+  private boolean sendParts(final byte[] head, final byte[] body, final int offset, final int length,
+      final Runnable written) {
     Objects.requireNonNull(head, "head");
     Objects.requireNonNull(body, "body");
     Objects.checkFromIndexSize(offset, length, body.length);
@@ -315,7 +344,7 @@ public final class PeerConnection {
       // more: Netty merges a multi-component heap buffer on the heap before that move.
       final ByteBuf buf = channel.alloc().directBuffer(head.length + length);
       return buf.writeBytes(head).writeBytes(body, offset, length);
-    }, null, charge((long) head.length + length));
+    }, written, charge((long) head.length + length));
   }
 
   private void checkLength(final long frameLength) {

@@ -26,10 +26,13 @@ import java.util.zip.CRC32C;
  * <ul>
  *   <li>Each chunk is copied into storage of the assembly at once, before {@link #onChunk} returns, so the receive
  *       buffer (the frame array a {@link StateView} reads) can be released or reused. No reference to it is kept.</li>
- *   <li>One copy per chunk in the usual order (plus amortised growth): the assembly keeps one stream buffer that
- *       grows with the bytes placed (64 KiB first, at least doubling, never past payloadTotalLength, which was
- *       checked against the receiver's limit by {@link #start}), so a manifest announcing a huge total makes the
- *       receiver hold only the bytes actually sent. A chunk whose ordinal is the next one missing is copied
+ *   <li>One copy per chunk in the usual order: the assembly keeps one stream buffer sized ahead of the bytes
+ *       placed, to min(payloadTotalLength, max(64 KiB, 16 x bytes placed)) (payloadTotalLength was checked against
+ *       the receiver's limit by {@link #start}). A payload of up to 16 chunks (every chunk but the last full) is
+ *       placed in one buffer of exactly payloadTotalLength, allocated when ordinal 0 arrives and never regrown; a
+ *       larger one is regrown (one copy of the bytes placed so far) when it fills, to 16 times those bytes; a
+ *       manifest announcing a huge total makes the receiver hold at most 16 times the bytes actually sent (at
+ *       least 64 KiB). A chunk whose ordinal is the next one missing is copied
  *       straight into it at the end of the bytes placed so far. A chunk that arrives before its predecessors
  *       (the spec allows any split, so its offset is unknown until they arrive) is copied into a buffer of its
  *       own and moved into the stream buffer once they did. The CRC-32C is computed incrementally over the
@@ -45,8 +48,15 @@ import java.util.zip.CRC32C;
  * </ul>
  */
 public final class ChunkAssembler {
-  /** First size of the stream buffer: 64 KiB, or the total when smaller; it grows with the bytes placed. */
+  /** Smallest size of the stream buffer: 64 KiB, or the total when smaller. */
   private static final int INITIAL_STREAM_BYTES = 64 * 1024;
+  /**
+   * How far ahead of the bytes received the stream buffer is sized: {@value} times the bytes placed (at most the
+   * total). Usual payloads (up to 16 chunks) are thus placed in one buffer of exactly payloadTotalLength, sized
+   * when ordinal 0 arrives, and never regrown or copied again; a larger one grows at most a few times (x16 each);
+   * a manifest that announces a huge total still makes the receiver hold only a bounded multiple of what was sent.
+   */
+  private static final long SIZE_AHEAD_FACTOR = 16;
 
   private static final String NAME = "assembly";
 
@@ -283,10 +293,11 @@ public final class ChunkAssembler {
   private void place(final byte[] data, final int from, final int length) {
     final long total = manifest.payloadTotalLength(); // checked against the receiver's limit in start
     if (stream == null || placed + length > stream.length) {
-      // Grown with the bytes received (at least doubling, at most the total), never sized from the manifest alone:
-      // a manifest announcing a huge total makes the receiver hold only what the peer actually sent.
-      final long wanted = Math.min(total, Math.max(Math.max(INITIAL_STREAM_BYTES, placed + (long) length),
-          stream == null ? 0 : 2L * stream.length));
+      // Sized ahead of the bytes received (SIZE_AHEAD_FACTOR times them, at most the total), never from the
+      // manifest alone: a manifest announcing a huge total makes the receiver hold a bounded multiple of what was
+      // sent.
+      final long wanted = Math.min(total, Math.max(INITIAL_STREAM_BYTES,
+          SIZE_AHEAD_FACTOR * (placed + (long) length)));
       stream = stream == null ? new byte[(int) wanted] : Arrays.copyOf(stream, (int) wanted);
     }
     if (placedChunks == offsets.length) {

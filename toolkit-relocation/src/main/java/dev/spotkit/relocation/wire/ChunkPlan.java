@@ -112,7 +112,7 @@ public final class ChunkPlan {
    */
   public static ChunkPlan encode(final RelocationEnvelope envelope, final int chunkSize) {
     Fields.present("envelope", envelope);
-    final WireOut out = RelocationEnvelopeCodec.encodeChecksummed(envelope);
+    final WireOut out = RelocationEnvelopeCodec.encodeChecksummedWriter(envelope);
     final byte[] stream = out.toByteArray();
     check(stream, chunkSize);
     return new ChunkPlan(stream, chunkSize, out.crc32c());

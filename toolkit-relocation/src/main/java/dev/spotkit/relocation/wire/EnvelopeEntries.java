@@ -31,6 +31,9 @@ public final class EnvelopeEntries {
    * a final class so that a decoded state can be a read-only view of the stream it came from instead of a copy:
    * <ul>
    *   <li>{@link #ApplicationState(long, byte[])} copies the bytes it is given; {@link #state()} returns a copy.</li>
+   *   <li>{@link #ofParts(long, byte[], byte[])} takes a state made of two arrays, a head followed by a body (a
+   *       runtime's own framing followed by the adapter's bytes), without copying or joining them: the encoder
+   *       writes both straight into the stream, so the body is copied once on its way to the wire.</li>
    *   <li>{@link #stateBuffer()} returns a read-only {@link ByteBuffer} over the bytes held, without a copy.</li>
    *   <li>{@link RelocationEnvelopeCodec#decode(byte[], long, int)} gives every state its own array (one copy out
    *       of the stream); {@link RelocationEnvelopeCodec#decodeOwned(byte[], long, int)} gives views of the stream,
@@ -38,7 +41,11 @@ public final class EnvelopeEntries {
    * </ul>
    */
   public static final class ApplicationState {
+    private static final byte[] NO_HEAD = new byte[0];
+
     private final long participantId;
+    /** Bytes of the state before {@link #array}'s range ({@link #ofParts}); empty otherwise. Never written. */
+    private final byte[] head;
     /** Null when the participant has no state; else the array holding it, never written after construction. */
     private final byte[] array;
     private final int offset;
@@ -56,11 +63,41 @@ public final class EnvelopeEntries {
     }
 
     private ApplicationState(final long participantId, final byte[] array, final int offset, final int length) {
+      this(participantId, NO_HEAD, array, offset, length);
+    }
+
+    private ApplicationState(final long participantId, final byte[] head, final byte[] array, final int offset,
+        final int length) {
       Fields.positive("participantId", participantId);
       this.participantId = participantId;
+      this.head = head;
       this.array = array;
       this.offset = offset;
       this.length = length;
+    }
+
+    /**
+     * A state that is {@code head} followed by {@code body}, taken without a copy: the encoder
+     * ({@link RelocationEnvelopeCodec}) writes both parts into the stream, which is then byte for byte the stream of
+     * {@code new ApplicationState(participantId, head ++ body)}.
+     *
+     * <p>Ownership: both arrays are handed over; nobody may modify them afterwards.
+     *
+     * @param participantId 1..2^63-1.
+     * @param head the first bytes of the state (e.g. a runtime's framing), possibly empty.
+     * @param body the rest of the state, possibly empty, or null for none (the state is then {@code head}).
+     * @return the state (it has state: {@link #hasState()} is true), {@code head.length + body.length} bytes.
+     * @throws IllegalArgumentException when participantId is not positive or the state would exceed 2^31-9 bytes.
+     * @throws NullPointerException when {@code head} is null.
+     */
+    public static ApplicationState ofParts(final long participantId, final byte[] head, final byte[] body) {
+      java.util.Objects.requireNonNull(head, "head");
+      final byte[] rest = body == null ? NO_HEAD : body;
+      if ((long) head.length + rest.length > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("application state of " + ((long) head.length + rest.length)
+            + " bytes exceeds one array (" + (Integer.MAX_VALUE - 8) + " bytes)");
+      }
+      return new ApplicationState(participantId, head, rest, 0, rest.length);
     }
 
     /** Takes {@code array[offset, offset + length)} without a copy; nobody may write those bytes afterwards. */
@@ -83,7 +120,13 @@ public final class EnvelopeEntries {
      * @return a copy, or null when the participant has no state.
      */
     public byte[] state() {
-      return array == null ? null : Arrays.copyOfRange(array, offset, offset + length);
+      if (array == null) {
+        return null;
+      }
+      final byte[] copy = new byte[head.length + length];
+      System.arraycopy(head, 0, copy, 0, head.length);
+      System.arraycopy(array, offset, copy, head.length, length);
+      return copy;
     }
 
     /**
@@ -101,27 +144,42 @@ public final class EnvelopeEntries {
      * @return bytes of state, 0 when the participant has none.
      */
     public int stateLength() {
-      return length;
+      return head.length + length;
     }
 
     /**
      * The state without a copy.
      *
      * @return a read-only buffer over the state bytes (position 0, limit {@link #stateLength()}), or null when the
-     *     participant has none. Each call returns a new buffer over the same bytes, which never change.
+     *     participant has none. Each call returns a new buffer over the same bytes, which never change. A state
+     *     made by {@link #ofParts} with a non-empty head is joined into a new array first (one copy).
      */
     public ByteBuffer stateBuffer() {
-      return array == null ? null : ByteBuffer.wrap(array, offset, length).slice().asReadOnlyBuffer();
+      if (array == null) {
+        return null;
+      }
+      return head.length == 0 ? ByteBuffer.wrap(array, offset, length).slice().asReadOnlyBuffer()
+          : ByteBuffer.wrap(state()).asReadOnlyBuffer();
     }
 
-    /** Package access for the encoder: the array holding the state, null when none; read only. */
+    /** Package access for the encoder: the state's head ({@link #ofParts}), empty when none; read only. */
+    byte[] headUnsafe() {
+      return head;
+    }
+
+    /** Package access for the encoder: the array holding the state after the head, null when none; read only. */
     byte[] arrayUnsafe() {
       return array;
     }
 
-    /** Package access for the encoder: where the state starts in {@link #arrayUnsafe()}. */
+    /** Package access for the encoder: where the state after the head starts in {@link #arrayUnsafe()}. */
     int offset() {
       return offset;
+    }
+
+    /** Package access for the encoder: bytes of the state after the head in {@link #arrayUnsafe()}. */
+    int bodyLength() {
+      return length;
     }
 
     @Override
@@ -132,7 +190,10 @@ public final class EnvelopeEntries {
       if (array == null || s.array == null) {
         return array == s.array;
       }
-      return Arrays.equals(array, offset, offset + length, s.array, s.offset, s.offset + s.length);
+      if (head.length == 0 && s.head.length == 0) {
+        return Arrays.equals(array, offset, offset + length, s.array, s.offset, s.offset + s.length);
+      }
+      return Arrays.equals(state(), s.state());
     }
 
     @Override
@@ -140,6 +201,9 @@ public final class EnvelopeEntries {
       int h = 0;
       if (array != null) {
         h = 1;
+        for (final byte b : head) {
+          h = 31 * h + b;
+        }
         for (int i = offset; i < offset + length; i++) {
           h = 31 * h + array[i];
         }
@@ -150,7 +214,7 @@ public final class EnvelopeEntries {
     @Override
     public String toString() {
       return "ApplicationState[" + participantId + ", " + (array == null ? "none"
-          : HexFormat.of().formatHex(array, offset, offset + length)) + "]";
+          : HexFormat.of().formatHex(head) + HexFormat.of().formatHex(array, offset, offset + length)) + "]";
     }
   }
 

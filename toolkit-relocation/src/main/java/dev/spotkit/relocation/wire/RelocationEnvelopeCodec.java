@@ -40,8 +40,24 @@ public final class RelocationEnvelopeCodec {
     return out.toByteArray();
   }
 
+  /**
+   * Encodes like {@link #encode} and computes the stream's CRC-32C in the same pass: each large bulk write (an
+   * application state) is checksummed block by block right after the block is copied, so the stream is written
+   * once and not read again from memory. Every state byte is copied exactly once (an
+   * {@link EnvelopeEntries.ApplicationState#ofParts} state included).
+   *
+   * @param envelope the envelope.
+   * @return the stream (exactly {@code encode(envelope)}) and its CRC-32C; the array is new and the caller's.
+   * @throws IllegalArgumentException when the stream would exceed 2^31-9 bytes (one Java array).
+   */
+  public static EncodedStream encodeChecksummed(final RelocationEnvelope envelope) {
+    final WireOut out = encodeChecksummedWriter(envelope);
+    final long crc = out.crc32c();
+    return new EncodedStream(out.toByteArray(), crc);
+  }
+
   /** Encodes into a {@link WireOut#checksummed} writer: the stream and its CRC-32C in one pass. */
-  static WireOut encodeChecksummed(final RelocationEnvelope envelope) {
+  static WireOut encodeChecksummedWriter(final RelocationEnvelope envelope) {
     final WireOut out = WireOut.checksummed(exactSize(envelope));
     write(envelope, out);
     return out;
@@ -80,7 +96,11 @@ public final class RelocationEnvelopeCodec {
       if (state != null) {
         out.u64(8L + s.stateLength());
         out.u64(s.stateLength());
-        out.bytes(state, s.offset(), s.stateLength());
+        final byte[] head = s.headUnsafe();
+        if (head.length > 0) {
+          out.bytes(head, 0, head.length);
+        }
+        out.bytes(state, s.offset(), s.bodyLength());
       } else {
         out.u64(0);
       }

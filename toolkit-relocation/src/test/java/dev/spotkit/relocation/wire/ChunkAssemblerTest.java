@@ -448,4 +448,54 @@ class ChunkAssemblerTest {
     final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
     assertThat(allocated).as("bytes allocated for one 16-byte chunk").isLessThan(4L << 20);
   }
+  /**
+   * A 1 MiB stream in 256 KiB chunks (5 chunks, in order) is placed in one buffer of exactly its size, allocated
+   * once: the assembly allocates about the payload, not the payload plus regrown copies (before: 64 KiB growing by
+   * doubling, about 2.8 MiB and three copies of the bytes placed so far).
+   */
+  @Test
+  void aPayloadOfAFewChunksIsAssembledInOneBufferOfItsSize() {
+    final com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    final byte[] payload = new byte[(1 << 20) + 3980];
+    new Random(16).nextBytes(payload);
+    final ChunkPlan plan = ChunkPlan.of(payload, ChunkPlan.DEFAULT_CHUNK_LIMIT_BYTES);
+    final List<RelocationFrame.State> frames = new ArrayList<>();
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      frames.add(plan.stateFrame(ID, OBJECT, i));
+    }
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, plan.totalLength(), plan.chunkCount(),
+        plan.checksumCrc32c()), CONNECTION, 1 << 24);
+    ChunkOutcome last = null;
+    final long before = threads.getCurrentThreadAllocatedBytes();
+    for (RelocationFrame.State f : frames) {
+      last = assembler.onChunk(f, CONNECTION);
+    }
+    final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(last).isInstanceOfSatisfying(ChunkOutcome.Complete.class,
+        c -> assertThat(c.payload()).isEqualTo(payload));
+    assertThat(allocated).as("bytes allocated to assemble a %d-byte payload", payload.length)
+        .isBetween((long) payload.length, payload.length + (256L << 10));
+  }
+
+  /** Past 16 chunks the buffer is regrown, each time to 16 times the bytes placed, never past the total. */
+  @Test
+  void aPayloadOfManyChunksIsAssembledWhole() {
+    final byte[] payload = new byte[(2 << 20) + 7];
+    new Random(17).nextBytes(payload);
+    final ChunkPlan plan = ChunkPlan.of(payload, 16 * 1024); // 129 chunks: 256 KiB first, then regrown once
+    final List<Long> order = new ArrayList<>();
+    for (long i = 0; i < plan.chunkCount(); i++) {
+      order.add(i);
+    }
+    Collections.swap(order, 3, 40); // one chunk early: held in its own copy until its predecessors arrive
+    final ChunkAssembler assembler = ChunkAssembler.start(manifest(ID, plan.totalLength(), plan.chunkCount(),
+        plan.checksumCrc32c()), CONNECTION, 1 << 24);
+    ChunkOutcome last = null;
+    for (long i : order) {
+      last = assembler.onChunk(plan.stateFrame(ID, OBJECT, i), CONNECTION);
+    }
+    assertThat(last).isInstanceOfSatisfying(ChunkOutcome.Complete.class,
+        c -> assertThat(c.payload()).isEqualTo(payload));
+  }
 }

@@ -33,6 +33,40 @@ class RelocationEnvelopePropertiesTest {
     assertThat(RelocationEnvelopeCodec.encode(decoded)).isEqualTo(bytes);
   }
 
+  /**
+   * A state given as two parts ({@link ApplicationState#ofParts}: a runtime's framing, then the adapter's bytes)
+   * encodes byte for byte like the joined state, and {@link RelocationEnvelopeCodec#encodeChecksummed} gives the
+   * same stream with its CRC-32C computed in the same pass.
+   */
+  @Property(tries = 300)
+  void aStateInTwoPartsEncodesLikeTheJoinedState(@ForAll("envelopes") final RelocationEnvelope envelope,
+      @ForAll final byte[] head, @ForAll final byte[] body, @ForAll final boolean bigBody) {
+    final byte[] rest = bigBody ? new java.util.Random(body.length).ints(200_000, 0, 256).collect(
+        java.io.ByteArrayOutputStream::new, (o, b) -> o.write(b), (a, b) -> a.writeBytes(b.toByteArray()))
+        .toByteArray() : body;
+    final byte[] joined = new byte[head.length + rest.length];
+    System.arraycopy(head, 0, joined, 0, head.length);
+    System.arraycopy(rest, 0, joined, head.length, rest.length);
+    final ApplicationState parts = ApplicationState.ofParts(1, head.clone(), rest.clone());
+    final ApplicationState whole = new ApplicationState(1, joined);
+    assertThat(parts).isEqualTo(whole).hasSameHashCodeAs(whole);
+    assertThat(parts.state()).isEqualTo(joined);
+    assertThat(parts.stateLength()).isEqualTo(joined.length);
+    final RelocationEnvelope withParts = new RelocationEnvelope(envelope.relocation(), envelope.object(),
+        envelope.applicationVersion(), List.of(parts), envelope.savedWork(), envelope.timerRegistrations(),
+        envelope.pendingTimerTicks());
+    final RelocationEnvelope withWhole = new RelocationEnvelope(envelope.relocation(), envelope.object(),
+        envelope.applicationVersion(), List.of(whole), envelope.savedWork(), envelope.timerRegistrations(),
+        envelope.pendingTimerTicks());
+    final byte[] expected = RelocationEnvelopeCodec.encode(withWhole);
+    assertThat(RelocationEnvelopeCodec.encode(withParts)).isEqualTo(expected);
+    final EncodedStream checksummed = RelocationEnvelopeCodec.encodeChecksummed(withParts);
+    assertThat(checksummed.bytes()).isEqualTo(expected);
+    assertThat(checksummed.crc32c()).isEqualTo(ChunkPlan.crc32c(expected));
+    assertThat(RelocationEnvelopeCodec.decode(expected, 6, expected.length).applicationStates())
+        .containsExactly(whole);
+  }
+
   @Property(tries = 100)
   void everyStrictPrefixIsTruncated(@ForAll("envelopes") final RelocationEnvelope envelope) {
     final byte[] bytes = RelocationEnvelopeCodec.encode(envelope);

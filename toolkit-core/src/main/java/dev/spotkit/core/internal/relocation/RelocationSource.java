@@ -31,6 +31,7 @@ import dev.spotkit.relocation.SourceEvent;
 import dev.spotkit.relocation.SourceUnit;
 import dev.spotkit.relocation.Stage;
 import dev.spotkit.relocation.follow.MessageFollowTable;
+import dev.spotkit.relocation.wire.EncodedStream;
 import dev.spotkit.relocation.wire.EnvelopeEntries;
 import dev.spotkit.relocation.wire.FrozenRecord;
 import dev.spotkit.relocation.wire.ObjectIdentity;
@@ -293,9 +294,10 @@ public final class RelocationSource {
       case Frame.Prepare p -> c.send(RelocationCodec.encode(new RelocationFrame.Prepare(identity,
           targetFence, Role.SOURCE, object, Rids.of(rt.nodeRid()),
           rt.store().lifecycleGeneration(), p.totalLength(), p.chunkCount(), p.crc32c(), 1)));
-      case Frame.StateChunk chunk -> c.send(RelocationCodec.encode(new RelocationFrame.State(identity, Role.SOURCE,
-          object, chunk.ordinal(), chunk.bytes())), () -> {
-            rt.metrics().relocationBytes(chunk.bytes().length);
+      // A small head, then the chunk as a range of the payload: written once into the socket's buffer, no copy here.
+      case Frame.StateChunk chunk -> c.send(RelocationCodec.encodeStateHead(identity, Role.SOURCE, object,
+          chunk.ordinal(), chunk.length()), chunk.stream(), chunk.offset(), chunk.length(), () -> {
+            rt.metrics().relocationBytes(chunk.length());
             // Written to the socket: the chunk's charge leaves the in-flight budget (section 5.3); a release of a
             // connection already replaced is not reported (ConnectionLost released its charges).
             if (connection == c) {
@@ -492,11 +494,14 @@ public final class RelocationSource {
         case PRESERVE -> captureState(); // user code, outside the ingress lock
         case RECREATE, DISABLE -> null;
       };
-      final byte[] stream = RelocationEnvelopeCodec.encode(new RelocationEnvelope(identity.relocationId(), object,
-          1, List.of(new EnvelopeEntries.ApplicationState(1, Relocations.frameState(
-          join == null ? null : join.operationId(), join == null ? 0 : WireDeadlines.unixMs(join.deadline()),
-          state, binding))), saved, registrations, ticks));
-      post(new SourceEvent.PayloadCaptured(stream));
+      // The framing and the adapter's bytes go into the stream as two parts: the state is copied once, into the
+      // stream, and checksummed right after (the stream is the in-memory payload; chunks are ranges of it).
+      final byte[] head = Relocations.frameHead(join == null ? null : join.operationId(),
+          join == null ? 0 : WireDeadlines.unixMs(join.deadline()), state != null, binding);
+      final EncodedStream stream = RelocationEnvelopeCodec.encodeChecksummed(new RelocationEnvelope(
+          identity.relocationId(), object, 1, List.of(EnvelopeEntries.ApplicationState.ofParts(1, head, state)),
+          saved, registrations, ticks));
+      post(new SourceEvent.PayloadCaptured(stream.bytes(), stream.crc32c()));
     } catch (RuntimeException e) {
       captureFailed(e);
     }
@@ -525,7 +530,7 @@ public final class RelocationSource {
       throw new SpotkitException.InternalFailure("the relocation adapter of " + actor.describe() + " returned null"
           + " from capture (an empty array is valid state; null is a contract violation)");
     }
-    return state.clone();
+    return state; // the framework takes ownership (ActorRelocationAdapter#capture): read once, into the stream
   }
 
   /** Explicit failure before relay-ready: the captured queue, then the hold, back in order; timers again. */

@@ -950,16 +950,38 @@ public final class Relocations {
    */
   static byte[] frameState(final OperationId operation, final long joinDeadlineUnixMs, final byte[] state,
       final Binding binding) {
+    final byte[] head = frameHead(operation, joinDeadlineUnixMs, state != null, binding);
+    if (state == null) {
+      return head;
+    }
+    final byte[] framed = java.util.Arrays.copyOf(head, head.length + state.length);
+    System.arraycopy(state, 0, framed, head.length, state.length);
+    return framed;
+  }
+
+  /**
+   * The framing of {@link #frameState} without the state: {@code frameState(operation, deadline, state, binding)}
+   * is these bytes followed by {@code state}. A move sends the two as one application state without joining them
+   * ({@code EnvelopeEntries.ApplicationState.ofParts}), so the adapter's bytes are copied once, into the stream.
+   *
+   * @param operation the join's OperationId, or null (host relocation).
+   * @param joinDeadlineUnixMs the join's absolute deadline in Unix ms, or 0.
+   * @param hasState whether the adapter's state follows (false: RecreateOnRelocation).
+   * @param binding the session binding of a session-bound actor, or null.
+   * @return the framing bytes, 26 bytes plus the binding's.
+   */
+  static byte[] frameHead(final OperationId operation, final long joinDeadlineUnixMs, final boolean hasState,
+      final Binding binding) {
     final byte[] ownerId = binding == null || binding.owner() == null ? new byte[0]
         : binding.owner().ownerId().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     final boolean hasOwner = binding != null && binding.owner() != null;
     final boolean sealedRoute = hasOwner && binding.sealed();
     final ByteBuffer b = ByteBuffer.allocate(26 + (binding == null ? 0 : BINDING_BYTES)
-        + (hasOwner ? 26 + 8 + ownerId.length : 0) + (sealedRoute ? 8 : 0) + (state == null ? 0 : state.length));
+        + (hasOwner ? 26 + 8 + ownerId.length : 0) + (sealedRoute ? 8 : 0));
     b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
     b.putLong(joinDeadlineUnixMs);
-    b.put((byte) ((state == null ? 0 : FRAMING_HAS_STATE) | (binding == null ? 0 : FRAMING_HAS_BINDING)
+    b.put((byte) ((hasState ? FRAMING_HAS_STATE : 0) | (binding == null ? 0 : FRAMING_HAS_BINDING)
         | (hasOwner ? FRAMING_HAS_SESSION_OWNER : 0) | (sealedRoute ? FRAMING_HAS_SEALED_ROUTE : 0)));
     if (binding != null) {
       b.putLong(binding.sessionId()).putLong(binding.node().value()).putLong(binding.nextPushSequence())
@@ -972,9 +994,6 @@ public final class Relocations {
     }
     if (sealedRoute) {
       b.putLong(binding.sealedRouteAog());
-    }
-    if (state != null) {
-      b.put(state);
     }
     return b.array();
   }

@@ -482,7 +482,7 @@ final class TargetObject {
         : env.applicationStates().get(0).stateBuffer();
     long high = 0;
     long low = 0;
-    byte[] appState = null;
+    ByteBuffer appState = null;
     long deadline = 0;
     Relocations.Binding binding = null;
     final int version = state.remaining() >= 18 ? state.get() : 0;
@@ -495,8 +495,7 @@ final class TargetObject {
         binding = Relocations.readBinding(state, flags, id);
       }
       if ((flags & Relocations.FRAMING_HAS_STATE) != 0) {
-        appState = new byte[state.remaining()];
-        state.get(appState);
+        appState = state.slice(); // a view of the verified stream: no copy here (the adapter decides)
       }
     }
     // A session-bound actor: its session stays on its node; pushes go there, frames come from there.
