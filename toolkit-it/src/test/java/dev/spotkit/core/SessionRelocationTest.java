@@ -42,6 +42,9 @@ class SessionRelocationTest {
   final List<String> joins = new CopyOnWriteArrayList<>();
   final List<String> disconnects = new CopyOnWriteArrayList<>();
   final List<ActorContext> contexts = new CopyOnWriteArrayList<>();
+  /** The bytes each move captured from a Player and the bytes its restore was handed, in move order. */
+  final List<byte[]> captured = new CopyOnWriteArrayList<>();
+  final List<byte[]> restored = new CopyOnWriteArrayList<>();
   TestMesh mesh;
   private volatile boolean nextSessions;
 
@@ -51,6 +54,9 @@ class SessionRelocationTest {
    */
   final class Player implements Actor {
     private final ActorContext ctx;
+
+    /** Lines handled by this actor over its moves: travels as its state. */
+    private int lines;
 
     Player(final ActorContext ctx) {
       this.ctx = ctx;
@@ -74,6 +80,7 @@ class SessionRelocationTest {
           }
           return;
         }
+        lines++;
         handled.add(new Handled(line, ctx.self().nodeRid(), ctx.self().generation().value()));
         session.push("echo " + line);
       }).request(Probe.class, p -> ctx.session().isPresent());
@@ -84,6 +91,26 @@ class SessionRelocationTest {
       joins.add(result.getClass().getSimpleName() + (result instanceof JoinResult.Accepted a
           ? " " + a.spot().id().value() : ""));
       ctx.session().ifPresent(s -> s.push("joined " + joins.size()));
+    }
+  }
+
+  /**
+   * The Player's state: its line count as text, of varying length; notes what it captured and what restore got
+   * (the adapter of a session-bound actor must be handed exactly its captured bytes, not the session framing).
+   */
+  final class PlayerState implements ActorRelocationAdapter<Player> {
+    @Override
+    public byte[] capture(final Player player) {
+      final byte[] bytes = ("lines=" + player.lines).getBytes(StandardCharsets.UTF_8);
+      captured.add(bytes.clone());
+      return bytes;
+    }
+
+    @Override
+    public void restore(final Player player, final byte[] state) {
+      restored.add(state.clone());
+      final String text = new String(state, StandardCharsets.UTF_8);
+      player.lines = text.startsWith("lines=") ? Integer.parseInt(text.substring("lines=".length())) : -1_000_000;
     }
   }
 
@@ -121,7 +148,7 @@ class SessionRelocationTest {
     if (mesh == null) {
       mesh = TestMesh.builder().meshName("game")
           .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
-              .actor("player", Player::new, a -> a.recreateOnRelocation())
+              .actor("player", Player::new, a -> a.preserveStateWith(new PlayerState()))
               .userSpot("room", Room::new, o -> o.recreateOnRelocation()))
           .customize((b, i) -> {
             if (nextSessions) {
@@ -183,6 +210,14 @@ class SessionRelocationTest {
     assertThat(handled.get(299).node()).isEqualTo(a.nodeRid());
     assertThat(handled).extracting(Handled::generation).containsOnly(handled.get(0).generation()); // MEM-20
     assertThat(joins).containsExactly("Accepted " + far, "Accepted " + near);
+    // both moves carried the state: restore got exactly the captured bytes (the framing of the session binding
+    // before them, none of it in them)
+    assertThat(captured).hasSize(2);
+    assertThat(restored).hasSize(2);
+    for (int i = 0; i < 2; i++) {
+      assertThat(new String(restored.get(i), StandardCharsets.UTF_8)).as("move %d", i)
+          .isEqualTo(new String(captured.get(i), StandardCharsets.UTF_8));
+    }
   }
 
   @Test

@@ -977,7 +977,7 @@ public final class Relocations {
     final boolean hasOwner = binding != null && binding.owner() != null;
     final boolean sealedRoute = hasOwner && binding.sealed();
     final ByteBuffer b = ByteBuffer.allocate(26 + (binding == null ? 0 : BINDING_BYTES)
-        + (hasOwner ? 26 + 8 + ownerId.length : 0) + (sealedRoute ? 8 : 0));
+        + (hasOwner ? 26 + ownerId.length : 0) + (sealedRoute ? 8 : 0));
     b.put((byte) 2);
     b.putLong(operation == null ? 0 : operation.high()).putLong(operation == null ? 0 : operation.low());
     b.putLong(joinDeadlineUnixMs);
@@ -994,6 +994,9 @@ public final class Relocations {
     }
     if (sealedRoute) {
       b.putLong(binding.sealedRouteAog());
+    }
+    if (b.hasRemaining()) { // the adapter's bytes follow at once: a gap would be read as state
+      throw new IllegalStateException("move framing sized " + b.capacity() + " bytes, wrote " + b.position());
     }
     return b.array();
   }
