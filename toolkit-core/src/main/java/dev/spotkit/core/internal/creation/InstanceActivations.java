@@ -279,16 +279,35 @@ public final class InstanceActivations {
         }
         return;
       }
-      final SpotCell staged = new SpotCell(rt, id, type);
-      Messaging.offer(staged, envelope); // kept by the closed mailbox: the first message
-      final FirstMessage first = new FirstMessage(envelope.payload());
-      staged.mailbox.offer(new Envelope.Marker(first::handled)); // runs once the first message's turn ended
-      if (rt.spots.putIfAbsent(id, staged) == null) {
-        staged.control(() -> activate(staged, address, first));
+      final Messaging.StagedInstance staged = stage(address, type, envelope);
+      if (rt.spots.putIfAbsent(id, staged.cell()) == null) {
+        staged.activation().run();
         return;
       }
     }
     throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  /**
+   * Stages a new incarnation of the Instance Spot {@code address} with {@code first} as its first message (spec 003
+   * section 6, LOC-14): a new cell whose closed mailbox holds the message; nothing is registered, stored or reserved
+   * yet. Used by {@link #deliverHere} and by an idle cleanup that hands what arrived while it ran to the next
+   * incarnation in one step ({@code IdleEviction} through {@link Messaging#stageInstance}, spec 003 section 6.2).
+   * Any thread; takes no lock but the new cell's own.
+   *
+   * @param address the Instance Spot.
+   * @param type its registered type (Instance kind).
+   * @param first the first message, with Instance intent.
+   * @return the staged cell and its activation.
+   * @throws SpotkitException.CapacityExceeded when the type's mailbox capacity cannot hold even the first message.
+   */
+  public Messaging.StagedInstance stage(final Address.Instance address, final NodeConfig.SpotType type,
+      final Envelope.Msg first) {
+    final SpotCell staged = new SpotCell(rt, address.id(), type);
+    Messaging.offer(staged, first); // kept by the closed mailbox: the first message
+    final FirstMessage copy = new FirstMessage(first.payload());
+    staged.mailbox.offer(new Envelope.Marker(copy::handled)); // runs once the first message's turn ended
+    return new Messaging.StagedInstance(staged, () -> staged.control(() -> activate(staged, address, copy)));
   }
 
   /**
