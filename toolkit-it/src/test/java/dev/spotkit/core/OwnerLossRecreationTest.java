@@ -10,9 +10,12 @@ import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
@@ -112,6 +115,47 @@ class OwnerLossRecreationTest {
     }
   }
 
+  /** Set: the next {@link SlowDirectory} built blocks in onInitialize until {@link #RELEASE_INIT} opens (bounded). */
+  private static final AtomicBoolean BLOCK_NEXT_INIT = new AtomicBoolean();
+  /** Counted down once a {@link SlowDirectory} blocks in onInitialize; holds its incarnation. */
+  private static volatile CountDownLatch initBlocked = new CountDownLatch(1);
+  private static final AtomicLong BLOCKED_INCARNATION = new AtomicLong();
+  /** Lets a blocked onInitialize go on (the test's end: the halted node's handler thread ends). */
+  private static volatile CountDownLatch releaseInit = new CountDownLatch(1);
+
+  /** An Instance Spot whose onInitialize blocks once, when {@link #BLOCK_NEXT_INIT} is set. */
+  static final class SlowDirectory implements InstanceSpot {
+    private final InstanceSpotContext ctx;
+    private final long incarnation = INCARNATIONS.incrementAndGet();
+
+    SlowDirectory(final InstanceSpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public InstanceSpotContext context() {
+      return ctx;
+    }
+
+    @Override
+    public void onInitialize() {
+      if (BLOCK_NEXT_INIT.compareAndSet(true, false)) {
+        BLOCKED_INCARNATION.set(incarnation);
+        initBlocked.countDown();
+        try {
+          releaseInit.await(60, TimeUnit.SECONDS); // bounded: the test releases it when it ends
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    @Override
+    public void configure(final SpotHandlers on) {
+      on.request(Where.class, w -> answer("instance:" + ctx.self().id().value(), ctx.self().nodeRid(), incarnation));
+    }
+  }
+
   private final InMemoryLocationStore store = new InMemoryLocationStore();
   private TestMesh mesh;
   /** The options of the node {@link #node} starts next. */
@@ -121,11 +165,15 @@ class OwnerLossRecreationTest {
 
   @AfterEach
   void close() {
+    releaseInit.countDown();
     if (mesh != null) {
       mesh.close();
     }
     RUNNING.clear();
     MAX_RUNNING.clear();
+    BLOCK_NEXT_INIT.set(false);
+    initBlocked = new CountDownLatch(1);
+    releaseInit = new CountDownLatch(1);
   }
 
   private MeshNode node(final dev.spotkit.store.LocationStore view, final boolean recreate) {
@@ -145,7 +193,8 @@ class OwnerLossRecreationTest {
           .objectServer(s -> s.entrySpot(TestNodes.PlainEntry::new)
               .actor("keeper", Keeper::new, a -> a.disableRelocation())
               .userSpot("room", Room::new, o -> o.recreateOnRelocation())
-              .instanceSpot("directory", Directory::new, o -> o.recreateOnRelocation()))
+              .instanceSpot("directory", Directory::new, o -> o.recreateOnRelocation())
+              .instanceSpot("slow-directory", SlowDirectory::new, o -> o.recreateOnRelocation()))
           .start(1);
       return mesh.node(0);
     }
@@ -250,6 +299,53 @@ class OwnerLossRecreationTest {
     assertThat(b.toInstanceSpot("dir", "directory").request(new Where(), Here.class).await()).isEqualTo(now[0]);
   }
 
+  /**
+   * The node activating an Instance Spot is halted (as kill -9) while the Spot's onInitialize runs: its Creating row
+   * stays, naming the dead node, and nothing was Ready. Once that node's owner lease lapsed, the next message with
+   * Instance intent aborts the dead reservation, as GetOrCreate's recovery does (spec 000 section 2 step 7), and
+   * activates the Spot on a live node. Before the fix, only Ready rows of a dead owner were swept: the live node's
+   * activation lost the reservation to the dead one and every message answered Unavailable for good.
+   */
+  @Test
+  void anInstanceSpotWhoseActivatingNodeDiedIsActivatedByTheNextInstanceIntent() throws Exception {
+    final MeshNode a = node(store, true); // alone in the mesh: the Instance Spot activates on a
+    BLOCK_NEXT_INIT.set(true);
+    final CompletableFuture<Here> first = a.toInstanceSpot("dir", "slow-directory").request(new Where(), Here.class)
+        .toFuture();
+    assertThat(initBlocked.await(20, TimeUnit.SECONDS)).as("a's activation runs onInitialize").isTrue();
+    final AuthorityRecord reserved = row(ObjectKey.spot("dir"));
+    assertThat(reserved.allocation().state()).isEqualTo(AuthorityRecord.State.RESERVED);
+    assertThat(reserved.allocation().routingIdHex()).isEqualTo(a.nodeRid().hex());
+    final MeshNode b = node(store, true);
+
+    final long leaseReadAt = System.nanoTime(); // before the read: a's lease is valid at least validFor from here
+    final ReadResult lease = store.read(LocationKeys.ownerLease(reserved.ownerId()).preimage()).toCompletableFuture()
+        .get(5, TimeUnit.SECONDS);
+    assertThat(lease).as("a's owner lease while its activation runs").isInstanceOf(ReadResult.Found.class);
+    final ReadResult.Found held = (ReadResult.Found) lease;
+    final Duration validFor = Duration.ofMillis(held.expiresAtMillis().orElseThrow() - held.now().epochMillis());
+    mesh.halt(mesh.indexOf(a.nodeRid())); // a renews no more: its lease lapses one TTL after its last renewal
+    final Here[] now = new Here[1];
+    Awaitility.await().atMost(TTL.plus(MARGIN).plus(SLACK).plus(Duration.ofSeconds(4)))
+        .pollInterval(Duration.ofMillis(50)).ignoreExceptionsInstanceOf(SpotkitException.class).until(() -> {
+          now[0] = b.toInstanceSpot("dir", "slow-directory").request(new Where(), Here.class)
+              .timeout(Duration.ofSeconds(1)).await();
+          return true;
+        });
+    // store time and System.nanoTime both follow the real clock here; 1 ms for the store's millisecond grain
+    assertThat(Duration.ofNanos(System.nanoTime() - leaseReadAt)).as("not before the dead node's lease lapsed")
+        .isGreaterThanOrEqualTo(validFor.minusMillis(1));
+    assertThat(now[0].nodeHex()).isEqualTo(b.nodeRid().hex());
+    assertThat(now[0].incarnation()).as("a new incarnation").isNotEqualTo(BLOCKED_INCARNATION.get());
+    final AuthorityRecord ready = row(ObjectKey.spot("dir"));
+    assertThat(ready.allocation().state()).isEqualTo(AuthorityRecord.State.ACTIVE);
+    assertThat(ready.allocation().routingIdHex()).isEqualTo(b.nodeRid().hex());
+    assertThat(ready.objectGeneration().value()).isGreaterThan(reserved.objectGeneration().value());
+    assertThat(b.toInstanceSpot("dir", "slow-directory").request(new Where(), Here.class).await()).isEqualTo(now[0]);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(first::isDone);
+    assertThat(first).as("the first request died with its node").isCompletedExceptionally();
+  }
+
   @Test
   void withTheOptionOffADeadOwnersObjectStaysUnavailable() throws Exception {
     final CutStore viewOfA = new CutStore(store);
@@ -267,6 +363,11 @@ class OwnerLossRecreationTest {
         .isInstanceOf(SpotkitException.Unavailable.class);
     assertThat(store.read(LocationKeys.meshNode("recovery", a.nodeRid().hex()).preimage()).toCompletableFuture()
         .get()).as("nothing swept").isInstanceOf(ReadResult.Found.class);
+  }
+
+  private AuthorityRecord row(final ObjectKey key) throws Exception {
+    final ReadResult read = store.read(key.logicalKey().preimage()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    return AuthorityRecord.decode(((ReadResult.Found) read).value());
   }
 
   private String ownerOf(final ObjectKey key) throws Exception {

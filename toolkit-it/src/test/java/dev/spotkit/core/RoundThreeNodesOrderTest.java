@@ -11,12 +11,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,12 +44,22 @@ import org.junit.jupiter.api.Test;
  * nowhere and sent its first notes to the node placement picked (or that followed them on); meanwhile the Spot
  * activated on the sender's own node, whose later notes went straight into it. A lost activation's hand-off to the
  * winner was overtaken the same way by its node's later sends.
+ *
+ * <p>An Instance Spot with a 5 ms idle timeout while senders on every node send in short bursts with pauses about as
+ * long, so its idle cleanup races arriving notes all the time: before the fix, a few notes per run were handled after
+ * the same sender's next note, in every run under load. The cleanup took its cell out of the node's spot table before
+ * it handed the notes that had arrived while it closed to the next incarnation, so a sender's next note activated that
+ * incarnation itself and ran ahead of them.
  */
 class RoundThreeNodesOrderTest {
   /** Moves per run. */
   static final int ROUNDS = 6;
   /** Activations after an idle cleanup per run. */
   static final int IDLE_CYCLES = 4;
+  /** Bursts each sender sends while the idle cleanup races them. */
+  static final int RACE_BURSTS = 500;
+  /** Notes per burst. */
+  static final int RACE_BURST = 3;
 
   /** Idle cleanups of an Instance Spot ({@code ClosingReason.IDLE_EVICTED}). */
   static final AtomicInteger IDLE_CLEANUPS = new AtomicInteger();
@@ -150,6 +162,59 @@ class RoundThreeNodesOrderTest {
       RoomBounceOrderTest.assertEveryNoteHandledOnceInOrder(mesh, sent, failures, total);
       Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> IDLE_CLEANUPS.get() > cleanups);
     }
+  }
+
+  @Test
+  void everySenderKeepsItsOrderToInstanceSpotsWhoseIdleCleanupRacesTheirNotes() throws Exception {
+    start(Duration.ofMillis(5));
+    final List<String> targets = List.of("inst:race-a", "inst:race-b");
+    final AtomicBoolean stop = new AtomicBoolean();
+    final Map<String, AtomicLong> sent = new ConcurrentHashMap<>();
+    final List<String> failures = new CopyOnWriteArrayList<>();
+    final AtomicLong total = new AtomicLong();
+    final List<Thread> senders = new ArrayList<>();
+    for (int i = 0; i < 6; i++) { // two senders on every node
+      senders.add(burstSender(mesh.node(i % 3), i, targets, stop, sent, failures, total));
+    }
+    try {
+      for (Thread t : senders) {
+        t.join(TimeUnit.SECONDS.toMillis(120));
+        assertThat(t.isAlive()).as(t.getName() + " ended its bursts").isFalse();
+      }
+    } finally {
+      RoomBounceOrderTest.stopSenders(stop, senders);
+    }
+    RoomBounceOrderTest.assertEveryNoteHandledOnceInOrder(mesh, sent, failures, total);
+    assertThat(IDLE_CLEANUPS.get()).as("idle cleanups between the bursts").isGreaterThan(100);
+  }
+
+  /**
+   * Sends {@value #RACE_BURSTS} bursts of {@value #RACE_BURST} notes from {@code from} round-robin over {@code
+   * targets} ({@code inst:{id}}: Instance intent of type {@code ticker}), with a pause of 2 to 20 ms after each burst
+   * (pacing only: it lets a Spot with a 5 ms idle timeout go idle while the next burst is on its way).
+   */
+  private static Thread burstSender(final MeshNode from, final int id, final List<String> targets,
+      final AtomicBoolean stop, final Map<String, AtomicLong> sent, final List<String> failures,
+      final AtomicLong total) {
+    return Thread.ofPlatform().daemon().name("idle-race-sender-" + id).start(() -> {
+      final Random pauses = new Random(id);
+      long k = 0;
+      for (int burst = 0; burst < RACE_BURSTS && !stop.get(); burst++) {
+        for (int b = 0; b < RACE_BURST; b++) {
+          final String target = targets.get((int) (k++ % targets.size()));
+          final AtomicLong next = sent.computeIfAbsent(target + "#" + id, x -> new AtomicLong());
+          try {
+            from.toInstanceSpot(target.substring(5), "ticker").send(new Note(id, next.get()));
+            next.incrementAndGet();
+            total.incrementAndGet();
+          } catch (RuntimeException e) {
+            failures.add("sender " + id + " to " + target + " #" + next.get() + ": " + e);
+            return;
+          }
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2 + pauses.nextInt(19)));
+      }
+    });
   }
 
   /** The index of the node the Instance Spot {@code id} runs on (activated by the question when it does not run). */

@@ -142,7 +142,7 @@ public final class InstanceActivations {
     try {
       sendAway(route.owner(), route.endpoint(), route.generation(), address, envelope);
     } catch (SpotkitException.Unavailable unreachable) {
-      if (again || !sweptDeadOwner(id, route)) {
+      if (again || !sweptDeadOwner(id, route.owner())) {
         throw unreachable;
       }
       deliver(address, envelope, awaiting, true); // Missing now: activated again on the node placement picks
@@ -150,34 +150,50 @@ public final class InstanceActivations {
   }
 
   /**
-   * Crash recovery for Instance intent ({@code MeshNode.Builder#recreateAfterOwnerLoss}, on by default): the owner
-   * the route names could not be reached; when its owner lease is gone for good, its row is swept in one batch
-   * conditioned on the row's StoreVersion and on the dead lease ({@link
-   * dev.spotkit.core.location.PlacementBatches#sweepAbandoned}), so the message activates a new incarnation (higher
-   * ObjectGeneration) on a live node, as a GetOrCreate does for an actor or User Spot. The dead incarnation's memory
-   * is not recovered. One store read, and one batch while the row still names that owner.
+   * Crash recovery for Instance intent: the owner node a route or the Spot's row names could not be reached. When
+   * that owner run's lease is gone for good, its row goes in one store batch conditioned on the row's StoreVersion,
+   * so the message activates a new incarnation (higher ObjectGeneration) on a live node:
+   * <ul>
+   *   <li>a Ready row ({@code MeshNode.Builder#recreateAfterOwnerLoss}, on by default) is swept, conditioned on the
+   *   dead lease too ({@link dev.spotkit.core.location.PlacementBatches#sweepAbandoned}), as a GetOrCreate does for
+   *   an actor or User Spot; the dead incarnation's memory is not recovered;</li>
+   *   <li>a Creating row (the owner died while it activated the Spot, before Ready) is aborted once its owner lease
+   *   is invalid ({@link dev.spotkit.core.location.PlacementBatches#abortAbandoned}), as GetOrCreate's recovery
+   *   aborts a dead target's reservation (spec 000 section 2 step 7: "a reservation left behind by node termination
+   *   is cleaned up by recovery cleanup's Abort"); whatever the option, as there: nothing was Ready, no state is
+   *   lost, and a late commit of the dead node fails on the row's version.</li>
+   * </ul>
+   * One store read, and one batch (plus the lease read for a Creating row) while the row still names that owner.
    *
-   * @return true when the row is gone (swept now, or already) or names another owner now, and the caller may deliver
-   *     once more.
+   * @param id the Instance Spot id.
+   * @param owner the node that could not be reached.
+   * @return true when the row is gone (swept or aborted now, or already) or names another owner now, and the caller
+   *     may deliver once more; false when that owner may still be alive (the caller answers Unavailable).
+   * @throws SpotkitException.Unavailable when the store does not answer.
    */
-  private boolean sweptDeadOwner(final String id, final RouteMesh.Route route) {
-    if (!rt.config().recreateAfterOwnerLoss()) {
-      return false;
-    }
+  private boolean sweptDeadOwner(final String id, final NodeRid owner) {
     final ObjectKey key = ObjectKey.spot(id);
     final ReadResult read = StoreCalls.await(rt.store().store().read(key.logicalKey().preimage()), STORE_TIMEOUT,
         "read of instance spot '" + id + "'");
-    if (read instanceof ReadResult.Found found) {
-      final AuthorityRecord row = AuthorityRecord.decode(found.value());
-      if (row.allocation().routingIdHex().equals(route.owner().hex())) {
-        if (!rt.store().batches().sweepAbandoned(key, found.version())) {
-          return false; // its owner may still be alive: Unavailable, as the contract says
-        }
-        NodeRuntime.LOG.info("instance spot '{}': its owner on node {} is gone (owner lease expired); swept its"
-            + " location record (generation {}) and activating a new incarnation; the old one's state is lost", id,
-            route.owner().hex(), row.objectGeneration().value());
-      } // else it runs elsewhere now: by the route read anew
-    }
+    final AuthorityRecord row = read instanceof ReadResult.Found found ? AuthorityRecord.decode(found.value()) : null;
+    if (row != null && row.allocation().routingIdHex().equals(owner.hex())
+        && row.allocation().state() == AuthorityRecord.State.RESERVED) {
+      if (!rt.store().batches().abortAbandoned(key, ((ReadResult.Found) read).version())) {
+        return false; // its owner may still be alive and finish the activation: Unavailable
+      }
+      NodeRuntime.LOG.info("instance spot '{}': the node {} activating it is gone (owner lease expired); aborted its"
+          + " reservation (generation {}) and activating it on a live node", id, owner.hex(),
+          row.objectGeneration().value());
+    } else if (!rt.config().recreateAfterOwnerLoss()) {
+      return false;
+    } else if (row != null && row.allocation().routingIdHex().equals(owner.hex())) {
+      if (!rt.store().batches().sweepAbandoned(key, ((ReadResult.Found) read).version())) {
+        return false; // its owner may still be alive: Unavailable, as the contract says
+      }
+      NodeRuntime.LOG.info("instance spot '{}': its owner on node {} is gone (owner lease expired); swept its"
+          + " location record (generation {}) and activating a new incarnation; the old one's state is lost", id,
+          owner.hex(), row.objectGeneration().value());
+    } // else gone already, or it runs elsewhere now: by the route read anew
     rt.mesh().dropRoute(new Address.SpotById(id));
     return true;
   }
@@ -279,16 +295,35 @@ public final class InstanceActivations {
         }
         return;
       }
-      final SpotCell staged = new SpotCell(rt, id, type);
-      Messaging.offer(staged, envelope); // kept by the closed mailbox: the first message
-      final FirstMessage first = new FirstMessage(envelope.payload());
-      staged.mailbox.offer(new Envelope.Marker(first::handled)); // runs once the first message's turn ended
-      if (rt.spots.putIfAbsent(id, staged) == null) {
-        staged.control(() -> activate(staged, address, first));
+      final Messaging.StagedInstance staged = stage(address, type, envelope);
+      if (rt.spots.putIfAbsent(id, staged.cell()) == null) {
+        staged.activation().run();
         return;
       }
     }
     throw new SpotkitException.Unavailable("Instance Spot '" + id + "' is being replaced; retry");
+  }
+
+  /**
+   * Stages a new incarnation of the Instance Spot {@code address} with {@code first} as its first message (spec 003
+   * section 6, LOC-14): a new cell whose closed mailbox holds the message; nothing is registered, stored or reserved
+   * yet. Used by {@link #deliverHere} and by an idle cleanup that hands what arrived while it ran to the next
+   * incarnation in one step ({@code IdleEviction} through {@link Messaging#stageInstance}, spec 003 section 6.2).
+   * Any thread; takes no lock but the new cell's own.
+   *
+   * @param address the Instance Spot.
+   * @param type its registered type (Instance kind).
+   * @param first the first message, with Instance intent.
+   * @return the staged cell and its activation.
+   * @throws SpotkitException.CapacityExceeded when the type's mailbox capacity cannot hold even the first message.
+   */
+  public Messaging.StagedInstance stage(final Address.Instance address, final NodeConfig.SpotType type,
+      final Envelope.Msg first) {
+    final SpotCell staged = new SpotCell(rt, address.id(), type);
+    Messaging.offer(staged, first); // kept by the closed mailbox: the first message
+    final FirstMessage copy = new FirstMessage(first.payload());
+    staged.mailbox.offer(new Envelope.Marker(copy::handled)); // runs once the first message's turn ended
+    return new Messaging.StagedInstance(staged, () -> staged.control(() -> activate(staged, address, copy)));
   }
 
   /**
@@ -507,8 +542,15 @@ public final class InstanceActivations {
         }
         final AuthorityRecord.Allocation a = AuthorityRecord.decode(found.value()).allocation();
         final NodeRid owner = new NodeRid(Long.parseUnsignedLong(a.routingIdHex(), 16));
-        rt.mesh().forwardInstance(owner, rt.mesh().endpointOf(a.meshName(), owner, "instance spot '"
-            + address.id() + "'"), address, msg);
+        try {
+          rt.mesh().forwardInstance(owner, rt.mesh().endpointOf(a.meshName(), owner, "instance spot '"
+              + address.id() + "'"), address, msg);
+        } catch (SpotkitException.Unavailable unreachable) {
+          if (!sweptDeadOwner(address.id(), owner)) {
+            throw unreachable;
+          }
+          deliver(address, msg, false); // the dead winner's row is gone: activated again on a live node
+        }
       } catch (SpotkitException e) {
         if (msg.reply() != null) {
           msg.reply().fail(e);

@@ -4,6 +4,7 @@ import dev.spotkit.core.ClosingContext;
 import dev.spotkit.core.ClosingReason;
 import dev.spotkit.core.Deadline;
 import dev.spotkit.core.SpotkitException;
+import dev.spotkit.core.internal.session.SessionBinder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,12 +33,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to the cell is made: with the mailbox still empty there, the cell turns CLOSING and from then on keeps (parks)
  * every envelope offered to it, in arrival order. A delivery with Instance intent ({@link #offerInstance}) decides
  * under the same lock whether it is offered to the live instance or parked as Instance intent, so no such message can
- * fall between the two. After {@code OnClosing} and the record's removal, again under that lock, the cell leaves the
- * registry and is released, and the parked envelopes are handed on in their order: Instance intent to
- * {@link dev.spotkit.core.internal.creation.InstanceActivations#deliverHere}, which activates the next incarnation
- * (a new ObjectGeneration) with the first of them; a regular message ends NotFound, as after the cleanup. A message
- * is therefore either run by the current instance or by the next one, or (regular) answered NotFound; never dropped
- * silently.
+ * fall between the two. After {@code OnClosing} and the record's removal, again under that lock and in one step, the
+ * parked Instance-intent messages go, in their order, into the next incarnation staged here (a new ObjectGeneration,
+ * {@link Messaging#stageInstance}: the first of them is its first message), that
+ * incarnation takes the cell's place in the node's spot table, and parking ends. A send that comes later finds either
+ * this cell, which refuses it now, or the next incarnation, and so always queues behind what its sender sent before
+ * (spec 001 section 5.1): per sender order holds across the cleanup. Then the cell is released, the next incarnation's
+ * activation starts, and the other parked envelopes are handed on in their order: a regular message ends NotFound, as
+ * after the cleanup. A message is therefore run once, by the current instance or by the next one, or (regular)
+ * answered NotFound; never dropped silently.
  *
  * <p>Thread-safety: {@link #workEnded} on the spot's turn thread, {@link #track} on any turn thread, the check on the
  * timer thread and the spot's gate; {@link #parked} only under the cell's ingress lock.
@@ -64,8 +68,6 @@ public final class IdleEviction {
    * under the cell's ingress lock only.
    */
   private List<Parked> parked;
-  /** Rounds of handing on what parked meanwhile before the last one under the lock ends parking. */
-  private static final int MAX_HAND_ON_BATCHES = 64;
 
   /** One kept envelope, and whether it came with Instance intent. */
   private record Parked(Envelope envelope, boolean instanceIntent) {
@@ -250,39 +252,76 @@ public final class IdleEviction {
     rt.store().remove(cell); // the owner record goes before a next incarnation reserves it again
     final SpotkitException gone = new SpotkitException.NotFound(cell.describe() + " was cleaned up when idle"
         + " (spec 003 section 6.2); a regular message does not activate it again: address it with Instance intent");
+    final Address.Instance address = new Address.Instance(cell.id, cell.stableType);
+    final List<Parked> rest = new ArrayList<>();
+    final Messaging.StagedInstance next;
+    final boolean registered;
+    final int arrived;
     synchronized (cell.ingressLock) {
-      rt.spots.remove(cell.id, cell); // offers to this cell keep parking until every parked one was handed on
+      arrived = parked.size();
+      next = stageNext(address, rest);
+      if (next == null) {
+        registered = false;
+        rt.spots.remove(cell.id, cell);
+      } else { // in one step with the parked messages: a later send finds them ahead of it (spec 001 section 5.1)
+        registered = rt.spots.replace(cell.id, cell, next.cell());
+      }
+      parked = null; // from here an Instance-intent offer to this cell is refused and finds the next incarnation
     }
     rt.lifecycle().release(cell, gone); // store calls: never under the ingress lock
-    final Address.Instance address = new Address.Instance(cell.id, cell.stableType);
-    int handed = 0;
-    for (int batch = 0; batch < MAX_HAND_ON_BATCHES; batch++) { // bounded: senders slower than this loop end it
-      final List<Parked> next;
-      synchronized (cell.ingressLock) {
-        if (parked.isEmpty()) {
-          break;
-        }
-        next = new ArrayList<>(parked);
-        parked.clear();
+    if (next != null) {
+      if (registered) {
+        next.activation().run();
+      } else { // the node released the cell meanwhile (closing): the kept messages fail typed, none is run twice
+        rt.lifecycle().abortSpot(next.cell(), new SpotkitException.Unavailable(cell.describe() + " was cleaned up"
+            + " when idle while its node closed; the messages that arrived meanwhile were not handled"));
       }
-      for (Parked p : next) { // in arrival order, outside the lock (activation reads the store); later ones park
-        handOn(p, address, gone);
-      }
-      handed += next.size();
-    }
-    final List<Parked> rest;
-    synchronized (cell.ingressLock) {
-      rest = parked;
-      parked = null; // later offers find the released mailbox: NotFound
     }
     for (Parked p : rest) {
       handOn(p, address, gone);
     }
     NodeRuntime.LOG.debug("{} was cleaned up when idle; {} message(s) that arrived meanwhile were handed on",
-        cell.describe(), handed + rest.size());
+        cell.describe(), arrived);
   }
 
+  /**
+   * Under the ingress lock, parking: stages the next incarnation with the first parked Instance-intent message as its
+   * first message and queues the later ones behind it, in arrival order, so the caller can put it in this cell's
+   * place in the node's spot table in the same step. No send can come between the parked messages and the next
+   * incarnation then: an Instance-intent offer that comes later either found this cell (parked, so in the list) or
+   * finds the next incarnation behind them.
+   *
+   * @param address the Instance Spot.
+   * @param rest receives the other parked envelopes, in order: regular messages, markers, late ticks, route flush
+   *     markers that came before any Instance-intent message (nothing of theirs is on the way any more), and every
+   *     Instance-intent message when no cell could be staged (the node is closing).
+   * @return the staged next incarnation, not registered and not started; null when none was staged.
+   */
+  private Messaging.StagedInstance stageNext(final Address.Instance address, final List<Parked> rest) {
+    Messaging.StagedInstance next = null;
+    boolean failed = false;
+    for (Parked p : parked) {
+      if (failed || !p.instanceIntent() || !(p.envelope() instanceof Envelope.Msg msg)
+          || next == null && msg.sessionWork() == SessionBinder.ROUTE_FLUSH) {
+        rest.add(p);
+      } else if (next == null) {
+        try {
+          next = rt.messaging().stageInstance(address, cell.type, msg);
+        } catch (RuntimeException e) { // a new cell cannot be made (the node is closing): each is handed on alone
+          NodeRuntime.LOG.debug("next incarnation of {} not staged: {}", cell.describe(), e.toString());
+          failed = true;
+          rest.add(p);
+        }
+      } else {
+        // behind the first message, in the queue (not admit: admitted work would run ahead of it); a Spot's mailbox is
+        // unbounded and this cell is fresh: ACCEPTED
+        next.cell().offerEnvelope(msg);
+      }
+    }
+    return next;
+  }
 
+  /** A parked envelope no next incarnation took (see {@link #stageNext}), after the release, in arrival order. */
   private void handOn(final Parked p, final Address.Instance address, final SpotkitException gone) {
     if (p.envelope() instanceof Envelope.Marker marker) {
       marker.task().run();
@@ -296,9 +335,9 @@ public final class IdleEviction {
       return;
     }
     try {
-      rt.messaging().deliverInstanceHere(address, msg); // activates the next incarnation
-    } catch (SpotkitException e) {
-      failOrLog(msg, e);
+      rt.messaging().deliverInstanceHere(address, msg); // a route flush marker ends there; else activates anew
+    } catch (RuntimeException e) {
+      failOrLog(msg, Cell.typed(e, "hand-on of a message that reached " + cell.describe() + " while cleaned up"));
     }
   }
 

@@ -52,6 +52,34 @@ public final class Messaging {
   }
 
   /**
+   * An incarnation of an Instance Spot staged on this node and not started yet: its cell (STAGING, mailbox closed,
+   * the first message queued at its head) and the task that starts its activation on the cell's gate (stores the first
+   * message, reserves, runs factory and OnInitialize, commits Ready, opens the mailbox; a lost reservation hands the
+   * queue to the winner). The caller registers the cell in the node's spot table before it runs the task, once.
+   *
+   * @param cell the staged cell, not registered.
+   * @param activation starts the activation; run it once, after the cell is registered.
+   */
+  public record StagedInstance(SpotCell cell, Runnable activation) {
+  }
+
+  /**
+   * Stages the next incarnation of an Instance Spot here with {@code first} as its first message, registering and
+   * starting nothing ({@link dev.spotkit.core.internal.creation.InstanceActivations#stage}): an idle cleanup hands
+   * what arrived while it ran to it in one step (spec 003 section 6.2). Any thread; takes no lock but the new cell's.
+   *
+   * @param address the Instance Spot.
+   * @param type its registered type (Instance kind).
+   * @param first the first message, with Instance intent.
+   * @return the staged cell and its activation.
+   * @throws SpotkitException.CapacityExceeded when the type's mailbox capacity cannot hold even the first message.
+   */
+  StagedInstance stageInstance(final Address.Instance address, final NodeConfig.SpotType type,
+      final Envelope.Msg first) {
+    return rt.creations().instances().stage(address, type, first);
+  }
+
+  /**
    * Whether a move of {@code key} ({@code spot:{id}}) is being restored on this node (its aggregate staging).
    *
    * @param key the participant key.
