@@ -262,8 +262,10 @@ public final class TargetUnit {
     move(Trigger.STAGING_REMOVED);
     out.add(log(Action.Level.ERROR, "relocation_failed", code + ": " + detail));
     failureSent = code;
-    out.add(new Action.Send(manifest.connectionId(), new Frame.Failed(identity, code)));
+    // The staging goes before the reply: once the source learns of the failure (and its caller may send here at
+    // once), this node no longer takes the object's messages into a temporary queue that would only fail them.
     removeStaging(new Action.RemoveStaging(Action.Removal.EXPLICIT_FAILURE, code), out);
+    out.add(new Action.Send(manifest.connectionId(), new Frame.Failed(identity, code)));
   }
 
   private void removeStaging(final Action.RemoveStaging removal, final List<TargetAction> out) {
