@@ -203,6 +203,44 @@ class HaltMidMoveTest {
   }
 
   @Test
+  void afterTheCommittedTargetDiedSendersReachANewIncarnationOnceItsLeaseLapsed() throws Exception {
+    start();
+    final SpotRelocationResult moved = move().get(20, TimeUnit.SECONDS);
+    assertThat(moved.spot().nodeRid()).isEqualTo(mesh.node(2).nodeRid());
+    final Here there = where(0, Duration.ofSeconds(5));
+    assertThat(there.nodeHex()).isEqualTo(mesh.node(2).nodeRid().hex());
+
+    mesh.halt(2); // as kill -9 after its commit: the row names it, its lease lapses one TTL after its last renewal
+    final long haltedAt = System.nanoTime();
+    final ConcurrentHashMap<String, Integer> errors = new ConcurrentHashMap<>();
+    final Here[] now = new Here[2];
+    final AtomicReference<String> last = new AtomicReference<>();
+    try {
+      Awaitility.await().atMost(TTL.plus(MARGIN).plus(SLACK)).pollInterval(Duration.ofMillis(50)).until(() -> {
+        for (int via = 0; via < 2; via++) { // node 0 and the source, node 1, which followed the move
+          try {
+            now[via] = where(via, Duration.ofSeconds(1));
+          } catch (SpotkitException e) {
+            errors.merge(e.getClass().getSimpleName(), 1, Integer::sum);
+            last.set("via node " + via + ": " + e);
+            return false;
+          }
+        }
+        return now[0].equals(now[1]);
+      });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("no new incarnation answered nodes 0 and 1 within " + TTL.plus(MARGIN).plus(SLACK)
+          + " of the target's halt; errors " + errors + ", last " + last.get(), e);
+    }
+    final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - haltedAt);
+    assertThat(now[0].nodeHex()).as("after " + tookMs + " ms; errors meanwhile " + errors)
+        .isEqualTo(mesh.node(1).nodeRid().hex());
+    assertThat(now[0].incarnation()).isNotEqualTo(there.incarnation());
+    assertThat(errors.keySet()).as("typed, as the contract names them while the lease runs out")
+        .isSubsetOf("Unavailable", "DeadlineExceeded");
+  }
+
+  @Test
   @Spec("REL-30")
   void aTargetHaltedPastRelayReadyLeavesTheSourceClosedAndFailingFast() throws Exception {
     start();
