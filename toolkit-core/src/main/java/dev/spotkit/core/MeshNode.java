@@ -358,8 +358,9 @@ public final class MeshNode implements AutoCloseable {
    *     another node owns it, or
    *     {@code target} is this node, {@link SpotkitException.Rejected} when the Spot or a member is registered with
    *     DisableRelocation, {@link SpotkitException.Unavailable} when the target published no descriptor, cannot be
-   *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the room is
-   *     then unavailable), {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
+   *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the Spot
+   *     then answers Unavailable until this node closes, also when the target died: spec 001 section 9 reopens no
+   *     source after relay-ready), {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
    *     aggregate, {@link SpotkitException.NotConfigured} without a mesh or when the target lacks a type,
    *     {@link SpotkitException.ShuttingDown} while this node closes, or when it closes, stops itself or is halted
    *     before the move ended (the message names why; where the move got to is not known here).

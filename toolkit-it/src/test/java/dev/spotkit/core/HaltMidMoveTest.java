@@ -41,7 +41,10 @@ import org.junit.jupiter.api.Test;
  *       source among them, re-resolve through the Location Store and reach a new incarnation, long before the
  *       30 s Message Follow duration ends. Failures meanwhile are typed.</li>
  *   <li>target halted past relay-ready, before its commit: the source does not reopen (spec 001 section 9, REL-30);
- *       requests fail at once, typed, never hang until their deadline.</li>
+ *       requests fail at once, typed, never hang until their deadline. The Spot stays unavailable while the source
+ *       lives: its row names the live source, so crash recovery has no dead owner to sweep, and the spec reopens
+ *       no source after relay-ready "regardless of the cutover submit result" (break5 expected it back within
+ *       45 s; the spec does not allow that).</li>
  * </ul>
  */
 class HaltMidMoveTest {
