@@ -81,7 +81,7 @@ public final class NodeRuntime {
   private final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
   /** Counted down when the one close finished; later close() calls wait for it. */
   private final CountDownLatch closed = new CountDownLatch(1);
-  /** Futures not completed yet ({@link #attachDeadline}, {@link #failOnClose}); close fails them with ShuttingDown. */
+  /** Futures not completed yet ({@link #attachDeadline}, {@link #failOnHalt}); close fails them with ShuttingDown. */
   private final PendingFutures pending;
   private volatile SpotCell entry;
   private volatile SessionServer sessionServer;
@@ -381,7 +381,7 @@ public final class NodeRuntime {
     relocationTimer.shutdownNow();
     leaseTimer.shutdownNow();
     deadlineTimer.shutdownNow(); // no deadline timer fires from here on; pending.failAll ends what they guarded
-    pending.failAll(); // requests behind a stuck turn, the stuck one, manager calls, moves
+    pending.failAll(failStop != null); // requests behind a stuck turn, the stuck one, manager calls; moves if killed
     stopDispatcher(deadline);
     virtualThreads.shutdown();
     closeOwnedStores();
@@ -417,15 +417,15 @@ public final class NodeRuntime {
   }
 
   /**
-   * Tracks {@code future} as {@link #attachDeadline} does, with no deadline: a close, fail-stop or halt fails it
-   * with ShuttingDown (naming the halt) if it is still pending then. Any thread.
+   * Tracks {@code future} with no deadline: a halt or fail-stop fails it with ShuttingDown naming why if it is
+   * still pending then (a graceful close waits for the moves it guards, which complete it). Any thread.
    *
    * @param future the future (a move whose bounded steps may wait on a peer a halt cut off).
    * @param <T> result type.
    * @return {@code future}.
    */
-  public <T> CompletableFuture<T> failOnClose(final CompletableFuture<T> future) {
-    pending.track(future);
+  public <T> CompletableFuture<T> failOnHalt(final CompletableFuture<T> future) {
+    pending.track(future, true);
     return future;
   }
 
@@ -647,7 +647,7 @@ public final class NodeRuntime {
    * @param what the DeadlineExceeded message.
    */
   public void attachDeadline(final CompletableFuture<?> future, final Deadline deadline, final Supplier<String> what) {
-    if (!pending.track(future)) {
+    if (!pending.track(future, false)) {
       return; // done, or already guarded by an earlier deadline
     }
     ScheduledFuture<?> timer = null;
