@@ -254,10 +254,12 @@ public final class MeshNode implements AutoCloseable {
    *     it, while the store answers); fails with
    *     {@link SpotkitException.InvalidOperation} when {@code target} is this node,
    *     {@link SpotkitException.NotConfigured} without a mesh, {@link SpotkitException.Unavailable} when the
-   *     target published no descriptor or cannot be reached, {@link SpotkitException.ShuttingDown} while closing.
+   *     target published no descriptor or cannot be reached, {@link SpotkitException.ShuttingDown} while closing,
+   *     or when this node is halted or stops itself before the call ended (the message names why).
    */
   public java.util.concurrent.CompletableFuture<HostRelocationResult> relocate(final NodeRid target) {
-    return rt.userFuture(dev.spotkit.core.internal.relocation.HostRelocations.relocate(rt, target));
+    return rt.userFuture(rt.failOnHalt(dev.spotkit.core.internal.relocation.HostRelocations.relocate(rt,
+        target)));
   }
 
   /**
@@ -291,10 +293,11 @@ public final class MeshNode implements AutoCloseable {
    *     {@link SpotkitException.InvalidOperation} when {@code options} is null or another drain of this node runs,
    *     {@link SpotkitException.NotConfigured} without a mesh or on a node that is not an object server,
    *     {@link SpotkitException.Unavailable} when the node state cannot be published or the mesh cannot be read
-   *     (nothing moved), {@link SpotkitException.ShuttingDown} while closing.
+   *     (nothing moved), {@link SpotkitException.ShuttingDown} while closing, or when this node is halted or stops
+   *     itself before the drain ended (the message names why).
    */
   public java.util.concurrent.CompletableFuture<RelocateResult> relocate(final RelocateOptions options) {
-    return rt.userFuture(dev.spotkit.core.internal.relocation.HostDrains.drain(rt, options));
+    return rt.userFuture(rt.failOnHalt(dev.spotkit.core.internal.relocation.HostDrains.drain(rt, options)));
   }
 
   /**
@@ -355,10 +358,12 @@ public final class MeshNode implements AutoCloseable {
    *     another node owns it, or
    *     {@code target} is this node, {@link SpotkitException.Rejected} when the Spot or a member is registered with
    *     DisableRelocation, {@link SpotkitException.Unavailable} when the target published no descriptor, cannot be
-   *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the room is
-   *     then unavailable), {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
+   *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the Spot
+   *     then answers Unavailable until this node closes, also when the target died: spec 001 section 9 reopens no
+   *     source after relay-ready), {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
    *     aggregate, {@link SpotkitException.NotConfigured} without a mesh or when the target lacks a type,
-   *     {@link SpotkitException.ShuttingDown} while this node closes.
+   *     {@link SpotkitException.ShuttingDown} while this node closes, or when it is halted or stops itself before
+   *     the move ended (the message names why; where the move got to is not known here).
    */
   public java.util.concurrent.CompletableFuture<SpotRelocationResult> relocateSpot(final SpotId spotId,
       final NodeRid target) {
@@ -370,7 +375,7 @@ public final class MeshNode implements AutoCloseable {
       return java.util.concurrent.CompletableFuture.failedFuture(new SpotkitException.NotConfigured("relocateSpot"
           + " needs a mesh: configure MeshNode.builder().mesh(...)"));
     }
-    return rt.userFuture(rt.relocations().aggregates().relocate(spotId.value(), target));
+    return rt.userFuture(rt.failOnHalt(rt.relocations().aggregates().relocate(spotId.value(), target)));
   }
 
   /**

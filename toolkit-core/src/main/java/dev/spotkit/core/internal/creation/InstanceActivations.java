@@ -150,7 +150,8 @@ public final class InstanceActivations {
   }
 
   /**
-   * Crash recovery for Instance intent: the owner node a route or the Spot's row names could not be reached. When
+   * Crash recovery for Instance intent: the owner node a route or the Spot's row names could not be reached (or the
+   * node a move from here went to, whose Message Follow then ends: {@code AggregateMoves}). When
    * that owner run's lease is gone for good, its row goes in one store batch conditioned on the row's StoreVersion,
    * so the message activates a new incarnation (higher ObjectGeneration) on a live node:
    * <ul>
@@ -171,7 +172,7 @@ public final class InstanceActivations {
    *     may deliver once more; false when that owner may still be alive (the caller answers Unavailable).
    * @throws SpotkitException.Unavailable when the store does not answer.
    */
-  private boolean sweptDeadOwner(final String id, final NodeRid owner) {
+  public boolean sweptDeadOwner(final String id, final NodeRid owner) {
     final ObjectKey key = ObjectKey.spot(id);
     final ReadResult read = StoreCalls.await(rt.store().store().read(key.logicalKey().preimage()), STORE_TIMEOUT,
         "read of instance spot '" + id + "'");

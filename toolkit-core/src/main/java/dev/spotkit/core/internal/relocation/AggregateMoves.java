@@ -173,7 +173,14 @@ public final class AggregateMoves {
     if (dial) {
       rt.metrics().followForward();
       rt.async(() -> {
-        rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
+        try {
+          rt.mesh().forwardInstance(follow.target(), follow.endpoint(), address, envelope);
+        } catch (SpotkitException.Unavailable unreachable) {
+          if (!followEnded(address.id(), follow)) {
+            throw unreachable; // the target may be alive: Unavailable for the follow window (spec 001 section 9)
+          }
+          rt.creations().instances().deliver(address, envelope, false); // by the Location Store, as any sender
+        }
         return null;
       }).whenComplete((v, failure) -> {
         if (failure == null) {
@@ -203,6 +210,33 @@ public final class AggregateMoves {
     } catch (SpotkitException.Unavailable closed) {
       return false; // closed meanwhile
     }
+  }
+
+  /**
+   * Ends the follow of an Instance Spot whose target could not be reached once that target is gone for good: the
+   * Location Store no longer names it (crash recovery swept its row now, {@code MeshNode.Builder
+   * #recreateAfterOwnerLoss}, once its owner lease lapsed; or the Spot went on from there). Until then the object
+   * is unavailable, as spec 000 section 8 and spec 001 section 9 say of a target that terminated after its commit;
+   * after it, senders here and elsewhere resolve the Spot by the Location Store again instead of following to a
+   * dead node for the rest of the Message Follow duration. Virtual threads only (store calls).
+   *
+   * @param spotId the Instance Spot.
+   * @param follow its follow, whose target did not answer.
+   * @return true when the follow ended (the caller delivers by the Location Store); false while the target may live.
+   * @throws SpotkitException.Unavailable when the store does not answer.
+   */
+  private boolean followEnded(final String spotId, final Follow follow) {
+    if (rt.creations() == null || !rt.creations().instances().sweptDeadOwner(spotId, follow.target())) {
+      return false;
+    }
+    instanceFollows.remove(spotId, follow);
+    final Relocations.Followed byId = r.aggregateFollows.get("spot:" + spotId);
+    if (byId != null && byId.target().equals(follow.target())) {
+      r.aggregateFollows.remove("spot:" + spotId, byId);
+    }
+    NodeRuntime.LOG.info("instance spot '{}': the node {} it moved to is gone; its Message Follow ended early,"
+        + " senders resolve it by the Location Store", spotId, follow.target());
+    return true;
   }
 
   /** Waits for {@code step} at most {@link #STEP_TIMEOUT}; its failure is thrown as it is (typed). */

@@ -81,11 +81,8 @@ public final class NodeRuntime {
   private final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
   /** Counted down when the one close finished; later close() calls wait for it. */
   private final CountDownLatch closed = new CountDownLatch(1);
-  /**
-   * Futures with a deadline that have not completed. Added by {@link #attachDeadline} (any thread), removed
-   * when the future completes; close fails the rest with ShuttingDown after the timer thread stopped.
-   */
-  private final ConcurrentHashMap<CompletableFuture<?>, Boolean> pending = new ConcurrentHashMap<>();
+  /** Futures not completed yet ({@link #attachDeadline}, {@link #failOnHalt}); close fails them with ShuttingDown. */
+  private final PendingFutures pending;
   private volatile SpotCell entry;
   private volatile SessionServer sessionServer;
   private volatile SessionServer alsoSessionServer; // SessionOptions#alsoListen, or null
@@ -130,6 +127,9 @@ public final class NodeRuntime {
       rid = ThreadLocalRandom.current().nextLong();
     } while (rid == 0);
     this.nodeRid = new NodeRid(rid);
+    this.pending = new PendingFutures(() -> new SpotkitException.ShuttingDown((failStop != null
+        ? failStop.getMessage() : "the node " + config.meshName() + "/" + nodeRid.hex() + " closed")
+        + " before this operation completed")); // names the halt or the fail-stop when that is why
     this.metrics = config.metrics();
     this.events = new dev.spotkit.core.internal.observe.EventBus(config.meshName().value(), metrics);
     config.listeners().forEach(events::addListener);
@@ -380,8 +380,8 @@ public final class NodeRuntime {
     scheduler.shutdownNow();
     relocationTimer.shutdownNow();
     leaseTimer.shutdownNow();
-    deadlineTimer.shutdownNow(); // no deadline timer fires from here on; failPending ends what they guarded
-    failPending();
+    deadlineTimer.shutdownNow(); // no deadline timer fires from here on; pending.failAll ends what they guarded
+    pending.failAll(failStop != null); // requests behind a stuck turn, the stuck one, manager calls; moves if killed
     stopDispatcher(deadline);
     virtualThreads.shutdown();
     closeOwnedStores();
@@ -417,15 +417,16 @@ public final class NodeRuntime {
   }
 
   /**
-   * Fails every future still waiting for a reply or a result with ShuttingDown: requests queued behind a stuck
-   * turn, the stuck request itself, manager calls. Runs after the timer thread stopped: a future registered
-   * later finds the scheduler shut down in {@link #attachDeadline} and fails there.
+   * Tracks {@code future} with no deadline: a halt or fail-stop fails it with ShuttingDown naming why if it is
+   * still pending then (a graceful close waits for the moves it guards, which complete it). Any thread.
+   *
+   * @param future the future (a move whose bounded steps may wait on a peer a halt cut off).
+   * @param <T> result type.
+   * @return {@code future}.
    */
-  private void failPending() {
-    for (CompletableFuture<?> future : pending.keySet()) { // bounded: what was registered before the shutdown
-      future.completeExceptionally(new SpotkitException.ShuttingDown("the node " + config.meshName() + "/"
-          + nodeRid.hex() + " closed before this operation completed"));
-    }
+  public <T> CompletableFuture<T> failOnHalt(final CompletableFuture<T> future) {
+    pending.track(future, true);
+    return future;
   }
 
   /** Workers the dispatcher may start: one per live permit plus the core workers, at most 65,536. */
@@ -646,7 +647,7 @@ public final class NodeRuntime {
    * @param what the DeadlineExceeded message.
    */
   public void attachDeadline(final CompletableFuture<?> future, final Deadline deadline, final Supplier<String> what) {
-    if (future.isDone() || pending.putIfAbsent(future, Boolean.TRUE) != null) {
+    if (!pending.track(future, false)) {
       return; // done, or already guarded by an earlier deadline
     }
     ScheduledFuture<?> timer = null;
@@ -657,12 +658,9 @@ public final class NodeRuntime {
       future.completeExceptionally(new SpotkitException.ShuttingDown(what.get() + ": the node closed"));
     }
     final ScheduledFuture<?> timeout = timer;
-    future.whenComplete((v, e) -> {
-      pending.remove(future);
-      if (timeout != null) {
-        timeout.cancel(false);
-      }
-    });
+    if (timeout != null) {
+      future.whenComplete((v, e) -> timeout.cancel(false));
+    }
   }
 
   /**
