@@ -145,7 +145,8 @@ public final class RoomTargetProcess {
       final String mesh, final String secret) {
     return MeshNode.builder().meshName(mesh).locationStore(locations).relocationStore(relocations).workers(2)
         .recreateAfterOwnerLoss(false).closeTimeout(Duration.ofSeconds(2))
-        .ownerLease(Duration.ofMillis(200), Duration.ofMillis(2000), Duration.ofMillis(300), Duration.ofMillis(1000))
+        // 15 s: neither test waits for a lease to lapse, and a 2 s one was lost on a machine loaded twice over
+        .ownerLease(Duration.ofMillis(500), Duration.ofSeconds(15), Duration.ofSeconds(2), Duration.ofSeconds(3))
         .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(secret))
         .objectServer(s -> s.entrySpot(Entry::new)
             .actor("member", Member::new, a -> a.preserveStateWith(new Counts()))
