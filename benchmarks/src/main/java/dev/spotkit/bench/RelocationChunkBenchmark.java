@@ -64,8 +64,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       stream encoded into one array of exact size with its CRC-32C computed block by block as it is written,
  *       command 40 ({@link RelocationCodec#encode}) then one command 52 per chunk as a small
  *       head plus a range of the stream ({@link ChunkPlan#stateFrameParts}, sent as two parts without joining
- *       them), in order on the connection. The target's event loop hands each received frame to one relocation
- *       lane thread (as the runtime's relocation pump does), which decodes each command 52 as a view of the
+ *       them), in order on the connection. The target decodes each command 52 on its event loop as a view of the
  *       received frame ({@link RelocationCodec#decodeStateView}), feeds a {@link ChunkAssembler} (which copies
  *       each chunk once into its stream buffer and computes the CRC-32C as chunks arrive), and on
  *       {@link ChunkOutcome.Complete} decodes the envelope in place ({@link RelocationEnvelopeCodec#decodeOwned})
@@ -242,16 +241,9 @@ public class RelocationChunkBenchmark {
     static final class Relocation extends Transfer {
         private final long streamBytes;
         private long invocation;
-        /**
-         * The target's relocation pump lane: one thread that decodes and assembles what the event loop received, as
-         * the runtime does ({@code Relocations.onFrame} posts each command 52 to the unit's lane of its relocation
-         * pump), so the socket's event loop only reads and frames while the lane copies and checksums.
-         */
-        private final java.util.concurrent.ExecutorService lane = java.util.concurrent.Executors
-            .newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("bench-relocation-lane").unstarted(r));
-        /** Lane thread only: the assembly in progress, null between payloads. */
+        /** Target event loop only: the assembly in progress, null between payloads. */
         private ChunkAssembler assembly;
-        /** Written by the lane at each completion; read by the harness after the last result. */
+        /** Written by the target event loop at each completion; read by the harness after the last result. */
         private volatile ApplicationState lastState;
 
         Relocation(final Synthetic synthetic) throws Exception {
@@ -281,16 +273,6 @@ public class RelocationChunkBenchmark {
 
         @Override
         void onTargetFrame(final byte[] frame) {
-            lane.execute(() -> onLane(frame)); // the frame is the listener's own array: handed over, not shared
-        }
-
-        @Override
-        public void close() {
-            super.close();
-            lane.shutdownNow();
-        }
-
-        private void onLane(final byte[] frame) {
             try {
                 if (RelocationCodec.commandOf(frame) == RelocationFrame.State.COMMAND) {
                     // a view of the frame (the listener's own array); the assembler copies the chunk once
