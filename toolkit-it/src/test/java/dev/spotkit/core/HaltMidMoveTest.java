@@ -194,13 +194,7 @@ class HaltMidMoveTest {
     assertThat(buildBlocked.await(20, TimeUnit.SECONDS)).as("the target restores").isTrue();
     mesh.halt(1);
     final long haltedAt = System.nanoTime();
-    final AtomicReference<Throwable> failure = new AtomicReference<>();
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(move::isDone);
-    try {
-      move.get();
-    } catch (ExecutionException e) {
-      failure.set(e.getCause());
-    }
+    final AtomicReference<Throwable> failure = new AtomicReference<>(failureOf(move, Duration.ofSeconds(5)));
     assertThat(failure.get()).as("completed exceptionally after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
         - haltedAt) + " ms").isInstanceOfAny(SpotkitException.ShuttingDown.class, SpotkitException.Unavailable.class);
     if (failure.get() instanceof SpotkitException.ShuttingDown) { // the close ended it: it says why
@@ -254,13 +248,7 @@ class HaltMidMoveTest {
     final CompletableFuture<SpotRelocationResult> move = move();
     assertThat(viewOfTarget.held.await(20, TimeUnit.SECONDS)).as("the target reached its CAS").isTrue();
     mesh.halt(2);
-    final AtomicReference<Throwable> failure = new AtomicReference<>();
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(move::isDone);
-    try {
-      move.get();
-    } catch (ExecutionException e) {
-      failure.set(e.getCause());
-    }
+    final AtomicReference<Throwable> failure = new AtomicReference<>(failureOf(move, Duration.ofSeconds(10)));
     assertThat(failure.get()).isInstanceOf(SpotkitException.Unavailable.class);
     // the source does not reopen after relay-ready: a request fails at once, typed, not at its deadline
     for (int via = 0; via < 2; via++) {
@@ -270,6 +258,17 @@ class HaltMidMoveTest {
           Duration.ofSeconds(4)));
       assertThat(refused).as("via node " + via).isInstanceOf(SpotkitException.Unavailable.class);
       assertThat(Duration.ofNanos(System.nanoTime() - at)).as("via node " + via).isLessThan(Duration.ofSeconds(3));
+    }
+  }
+
+  /** Waits up to {@code within} for {@code move} to end; its failure's cause, or null when it succeeded. */
+  private static Throwable failureOf(final CompletableFuture<?> move, final Duration within) throws Exception {
+    Awaitility.await().atMost(within).until(move::isDone);
+    try {
+      move.get();
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
     }
   }
 }

@@ -176,10 +176,11 @@ public final class InstanceActivations {
     final ObjectKey key = ObjectKey.spot(id);
     final ReadResult read = StoreCalls.await(rt.store().store().read(key.logicalKey().preimage()), STORE_TIMEOUT,
         "read of instance spot '" + id + "'");
-    final AuthorityRecord row = read instanceof ReadResult.Found found ? AuthorityRecord.decode(found.value()) : null;
-    if (row != null && row.allocation().routingIdHex().equals(owner.hex())
-        && row.allocation().state() == AuthorityRecord.State.RESERVED) {
-      if (!rt.store().batches().abortAbandoned(key, ((ReadResult.Found) read).version())) {
+    final ReadResult.Found found = read instanceof ReadResult.Found f ? f : null;
+    final AuthorityRecord row = found == null ? null : AuthorityRecord.decode(found.value());
+    final boolean namesOwner = row != null && row.allocation().routingIdHex().equals(owner.hex());
+    if (namesOwner && row.allocation().state() == AuthorityRecord.State.RESERVED) {
+      if (!rt.store().batches().abortAbandoned(key, found.version())) {
         return false; // its owner may still be alive and finish the activation: Unavailable
       }
       NodeRuntime.LOG.info("instance spot '{}': the node {} activating it is gone (owner lease expired); aborted its"
@@ -187,8 +188,8 @@ public final class InstanceActivations {
           row.objectGeneration().value());
     } else if (!rt.config().recreateAfterOwnerLoss()) {
       return false;
-    } else if (row != null && row.allocation().routingIdHex().equals(owner.hex())) {
-      if (!rt.store().batches().sweepAbandoned(key, ((ReadResult.Found) read).version())) {
+    } else if (namesOwner) {
+      if (!rt.store().batches().sweepAbandoned(key, found.version())) {
         return false; // its owner may still be alive: Unavailable, as the contract says
       }
       NodeRuntime.LOG.info("instance spot '{}': its owner on node {} is gone (owner lease expired); swept its"

@@ -199,10 +199,11 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     if (rt.store().ownerLease().awaitAdmission(() -> !rt.isClosing())) {
       return true;
     }
-    SpotkitException refused = new SpotkitException.Unavailable("node " + rt.meshName() + "/" + rt.nodeRid().hex()
-        + " is closing; a message queued for " + describe() + " did not start: its owner lease admitted no work");
+    SpotkitException refused;
     try {
-      rt.admit("a message queued for " + describe());
+      rt.admit("a message queued for " + describe()); // throws the lease's own reason when it admits no work
+      refused = new SpotkitException.Unavailable("node " + rt.meshName() + "/" + rt.nodeRid().hex() + " is closing;"
+          + " a message queued for " + describe() + " did not start: its owner lease admitted no work");
     } catch (SpotkitException.Unavailable e) {
       refused = e;
     }
