@@ -1,6 +1,7 @@
 package dev.spotkit.core.internal.relocation;
 
 import dev.spotkit.core.ActorRef;
+import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.ObjectGeneration;
 import dev.spotkit.core.SpotId;
 import dev.spotkit.core.SpotRef;
@@ -73,7 +74,7 @@ final class AggregateFollow {
         final CompletableFuture<Void> before = to.rerouted().get();
         to.rerouted().set((before == null ? CompletableFuture.<Void>completedFuture(null) : before)
             .handle((v, ignored) -> null).thenCompose(v -> rt.async(() -> {
-              reroute(rt, to, msg);
+              reroute(rt, to, connection.peerRid(), msg);
               return null;
             })));
       }
@@ -83,11 +84,17 @@ final class AggregateFollow {
     }
   }
 
-  /** Sends a followed message through the mesh's routing (store lookup, dial); a failure is the sender's. */
-  private static void reroute(final NodeRuntime rt, final Target to, final Envelope.Msg msg) {
+  /**
+   * Sends a followed message through the mesh's routing (store lookup, dial); a failure is the sender's. When the
+   * moved incarnation is gone for good (its target died after the commit and crash recovery swept its row), the
+   * follow ends here ({@link FollowEnds}).
+   */
+  private static void reroute(final NodeRuntime rt, final Target to, final NodeRid target, final Envelope.Msg msg) {
     try {
       rt.mesh().forward(to.address(), msg);
-    } catch (SpotkitException failure) {
+    } catch (SpotkitException rerouteFailed) {
+      final SpotkitException failure = FollowEnds.afterRerouteFailed(rt, to.key(), to.generation(), to.describe(),
+          target, rerouteFailed, () -> endFollow(rt, to, target));
       if (msg.reply() != null) {
         msg.reply().fail(failure);
       } else {
@@ -95,5 +102,12 @@ final class AggregateFollow {
             + failure.getMessage());
       }
     }
+  }
+
+  /** Removes the participant's follow of its move to {@code target} (not a later one's): work goes by the store. */
+  private static void endFollow(final NodeRuntime rt, final Target to, final NodeRid target) {
+    final String key = (to.kind() == ApplicationMessage.TargetKind.SPOT ? "spot:" : "actor:") + to.id();
+    rt.relocations().aggregateFollows.computeIfPresent(key, (k, followed) ->
+        followed.target().equals(target) && followed.generation() == to.generation() ? null : followed);
   }
 }

@@ -316,9 +316,16 @@ public final class RelocationSource {
         final Integer followed = msg == null ? null : followHops.remove(msg);
         final int hops = followed == null ? 1 : followed;
         if (msg != null && !c.isOpen()) {
-          // The ordered connection is gone: route by the Location Store (the new owner), order no longer kept.
+          // The ordered connection is gone: route by the Location Store (the new owner), order no longer kept; by
+          // ref, so a later incarnation (crash recovery's, once the target died) never takes this one's work.
           rt.async(() -> {
-            rt.mesh().forward(new Address.ActorById(actor.id), msg);
+            try {
+              rt.mesh().forward(new Address.ActorByRef(new dev.spotkit.core.ActorRef(actor.actorId,
+                  new ObjectGeneration(actor.generation), rt.meshName(), rt.nodeRid())), msg);
+            } catch (SpotkitException failed) { // committed, and its incarnation gone for good: the follow ends
+              throw settled.isDone() && abandoned == null ? FollowEnds.afterRerouteFailed(rt, actor.key,
+                  actor.generation, actor.describe(), owner, failed, this::end) : failed;
+            }
             return null;
           }).whenComplete((v, failure) -> {
             if (failure != null && msg.reply() != null) {
