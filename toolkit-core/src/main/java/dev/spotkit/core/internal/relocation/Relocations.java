@@ -673,6 +673,24 @@ public final class Relocations {
   }
 
   /**
+   * Work that came back to this node by Message Follow for a participant of a SpotWide aggregate being restored here:
+   * into its staged mailbox, behind the move's backlog. Any thread; never blocks.
+   *
+   * @param key {@code spot:{id}} or {@code actor:{id}}.
+   * @param envelope the work.
+   * @return true when taken; false when the participant is not (or no longer) staged here: its staging opened, or
+   *     was discarded, since the caller read it.
+   */
+  public boolean stagedIngress(final String key, final Envelope.Msg envelope) {
+    final Cell staged = aggregateStaging.get(key);
+    if (staged == null) {
+      return false;
+    }
+    staged.offerEnvelope(envelope);
+    return true;
+  }
+
+  /**
    * Work for an actor that is not Ready here but relocating away or moved (Message Follow): handled by its source
    * unit. Any thread.
    *

@@ -555,6 +555,19 @@ public final class Messaging {
       final Cell here = local(address);
       if (!staged && here != null && here.state == CellState.READY) {
         cell = here;
+      } else if (followed && staged) {
+        if (moves.stagedIngress(followKey(address), envelope)) {
+          return; // earlier work of its senders coming back: into the staged mailbox, behind the backlog
+        }
+        // Its staging opened since it was read (a loaded event loop thread can be parked between the two reads):
+        // Ready here now, so into its mailbox, still behind what the staging held. Through this node's older
+        // follow of the object it would go round the ring again behind later work (issue 13's ring reorder).
+        final Cell opened = local(address);
+        if (opened != null && opened.state == CellState.READY) {
+          cell = opened;
+        } else if (moves.aggregateIngress(followKey(address), envelope, true)) {
+          return; // opened and moved on again: Message Follow
+        }
       } else if (followed ? moves.aggregateIngress(followKey(address), envelope, true)
           : switches.sendOldWay(followKey(address), envelope, inbound,
               e -> moves.aggregateIngress(followKey(address), e))) {
