@@ -347,7 +347,7 @@ public final class AggregateMoves {
     }
     await(seal.handOver(connection), "hand-over of spot '" + spotId + "'");
     final long pausedNanos = System.nanoTime() - sealedAt;
-    final SpotRef moved = new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.participants().get(0).generation),
+    final SpotRef moved = new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.spot().generation),
         rt.meshName(), target);
     if (seal.unitKind() == InstanceMoves.UNIT_PER_ACTOR) { // then each member as its own unit (spec 000 section 7)
       return PerActorMoves.moveMembers(rt, seal.spot(), moved, connection, Duration.ofNanos(pausedNanos));

@@ -67,13 +67,13 @@ final class AggregateReconcile {
    * room, the move's AggregateId). Never throws: a failing store is {@link Commit#UNREADABLE}.
    *
    * @param rt the source node.
-   * @param seal the move's seal (its stored versions, unit kind and Spot's generation).
+   * @param seal the move's seal (its stored versions and the Spot's ObjectGeneration).
    * @param target the target node.
    * @return the outcome.
    */
   static Commit read(final NodeRuntime rt, final AggregateSeal seal, final NodeRid target) {
     final String spotId = seal.stored().tree().spotId();
-    final long generation = seal.participants().get(0).generation;
+    final long generation = seal.spot().generation;
     try {
       if (seal.stored().aggregate() == null) { // an Instance Spot or a PerActor shell: its own row is its authority
         final Optional<LocationRecords.Stored> row = LocationRecords.read(rt.store().store(), ObjectKey.spot(spotId),
