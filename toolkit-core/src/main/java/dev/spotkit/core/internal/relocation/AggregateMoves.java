@@ -56,7 +56,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * An Instance Spot moves on the same path as a room with no member (spec 001 section 3: one Actor-less unit; the
  * manifest's unit kind says which, and {@link InstanceMoves} holds its Location Store steps).
  * Spotkit-defined commands 54-57 (spec 001 names no aggregate frames). A failure past relay-ready does not restore
- * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable.
+ * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable. When the commit's
+ * answer was lost and the Location Store could not yet tell, {@link AggregateReconcile} keeps reading it, and a commit
+ * that lands later hands the room over after all (spec 001 section 9).
  */
 public final class AggregateMoves {
   /**
