@@ -48,8 +48,8 @@ final class AggregateReconcile {
   /**
    * How long after the source's commit call failed a store still at the sealed version is no answer: the target's
    * commit bound ({@link AggregateMoves#STEP_TIMEOUT}, 30 s, for a one-row CAS), the target's re-reads after a lost
-   * CAS answer (about 3.2 s, {@code AggregateRestore}) and one more store call in flight (2 s). A room's CAS is
-   * bounded by attempts rather than time; the Message Follow duration bounds its reconciliation in any case.
+   * CAS answer (about 3.2 s, {@code AggregateRestore}) and one more store call in flight (2 s): 35.15 s. A room's
+   * CAS is bounded by its attempts rather than by time; the source waits for it this long, no longer.
    */
   static final Duration COMMIT_BUDGET = AggregateMoves.STEP_TIMEOUT.plusMillis(
       AggregateRestore.CONFIRM_FIRST_WAIT_MS * ((1L << AggregateRestore.CONFIRM_TRIES) - 1))
@@ -114,8 +114,9 @@ final class AggregateReconcile {
    * Keeps reading in the background until the store answers (spec 001 section 9: the source does not guess, it
    * reads the Location Store authority, bounded by the Message Follow duration): {@code outcome} gets
    * {@link Commit#COMMITTED}, {@link Commit#ENDED} or {@link Commit#REFUSED} as read, {@link Commit#PENDING} when
-   * the store still showed the sealed version past {@link #COMMIT_BUDGET}, {@link Commit#UNREADABLE} when it was
-   * still unreadable when Message Follow (30 s) ended or this node closed. Exactly once, on a virtual thread or the
+   * the store still showed the sealed version past {@link #COMMIT_BUDGET} (35.15 s after the failed call: the
+   * target can no longer commit), {@link Commit#UNREADABLE} when it was still unreadable when Message Follow (30 s
+   * after the failed call) ended, or this node closed. Exactly once, on a virtual thread or the
    * scheduler. Returns at once; any thread.
    *
    * @param rt the source node.
@@ -146,7 +147,8 @@ final class AggregateReconcile {
           final Commit commit = failure != null ? Commit.UNREADABLE : read;
           final long now = System.nanoTime();
           if (commit == Commit.COMMITTED || commit == Commit.ENDED || commit == Commit.REFUSED
-              || commit == Commit.PENDING && now - giveUpAtNanos > 0 || now - followEndsAtNanos > 0) {
+              || commit == Commit.PENDING && now - giveUpAtNanos > 0
+              || commit == Commit.UNREADABLE && now - followEndsAtNanos > 0) {
             outcome.accept(commit);
           } else {
             next(rt, seal, target, giveUpAtNanos, followEndsAtNanos, Math.min(delayMs * 2, MAX_DELAY_MS), outcome);
