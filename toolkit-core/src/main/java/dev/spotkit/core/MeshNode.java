@@ -358,9 +358,10 @@ public final class MeshNode implements AutoCloseable {
    *     another node owns it, or
    *     {@code target} is this node, {@link SpotkitException.Rejected} when the Spot or a member is registered with
    *     DisableRelocation, {@link SpotkitException.Unavailable} when the target published no descriptor, cannot be
-   *     reached, refused the room before relay-ready, or the move passed relay-ready and did not commit (the Spot
-   *     then answers Unavailable until this node closes, also when the target died: spec 001 section 9 reopens no
-   *     source after relay-ready), {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
+   *     reached, refused the room before relay-ready, or passed relay-ready with no commit seen (the Spot then
+   *     answers Unavailable here at once, spec 001 section 9 reopens no source after relay-ready; a commit landing
+   *     within the 30 s Message Follow duration is reconciled: the Spot here then follows it to its target),
+   *     {@link SpotkitException.CapacityExceeded} when the target has no room for the whole
    *     aggregate, {@link SpotkitException.NotConfigured} without a mesh or when the target lacks a type,
    *     {@link SpotkitException.ShuttingDown} while this node closes, or when it is halted or stops itself before
    *     the move ended (the message names why; where the move got to is not known here).

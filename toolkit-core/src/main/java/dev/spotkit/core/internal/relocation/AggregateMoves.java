@@ -56,7 +56,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * An Instance Spot moves on the same path as a room with no member (spec 001 section 3: one Actor-less unit; the
  * manifest's unit kind says which, and {@link InstanceMoves} holds its Location Store steps).
  * Spotkit-defined commands 54-57 (spec 001 names no aggregate frames). A failure past relay-ready does not restore
- * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable.
+ * the source (spec 000 section 8): the room is unavailable and the call fails with Unavailable. When the commit's
+ * answer was lost and the Location Store could not yet tell, {@link AggregateReconcile} keeps reading it, and a commit
+ * that lands later hands the room over after all (spec 001 section 9).
  */
 public final class AggregateMoves {
   /**
@@ -278,24 +280,66 @@ public final class AggregateMoves {
           Deadline.after(STEP_TIMEOUT), "commit of the move of spot '" + spotId + "'"), "commit of the move of"
           + " spot '" + spotId + "'");
     } catch (SpotkitException cause) {
-      boolean committed;
-      try {
-        committed = seal.stored().aggregate() == null ? InstanceMoves.committedTo(rt, spotId, target)
-            : new AggregateAuthority(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
-            dev.spotkit.core.location.PlacementBatches.DEFAULT_ATTEMPTS).committedMove(spotId, seal.aggregateId(),
-            target.hex()).isPresent();
-      } catch (RuntimeException unreadable) { // spec 001 section 9, unknown cutover: read once, else Unavailable
-        cause.addSuppressed(unreadable);
-        committed = false;
-      }
-      if (!committed) {
+      final long failedAt = System.nanoTime();
+      final AggregateReconcile.Commit first = AggregateReconcile.read(rt, seal, target);
+      if (first != AggregateReconcile.Commit.COMMITTED) {
+        // spec 001 section 9, unknown cutover: refuse at once (REL-30), then keep reading while the target may commit
         await(seal.abandon("its move to node " + target + " passed relay-ready and did not commit"), "abandon of"
             + " spot '" + spotId + "'");
+        final boolean reconciling = first == AggregateReconcile.Commit.PENDING
+            || first == AggregateReconcile.Commit.UNREADABLE;
+        if (reconciling) {
+          AggregateReconcile.reconcile(rt, seal, target, failedAt, outcome -> reconciled(outcome, seal, spotId,
+              target, endpoint, connection, sealedAt));
+        }
         throw new SpotkitException.Unavailable("move of spot '" + spotId + "' to node " + target + " passed"
-            + " relay-ready but did not commit (" + cause.getMessage() + "); the room is unavailable (spec 000"
-            + " section 8: no source restore after relay-ready)", cause);
+            + " relay-ready but did not commit (" + cause.getMessage() + "; the Location Store read " + first
+            + "); the room is unavailable (spec 000 section 8: no source restore after relay-ready)" + (reconciling
+            ? "; should the target's commit still land, this node follows the room to it (spec 001 section 9)" : ""),
+            cause);
       }
     }
+    return committed(seal, spotId, target, endpoint, connection, sealedAt);
+  }
+
+  /**
+   * The background outcome of a move whose commit call failed ({@link AggregateReconcile#reconcile}): a late
+   * commit turns the refusing room here into a followed one, as if the commit's answer had come; anything else
+   * leaves it refusing (its rows go with this node's close). On a virtual thread.
+   */
+  private void reconciled(final AggregateReconcile.Commit outcome, final AggregateSeal seal, final String spotId,
+      final NodeRid target, final java.net.InetSocketAddress endpoint, final PeerConnection connection,
+      final long sealedAt) {
+    if (outcome != AggregateReconcile.Commit.COMMITTED) {
+      NodeRuntime.LOG.error("move of spot '{}' to node {} did not commit (the Location Store read {}); the room is"
+          + " unavailable", spotId, target, outcome);
+      return;
+    }
+    rt.async(() -> {
+      PeerConnection to = connection;
+      if (!to.isOpen()) { // a fresh ordered connection for the follow, else the follow re-routes by the store
+        try {
+          to = rt.mesh().connection(target, endpoint, Deadline.after(Duration.ofSeconds(5)));
+        } catch (SpotkitException dialFailed) {
+          NodeRuntime.LOG.debug("move of spot '{}': no new connection to node {}: {}", spotId, target,
+              dialFailed.toString());
+        }
+      }
+      return committed(seal, spotId, target, endpoint, to, sealedAt);
+    }).whenComplete((result, failure) -> {
+      if (failure != null) {
+        NodeRuntime.LOG.error("move of spot '{}' to node {} committed late; its hand-over failed", spotId, target,
+            failure);
+      } else {
+        NodeRuntime.LOG.warn("move of spot '{}' to node {} committed after its commit call failed; the room here"
+            + " follows it there (spec 001 section 9)", spotId, target);
+      }
+    });
+  }
+
+  /** After the target's commit: Instance intent follows, the hand-over, then a PerActor shell's members. */
+  private SpotRelocationResult committed(final AggregateSeal seal, final String spotId, final NodeRid target,
+      final java.net.InetSocketAddress endpoint, final PeerConnection connection, final long sealedAt) {
     if (seal.unitKind() == InstanceMoves.UNIT_INSTANCE) { // Instance intent follows it with Instance intent
       final Follow follow = new Follow(target, endpoint, connection);
       instanceFollows.put(spotId, follow);
@@ -305,7 +349,7 @@ public final class AggregateMoves {
     }
     await(seal.handOver(connection), "hand-over of spot '" + spotId + "'");
     final long pausedNanos = System.nanoTime() - sealedAt;
-    final SpotRef moved = new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.participants().get(0).generation),
+    final SpotRef moved = new SpotRef(new SpotId(spotId), new ObjectGeneration(seal.spot().generation),
         rt.meshName(), target);
     if (seal.unitKind() == InstanceMoves.UNIT_PER_ACTOR) { // then each member as its own unit (spec 000 section 7)
       return PerActorMoves.moveMembers(rt, seal.spot(), moved, connection, Duration.ofNanos(pausedNanos));

@@ -3,7 +3,6 @@ package dev.spotkit.core.internal.relocation;
 import dev.spotkit.core.ClosingContext;
 import dev.spotkit.core.ClosingReason;
 import dev.spotkit.core.Deadline;
-import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.runtime.NodeConfig;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
@@ -189,20 +188,6 @@ final class InstanceMoves {
       default -> new AggregateAuthority.Outcome.Changed("the row of spot '" + spotId + "' is not at the"
           + " sealed version: " + outcome);
     };
-  }
-
-  /**
-   * Whether the Location Store names {@code target} as the owner of the Instance Spot (the source's re-read when
-   * the commit's answer was lost; it never writes).
-   *
-   * @param rt the source node.
-   * @param spotId the SpotId.
-   * @param target the target node.
-   * @return true when the target's CAS committed.
-   */
-  static boolean committedTo(final NodeRuntime rt, final String spotId, final NodeRid target) {
-    return LocationRecords.read(rt.store().store(), ObjectKey.spot(spotId), AggregateSeal.STORE_TIMEOUT)
-        .map(row -> row.authority().allocation().routingIdHex().equals(target.hex())).orElse(false);
   }
 
   /**
