@@ -4,19 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.LocationStore;
-import dev.spotkit.store.Mutation;
-import dev.spotkit.store.ReadResult;
-import dev.spotkit.store.ScanRequest;
-import dev.spotkit.store.ScanResult;
-import dev.spotkit.store.StoreException;
-import dev.spotkit.store.WriteBatch;
-import dev.spotkit.store.WriteResult;
 import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -103,62 +93,16 @@ class HaltMidMoveTest {
     }
   }
 
-  /**
-   * One node's view of the shared store that, once {@link #holdWritesOf armed} for a key, holds every write that
-   * puts that key (the target's CAS) without applying it, as a process killed before its request left; released
-   * (failed, unapplied) when the test ends.
-   */
-  static final class HoldingStore implements LocationStore {
-    private final LocationStore store;
-    private volatile String heldKey;
-    private final CountDownLatch held = new CountDownLatch(1);
-    private final List<CompletableFuture<WriteResult>> holding = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    HoldingStore(final LocationStore store) {
-      this.store = store;
-    }
-
-    void holdWritesOf(final String key) {
-      heldKey = key;
-    }
-
-    void releaseUnapplied() {
-      heldKey = null;
-      holding.forEach(f -> f.completeExceptionally(new StoreException.Unavailable("held write dropped", null)));
-    }
-
-    @Override
-    public CompletionStage<ReadResult> read(final String key) {
-      return store.read(key);
-    }
-
-    @Override
-    public CompletionStage<WriteResult> write(final WriteBatch batch) {
-      final String key = heldKey;
-      if (key != null && batch.mutations().stream().anyMatch(m -> m instanceof Mutation.Put p
-          && p.key().equals(key))) {
-        final CompletableFuture<WriteResult> never = new CompletableFuture<>();
-        holding.add(never);
-        held.countDown();
-        return never;
-      }
-      return store.write(batch);
-    }
-
-    @Override
-    public CompletionStage<ScanResult> scan(final ScanRequest request) {
-      return store.scan(request);
-    }
-  }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final HoldingStore viewOfTarget = new HoldingStore(store);
+  private final HeldWriteStore viewOfTarget = new HeldWriteStore(store);
   private TestMesh mesh;
 
   @AfterEach
   void close() {
     release.countDown();
-    viewOfTarget.releaseUnapplied();
+    viewOfTarget.dropHeld();
     if (mesh != null) {
       mesh.close();
     }

@@ -6,22 +6,11 @@ import dev.spotkit.core.location.LocationKeys;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.mesh.PeerConnection;
 import dev.spotkit.store.InMemoryLocationStore;
-import dev.spotkit.store.LocationStore;
-import dev.spotkit.store.Mutation;
-import dev.spotkit.store.ReadResult;
-import dev.spotkit.store.ScanRequest;
-import dev.spotkit.store.ScanResult;
-import dev.spotkit.store.StoreException;
-import dev.spotkit.store.WriteBatch;
-import dev.spotkit.store.WriteResult;
 import dev.spotkit.testkit.TestMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
@@ -131,70 +120,10 @@ class LateCommitReconcileTest {
     }
   }
 
-  /**
-   * The target's view of the shared store: once {@link #holdWritesOf armed} for a key, a write that puts that key
-   * (the target's CAS) waits unapplied until {@link #releaseApplied} applies it, as a CAS whose request is slow.
-   */
-  static final class LateStore implements LocationStore {
-    private final LocationStore store;
-    private volatile String heldKey;
-    private final CountDownLatch held = new CountDownLatch(1);
-    private final List<Runnable> holding = new CopyOnWriteArrayList<>();
-    private final List<CompletableFuture<WriteResult>> pending = new CopyOnWriteArrayList<>();
 
-    LateStore(final LocationStore store) {
-      this.store = store;
-    }
-
-    void holdWritesOf(final String key) {
-      heldKey = key;
-    }
-
-    /** Applies every held write now and answers it with the store's result. */
-    void releaseApplied() {
-      heldKey = null;
-      holding.forEach(Runnable::run);
-    }
-
-    /** Ends the test: a write still held fails unapplied. */
-    void dropHeld() {
-      heldKey = null;
-      pending.forEach(f -> f.completeExceptionally(new StoreException.Unavailable("held write dropped", null)));
-    }
-
-    @Override
-    public CompletionStage<ReadResult> read(final String key) {
-      return store.read(key);
-    }
-
-    @Override
-    public CompletionStage<WriteResult> write(final WriteBatch batch) {
-      final String key = heldKey;
-      if (key != null && batch.mutations().stream().anyMatch(m -> m instanceof Mutation.Put p
-          && p.key().equals(key))) {
-        final CompletableFuture<WriteResult> later = new CompletableFuture<>();
-        pending.add(later);
-        holding.add(() -> store.write(batch).whenComplete((r, e) -> {
-          if (e != null) {
-            later.completeExceptionally(e);
-          } else {
-            later.complete(r);
-          }
-        }));
-        held.countDown();
-        return later;
-      }
-      return store.write(batch);
-    }
-
-    @Override
-    public CompletionStage<ScanResult> scan(final ScanRequest request) {
-      return store.scan(request);
-    }
-  }
 
   private final InMemoryLocationStore store = new InMemoryLocationStore();
-  private final LateStore viewOfTarget = new LateStore(store);
+  private final HeldWriteStore viewOfTarget = new HeldWriteStore(store);
   private TestMesh mesh;
 
   @AfterEach
