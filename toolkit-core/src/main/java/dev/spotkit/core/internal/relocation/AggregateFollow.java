@@ -10,6 +10,7 @@ import dev.spotkit.core.internal.runtime.ActorCell;
 import dev.spotkit.core.internal.runtime.Address;
 import dev.spotkit.core.internal.runtime.Cell;
 import dev.spotkit.core.internal.runtime.Envelope;
+import dev.spotkit.core.internal.runtime.Messaging;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.location.ObjectKey;
@@ -106,8 +107,7 @@ final class AggregateFollow {
 
   /** Removes the participant's follow of its move to {@code target} (not a later one's): work goes by the store. */
   private static void endFollow(final NodeRuntime rt, final Target to, final NodeRid target) {
-    final String key = (to.kind() == ApplicationMessage.TargetKind.SPOT ? "spot:" : "actor:") + to.id();
-    rt.relocations().aggregateFollows.computeIfPresent(key, (k, followed) ->
+    rt.relocations().aggregateFollows.computeIfPresent(Messaging.followKey(to.address()), (k, followed) ->
         followed.target().equals(target) && followed.generation() == to.generation() ? null : followed);
   }
 }

@@ -320,8 +320,7 @@ public final class RelocationSource {
           // ref, so a later incarnation (crash recovery's, once the target died) never takes this one's work.
           rt.async(() -> {
             try {
-              rt.mesh().forward(new Address.ActorByRef(new dev.spotkit.core.ActorRef(actor.actorId,
-                  new ObjectGeneration(actor.generation), rt.meshName(), rt.nodeRid())), msg);
+              rt.mesh().forward(new Address.ActorByRef(actor.ref()), msg);
             } catch (SpotkitException failed) { // committed, and its incarnation gone for good: the follow ends
               throw settled.isDone() && abandoned == null ? FollowEnds.afterRerouteFailed(rt, actor.key,
                   actor.generation, actor.describe(), owner, failed, this::end) : failed;
