@@ -213,9 +213,13 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     private void startWorker(final boolean core) {
+        if (closed) {
+            return; // close() listed the workers it waits for; a worker started now would run after it
+        }
         final Worker worker = new Worker(this, core);
-        workers.add(worker);
+        // The thread is set before the worker is listed: close() joins every listed worker's thread.
         worker.thread = Thread.ofVirtual().name(name + "-worker-" + workerSeq.incrementAndGet()).unstarted(worker);
+        workers.add(worker);
         worker.thread.start();
     }
 
