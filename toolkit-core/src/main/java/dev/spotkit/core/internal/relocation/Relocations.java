@@ -128,6 +128,8 @@ public final class Relocations {
   static final Duration PREPARATION_VALIDITY = Duration.ofSeconds(30);
   /** The preparation validity in force; only tests shorten it ({@link #preparationValidity(Duration)}). */
   private static volatile Duration preparationValidity = PREPARATION_VALIDITY;
+  /** Tests only: runs on the source's event loop before it takes a relay-ready reply, given the ActorId. */
+  static volatile java.util.function.Consumer<String> beforeRelayReady;
   /** The handler type written into a timer registration (callbacks come from {@code on.timer} on the target). */
   static final String HANDLER_TYPE = "dev.spotkit.core.OnTick";
   private static final int LOCAL = 0;
@@ -735,6 +737,10 @@ public final class Relocations {
       NodeRuntime.LOG.warn("relocation reply {} for unknown identity {} ignored", frame.command(), frame.identity());
       return;
     }
+    final java.util.function.Consumer<String> hook = beforeRelayReady;
+    if (hook != null && frame instanceof RelocationFrame.Ready) {
+      hook.accept(source.actor.id);
+    }
     synchronized (source.actor.ingressLock) {
       if (frame instanceof RelocationFrame.Failed failed) {
         source.post(new SourceEvent.FailureArrived(failed.identity(),
@@ -1276,6 +1282,18 @@ public final class Relocations {
         diverted.remove(actorId);
         undiverting.remove(actorId);
       }
+    }
+  }
+
+  /**
+   * Messages of {@code actorId} diverted to its lane and not handled yet. Tests only.
+   *
+   * @param actorId the actor.
+   * @return 0 or more.
+   */
+  int divertedInFlight(final String actorId) {
+    synchronized (divertLock) {
+      return divertedInFlight.getOrDefault(actorId, 0);
     }
   }
 

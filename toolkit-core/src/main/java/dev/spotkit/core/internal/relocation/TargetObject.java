@@ -74,6 +74,13 @@ final class TargetObject {
   private dev.spotkit.relocation.TargetUnit endedUnit;
   /** When {@link #forgetLater} first ran for {@link #endedUnit} ({@link Relocations#nowMs}). Lane. */
   private long endedAtMs;
+  /**
+   * The unit opened by a cutover-wait fallback whose late relay may still come: the actor stays diverted to this
+   * lane until that relay ran ({@link #endLateRelayDiversion}), or null. Lane.
+   */
+  private dev.spotkit.relocation.TargetUnit lateRelayDiversion;
+  /** Tests only: runs on the lane before a relay record of the actor (the ActorId given) is taken. */
+  static volatile java.util.function.Consumer<String> beforeRelay;
   private final Relocations r;
   private final NodeRuntime rt;
   final String id;
@@ -120,6 +127,36 @@ final class TargetObject {
     for (TargetAction a : units.handle(event, arrivedAtMs)) {
       perform(a);
     }
+    if (lateRelayDiversion != null && !lateRelayDiversion.awaitsLateRelay()) {
+      endLateRelayDiversion(lateRelayDiversion); // its late cutover came: every relay record before it ran
+    }
+  }
+
+  /**
+   * Ends the diversion of the actor once its queue opened: at once after an accepted cutover; after a cutover-wait
+   * fallback (spec 001 section 4.4, REL-27) only once the late cutover arrived or {@link #LATE_RELAY_MAX_MS} passed.
+   * The source's relay and its Message Follow of later work share one connection, relay first; the relay waits on
+   * this lane while a followed message is read on the event loop: diverted, it queues on the lane behind the relay;
+   * undiverted, it went straight into the open mailbox, ahead of relay read before it (one sender's work reordered
+   * on a loaded node whose lane ran late). Lane.
+   */
+  private void divertUntilLateRelayRan() {
+    final dev.spotkit.relocation.TargetUnit unit = prepare == null ? null : units.unit(prepare.identity());
+    if (unit == null || !unit.awaitsLateRelay()) {
+      stopDiverting();
+      return;
+    }
+    lateRelayDiversion = unit;
+    rt.relocationScheduler().schedule(() -> r.post(id, at -> endLateRelayDiversion(unit)), LATE_RELAY_MAX_MS,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** Ends the diversion {@link #divertUntilLateRelayRan} kept for {@code unit}, unless a newer move took over. */
+  private void endLateRelayDiversion(final dev.spotkit.relocation.TargetUnit unit) {
+    if (lateRelayDiversion == unit) {
+      lateRelayDiversion = null;
+      stopDiverting();
+    }
   }
 
   /** Hands an answer of work done elsewhere (Restore, store) back to this object's lane, stamped on arrival. */
@@ -150,6 +187,7 @@ final class TargetObject {
       }
       refused = check(from, p);
       prepare = p;
+      lateRelayDiversion = null; // a newer move of the actor here: its own diversion, ended by its own open
       fresh = new RelocationEvents.Watch(rt, dev.spotkit.core.NodeEvent.RelocationRole.TARGET, approval != null);
       validUntilMs = at + Relocations.RESTORE_VALIDITY.toMillis(); // the unit's deadline (its first Restore)
     }
@@ -237,6 +275,10 @@ final class TargetObject {
    * discarded by {@link TargetUnits} without thawing (a thawed request would hold a reply sink nobody completes).
    */
   void relay(final long connection, final RelocationFrame.Data d, final long at) {
+    final java.util.function.Consumer<String> hook = beforeRelay;
+    if (hook != null) {
+      hook.accept(id);
+    }
     if (units.unit(d.identity()) == null) {
       NodeRuntime.LOG.warn("relay record for unknown relocation identity {} of actor '{}' discarded", d.identity(),
           id);
@@ -690,7 +732,9 @@ final class TargetObject {
     backlog = List.of();
     final Relocations.Prepared joined = approval;
     final OperationId op = operationId != null ? operationId : OperationId.random();
-    r.post(id, at -> stopDiverting()); // once every item diverted before ran: later work goes straight to the mailbox
+    // once every item diverted before ran (and after a cutover-wait fallback, the late relay): later work goes
+    // straight to the mailbox
+    r.post(id, at -> divertUntilLateRelayRan());
     // The route is installed and the real queue takes offers (kept behind the backlog openWithBacklog puts first):
     // the Session owner may forward its held frames now. Not after the lifecycle hops below: on a busy Spot those
     // wait behind its queue for seconds, past the Session owner's 3,000 ms seal timeout (spec 000 section 4.2 step 8).
