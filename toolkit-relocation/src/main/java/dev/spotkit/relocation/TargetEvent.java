@@ -51,9 +51,11 @@ public sealed interface TargetEvent {
   }
 
   /**
-   * Command 52 arrived, read in place from the received frame ({@link RelocationCodec#decodeStateView}). The view
-   * is only read while {@link TargetUnits#handle} runs (the assembler copies the chunk), so the driver may release
-   * the frame array once {@code handle} returns; do not keep the event. Equality is by view identity.
+   * Command 52 arrived, read in place from the received frame ({@link RelocationCodec#decodeStateView(byte[])},
+   * {@link RelocationCodec#decodeStateView(java.nio.ByteBuffer)}). The view is only read while
+   * {@link TargetUnits#handle} runs (the assembler copies the chunk), so the driver may release or reuse the frame's
+   * array or receive buffer once {@code handle} returns, whatever it returned; do not keep the event. Equality is by
+   * view identity.
    *
    * @param connectionId the connection that carried it.
    * @param chunk the decoded chunk.

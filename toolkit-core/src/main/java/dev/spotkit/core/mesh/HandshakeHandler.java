@@ -61,10 +61,15 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
       MeshChannels.closeWith(ctx.channel(), bad.reason(), bad.detail());
       return;
     }
+    if (msg instanceof BufferedFrame buffered) {
+      final int command = buffered.command();
+      buffered.release(); // ours from channelRead on; nothing reads it
+      unauthenticated(ctx, command);
+      return;
+    }
     final InboundFrame frame = (InboundFrame) msg;
     if (!frame.handshake()) {
-      MeshChannels.closeWith(ctx.channel(), CloseReason.UNAUTHENTICATED_FRAME, "framework frame (command "
-          + (frame.bytes()[3] & 0xFF) + ") before the handshake finished (state " + state + ")");
+      unauthenticated(ctx, frame.bytes()[3] & 0xFF);
       return;
     }
     try {
@@ -75,6 +80,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
       }
       MeshChannels.closeWith(ctx.channel(), e.reason(), e.detail());
     }
+  }
+
+  private void unauthenticated(final ChannelHandlerContext ctx, final int command) {
+    MeshChannels.closeWith(ctx.channel(), CloseReason.UNAUTHENTICATED_FRAME, "framework frame (command "
+        + command + ") before the handshake finished (state " + state + ")");
   }
 
   private void on(final ChannelHandlerContext ctx, final Handshake.Message m) {

@@ -5,6 +5,7 @@ import dev.spotkit.core.NodeRid;
 import dev.spotkit.core.SpotkitException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -382,6 +383,19 @@ public final class MeshTransport implements AutoCloseable {
       listener.onFrame(conn, frame);
     } catch (RuntimeException e) {
       LOG.error("mesh listener onFrame({}) threw", conn, e);
+      MeshChannels.closeWith(conn.channel(), CloseReason.LISTENER_FAILED, String.valueOf(e));
+    }
+  }
+
+  /**
+   * Event loop: a command 52 frame still in the channel's receive buffer, for the listener. Ownership of the one
+   * reference passes to {@link MeshListener#onStateFrame} at the call, whether it returns or throws.
+   */
+  void deliverState(final PeerConnection conn, final ByteBuf frame) {
+    try {
+      listener.onStateFrame(conn, frame);
+    } catch (RuntimeException e) {
+      LOG.error("mesh listener onStateFrame({}) threw", conn, e);
       MeshChannels.closeWith(conn.channel(), CloseReason.LISTENER_FAILED, String.valueOf(e));
     }
   }

@@ -9,7 +9,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * Dispatch of an authenticated connection: a command 20 that answers a request made with
  * {@link PeerConnection#request} completes it; every other framework frame goes to the
- * {@link MeshListener}. A bad frame or a handshake message at this point closes the connection. When the
+ * {@link MeshListener} (a command 52 still in its receive buffer, {@link BufferedFrame}, to
+ * {@link MeshListener#onStateFrame}, which owns and releases it). A bad frame or a handshake message at this point
+ * closes the connection. When the
  * channel closes it fails the pending requests and reports the loss once. Runs only on the channel's event
  * loop and never blocks; never {@code @Sharable} (it holds the connection).
  */
@@ -27,6 +29,10 @@ final class PeerChannelHandler extends ChannelInboundHandlerAdapter {
   public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
     if (msg instanceof BadFrame bad) {
       MeshChannels.closeWith(ctx.channel(), bad.reason(), bad.detail());
+      return;
+    }
+    if (msg instanceof BufferedFrame buffered) {
+      transport.deliverState(conn, buffered.content()); // hand-off: the listener releases the holder's reference
       return;
     }
     final InboundFrame frame = (InboundFrame) msg;

@@ -53,8 +53,12 @@
  * <ul>
  *   <li>Inbound: the cumulation belongs to {@code LengthFieldBasedFrameDecoder}; each frame it emits is a
  *       retained slice owned by {@code MeshFrameDecoder}, whose base class releases it after copying the
- *       bytes into a {@code byte[]}. Nothing reference counted goes further: handlers and the listener see
- *       {@code byte[]} only.</li>
+ *       bytes into a {@code byte[]}. One exception: a command 52 relocationState with a well-formed head is not
+ *       copied; it goes up as a {@code BufferedFrame} holding one more reference, which the handshake handler
+ *       releases (a framework frame before the handshake) or the peer handler hands, with its ownership, to
+ *       {@link dev.spotkit.core.mesh.MeshListener#onStateFrame} (the listener releases it exactly once; the
+ *       default copies it to a {@code byte[]} for {@code onFrame} and releases it). Every other frame reaches
+ *       handlers and the listener as a {@code byte[]}.</li>
  *   <li>Outbound: {@code send} wraps the caller's array without copying (the caller must not modify it
  *       afterwards); the wrapped buffer is owned by Netty from {@code writeAndFlush} on and released by it,
  *       also when the write fails. Handshake messages are written the same way.</li>

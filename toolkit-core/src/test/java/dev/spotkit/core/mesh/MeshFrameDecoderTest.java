@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -72,6 +75,37 @@ class MeshFrameDecoderTest {
     assertThat(out).hasSize(1);
     assertThat(((InboundFrame) out.get(0)).handshake()).isFalse();
     assertThat(((InboundFrame) out.get(0)).bytes()).containsExactly(GOOD);
+  }
+
+  /**
+   * A command 52 (relocation state) goes up as the frame itself, not a copy (issue 16): a reference-counted holder
+   * of the very bytes written, which keeps the written buffer alive until the receiver releases it, and then frees
+   * it. A command 52 with a bad head is still a {@link BadFrame}. Before the change it came out as a byte[] copy
+   * and the written buffer was already freed here.
+   */
+  @Test
+  void stateFrameGoesUpUncopiedUntilItsReceiverReleasesIt() {
+    final byte[] state = {0x5A, 0x4D, 0x01, 0x34, 0x00, 9, 8, 7};
+    final ByteBuf in = framed(state);
+    channel.writeInbound(in);
+    final Object msg = channel.readInbound();
+    try {
+      assertThat(msg).isInstanceOf(ByteBufHolder.class);
+      final ByteBuf frame = ((ByteBufHolder) msg).content();
+      assertThat(ByteBufUtil.getBytes(frame)).containsExactly(state);
+      assertThat(in.refCnt()).as("the written buffer is kept by the frame, not copied and freed").isEqualTo(1);
+      in.setByte(4 + 7, 42);
+      assertThat(frame.getByte(frame.readerIndex() + 7)).as("the frame reads the written memory").isEqualTo(
+          (byte) 42);
+      assertThat((Object) channel.readInbound()).as("one message per frame").isNull();
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+    assertThat(in.refCnt()).as("the receiver's one release frees it").isZero();
+
+    channel.writeInbound(framed(new byte[] {0x5A, 0x4D, 0x01, 0x34, 0x40, 1}));
+    assertThat(((BadFrame) channel.readInbound()).detail())
+        .isEqualTo("frame: undefined-flag flags at offset 4: 0x40, expected bits of 0x0f");
   }
 
   @Test

@@ -195,6 +195,25 @@ class MeshTransportTest {
     }
   }
 
+  /**
+   * Command 52 frames travel up uncopied (a buffer for {@link MeshListener#onStateFrame}); a listener that does not
+   * override it gets them as bytes through {@link MeshListener#onFrame}, in order with every other frame.
+   */
+  @Test
+  void stateFramesReachAPlainListenerAsBytesInOrder() throws Exception {
+    final Recorder rb = new Recorder();
+    final MeshTransport a = start(A, new Recorder());
+    final MeshTransport b = start(B, rb);
+    final PeerConnection ab = join(a.connect(b.localAddress(), B));
+    final int n = 200;
+    for (int i = 0; i < n; i++) {
+      assertThat(ab.send(frame(i % 2 == 0 ? 52 : 21, i))).isTrue();
+    }
+    for (int i = 0; i < n; i++) {
+      assertThat(Recorder.next(rb.frames).bytes()).as("frame %d", i).containsExactly(frame(i % 2 == 0 ? 52 : 21, i));
+    }
+  }
+
   @Test
   void aFrameSentAsHeadAndBodySliceArrivesJoinedInCallOrder() throws Exception {
     final Recorder rb = new Recorder();
@@ -489,7 +508,8 @@ class MeshTransportTest {
     try (Socket raw = new Socket(b.localAddress().getAddress(), b.localAddress().getPort())) {
       raw.setSoTimeout((int) WAIT.toMillis());
       final OutputStream out = raw.getOutputStream();
-      out.write(ByteBuffer.allocate(13).putInt(9).put(frame(21, 7)).array());
+      // a command 52 (passed up uncopied, released by the handshake handler) and a command 21
+      out.write(ByteBuffer.allocate(26).putInt(9).put(frame(52, 7)).putInt(9).put(frame(21, 7)).array());
       out.flush();
       final InputStream in = raw.getInputStream();
       int read = 0;

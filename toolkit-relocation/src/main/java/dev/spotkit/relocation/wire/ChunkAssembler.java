@@ -25,7 +25,8 @@ import java.util.zip.CRC32C;
  * <h2>Guarantees</h2>
  * <ul>
  *   <li>Each chunk is copied into storage of the assembly at once, before {@link #onChunk} returns, so the receive
- *       buffer (the frame array a {@link StateView} reads) can be released or reused. No reference to it is kept.</li>
+ *       buffer (the frame array or buffer a {@link StateView} reads) can be released or reused. No reference to it
+ *       is kept.</li>
  *   <li>One copy per chunk in the usual order: the assembly keeps one stream buffer sized ahead of the bytes
  *       placed, to min(payloadTotalLength, max(64 KiB, 16 x bytes placed)) (payloadTotalLength was checked against
  *       the receiver's limit by {@link #start}). A payload of up to 16 chunks (every chunk but the last full) is
@@ -216,10 +217,13 @@ public final class ChunkAssembler {
   }
 
   /**
-   * Handles one command 52, read in place from the received frame ({@link RelocationCodec#decodeStateView}).
+   * Handles one command 52, read in place from the received frame ({@link RelocationCodec#decodeStateView(byte[])},
+   * {@link RelocationCodec#decodeStateView(java.nio.ByteBuffer)}).
    *
-   * @param state the decoded chunk; its bytes are copied into the assembly's own storage before this returns, and
-   *     neither the view nor its frame array is kept.
+   * @param state the decoded chunk; its bytes are copied into the assembly's own storage before this returns (one
+   *     copy, or two for a chunk that arrives before its predecessors), and neither the view nor the frame memory
+   *     it reads is kept: the caller may release a pooled receive buffer as soon as this returns, whatever the
+   *     outcome.
    * @param connection the connection it arrived on.
    * @return the outcome, see {@link ChunkOutcome}.
    */
@@ -235,8 +239,6 @@ public final class ChunkAssembler {
     if (closed) {
       return new ChunkOutcome.Discarded(ChunkOutcome.DiscardReason.ASSEMBLY_CLOSED, state.identity(), ordinal);
     }
-    final byte[] data = state.arrayUnsafe();
-    final int from = state.offset();
     final int length = state.chunkLength();
     if (!state.object().equals(manifest.object())) {
       return failed(WireError.MANIFEST_CONFLICT, "object", "chunk " + ordinal + " names "
@@ -248,7 +250,7 @@ public final class ChunkAssembler {
     }
     final boolean held = ordinal < placedChunks || early.containsKey(ordinal);
     if (held) {
-      if (sameAsHeld(ordinal, data, from, length)) {
+      if (sameAsHeld(ordinal, state)) {
         return new ChunkOutcome.Duplicate(ordinal);
       }
       return failed(WireError.CHUNK_CONFLICT, "chunk", "ordinal " + ordinal + " restated with other "
@@ -263,12 +265,14 @@ public final class ChunkAssembler {
           + " bytes with chunk " + ordinal, "at most " + manifest.payloadTotalLength() + " (payloadTotalLength)");
     }
     if (ordinal == placedChunks) {
-      place(data, from, length);
+      state.copyTo(stream(length), placed); // the chunk's one copy, straight out of the received frame
+      place(length);
       for (byte[] next = early.remove((long) placedChunks); next != null; next = early.remove((long) placedChunks)) {
-        place(next, 0, next.length);
+        System.arraycopy(next, 0, stream(next.length), placed, next.length);
+        place(next.length);
       }
     } else {
-      early.put(ordinal, Arrays.copyOfRange(data, from, from + length));
+      early.put(ordinal, state.chunk());
     }
     receivedBytes += length;
     if (receivedChunks() < manifest.payloadChunkCount()) {
@@ -277,20 +281,23 @@ public final class ChunkAssembler {
     return finish();
   }
 
-  /** Whether the held chunk {@code ordinal} equals {@code data[from, from + length)}. */
-  private boolean sameAsHeld(final long ordinal, final byte[] data, final int from, final int length) {
+  /** Whether the held chunk {@code ordinal} equals the chunk {@code state} views. */
+  private boolean sameAsHeld(final long ordinal, final StateView state) {
     if (ordinal < placedChunks) {
       final int i = (int) ordinal;
       final int start = offsets[i];
       final int end = i + 1 < placedChunks ? offsets[i + 1] : placed;
-      return Arrays.equals(stream, start, end, data, from, from + length);
+      return state.sameBytes(stream, start, end);
     }
     final byte[] held = early.get(ordinal);
-    return Arrays.equals(held, 0, held.length, data, from, from + length);
+    return state.sameBytes(held, 0, held.length);
   }
 
-  /** Copies the next ordinal's chunk to the end of the stream buffer and adds it to the CRC-32C. */
-  private void place(final byte[] data, final int from, final int length) {
+  /**
+   * The stream buffer with room for the next ordinal's {@code length} bytes at {@link #placed}; the caller copies
+   * them there, then calls {@link #place}.
+   */
+  private byte[] stream(final int length) {
     final long total = manifest.payloadTotalLength(); // checked against the receiver's limit in start
     if (stream == null || placed + length > stream.length) {
       // Sized ahead of the bytes received (SIZE_AHEAD_FACTOR times them, at most the total), never from the
@@ -300,11 +307,15 @@ public final class ChunkAssembler {
           SIZE_AHEAD_FACTOR * (placed + (long) length)));
       stream = stream == null ? new byte[(int) wanted] : Arrays.copyOf(stream, (int) wanted);
     }
+    return stream;
+  }
+
+  /** Counts the {@code length} bytes just copied to {@link #placed} as the next ordinal, adds them to the CRC-32C. */
+  private void place(final int length) {
     if (placedChunks == offsets.length) {
       offsets = Arrays.copyOf(offsets, offsets.length * 2);
     }
     offsets[placedChunks++] = placed;
-    System.arraycopy(data, from, stream, placed, length);
     crc.update(stream, placed, length);
     placed += length;
   }

@@ -1,5 +1,7 @@
 package dev.spotkit.relocation.wire;
 
+import java.nio.ByteBuffer;
+
 /**
  * Encoder and decoder of the relocation commands 30, 31, 34, 40, 52 and 53 (spec 001 sections 4.2 to 4.4;
  * FACTS.md "Wire"; layouts in {@link RelocationFrame}). Frames are byte-identical to the golden vectors of
@@ -126,6 +128,63 @@ public final class RelocationCodec {
   public static StateView decodeStateView(final byte[] frame) {
     final int command = commandOf(frame);
     final WireIn in = new WireIn(frame, frameName(command));
+    final StateHead head = readStateHead(in, command);
+    final int at = in.skip("chunk", head.chunkLength());
+    in.expectEnd();
+    return head.view(ByteBuffer.wrap(frame, at, (int) head.chunkLength()).slice());
+  }
+
+  /**
+   * Decodes a command 52 frame held in a buffer without copying its chunk: only the head (everything before the
+   * chunk bytes: about 100 to 300 bytes, at most about 5 KiB) is copied out to be parsed, and the result views the
+   * chunk inside {@code frame}. Checks exactly what {@link #decodeStateView(byte[])} checks and throws the same
+   * errors: a frame whose head does not parse within the bytes its own length fields describe, or whose chunk is not
+   * exactly the rest of the frame, is copied whole and decoded by {@link #decodeStateView(byte[])} (malformed frames
+   * only, so the copy costs nothing on the usual path).
+   *
+   * @param frame the complete frame, head included, from its position to its limit (neither is changed); heap or
+   *     direct. The view reads it in place: it must be neither modified nor given back (e.g. a pooled receive
+   *     buffer released) while the view is used (see {@link StateView}).
+   * @return the view; its chunk is a read-only slice of {@code frame}.
+   * @throws WireFormatException as {@link #decodeStateView(byte[])}.
+   */
+  public static StateView decodeStateView(final ByteBuffer frame) {
+    final int base = frame.position();
+    final int size = frame.remaining();
+    final long headLength = stateHeadLength(frame, base, size);
+    if (headLength <= size) {
+      final byte[] head = new byte[(int) headLength];
+      frame.get(base, head);
+      final int command = commandOf(head);
+      final WireIn in = new WireIn(head, frameName(command));
+      StateHead parsed;
+      try {
+        parsed = readStateHead(in, command);
+      } catch (WireFormatException e) {
+        if (e.error() != WireError.TRUNCATED_FIELD) {
+          throw e; // the byte[] decode reads the same bytes at the same offsets first: the same error
+        }
+        parsed = null; // the head's fields run past its length fields: report it as the byte[] decode does
+      }
+      if (parsed != null && in.remaining() == 0 && parsed.chunkLength() == size - headLength) {
+        return parsed.view(frame.slice(base + (int) headLength, size - (int) headLength).asReadOnlyBuffer());
+      }
+    }
+    final byte[] whole = new byte[size];
+    frame.get(base, whole);
+    return decodeStateView(whole);
+  }
+
+  /** A command 52 up to its chunk bytes; {@link #view} adds them. */
+  private record StateHead(RelocationIdentity identity, Role role, ObjectIdentity object, long ordinal,
+      long chunkLength) {
+    StateView view(final ByteBuffer chunk) {
+      return new StateView(identity, role, object, ordinal, chunk);
+    }
+  }
+
+  /** Reads a command 52 from its framework head to its chunk.length, the layout {@link #writeStateHead} writes. */
+  private static StateHead readStateHead(final WireIn in, final int command) {
     final RelocationIdentity identity = readHead(in, command);
     if (command != RelocationFrame.State.COMMAND) {
       throw in.error(WireError.UNEXPECTED_COMMAND, "commandId", 3, "value " + command, "52");
@@ -133,10 +192,35 @@ public final class RelocationCodec {
     final Role role = Role.read(in, "senderRole");
     final ObjectIdentity object = ObjectIdentityCodec.read(in, "object");
     final long ordinal = in.u32("chunkOrdinal");
-    final long length = in.u32("chunk.length");
-    final int at = in.skip("chunk", length);
-    in.expectEnd();
-    return new StateView(identity, role, object, ordinal, frame, at, (int) length);
+    return new StateHead(identity, role, object, ordinal, in.u32("chunk.length"));
+  }
+
+  /**
+   * Where a command 52's chunk bytes start, from the head's own length fields ({@link #writeStateHead}: framework
+   * head 5, relocationId 16, targetAttemptGeneration 8, ownerId u8-prefixed, ownerLeaseGeneration 8, nodeRid
+   * u8-prefixed, nodeGeneration 8, expectedAuthorityStoreVersion u16-prefixed, senderRole 1, objectKind 1, object
+   * section u16-prefixed, chunkOrdinal 4, chunk.length 4). Nothing is checked here but that each length field lies
+   * within the frame; {@link #readStateHead} checks the values.
+   *
+   * @return the head's length in bytes; above {@code size} when a length field or the head's end lies beyond it.
+   */
+  private static long stateHeadLength(final ByteBuffer frame, final int base, final int size) {
+    long at = FrameHead.LENGTH + 16 + 8;
+    at = afterPrefixed(frame, base, size, at, 1) + 8;
+    at = afterPrefixed(frame, base, size, at, 1) + 8;
+    at = afterPrefixed(frame, base, size, at, 2) + 1 + 1;
+    return afterPrefixed(frame, base, size, at, 2) + 4 + 4;
+  }
+
+  /** The offset after a field of a {@code width}-byte big-endian length at {@code at} and its bytes. */
+  private static long afterPrefixed(final ByteBuffer frame, final int base, final int size, final long at,
+      final int width) {
+    if (at + width > size) {
+      return (long) size + 1; // beyond the frame: the caller decodes a copy of the whole frame
+    }
+    final int i = base + (int) at;
+    final int length = width == 1 ? frame.get(i) & 0xFF : (frame.get(i) & 0xFF) << 8 | frame.get(i + 1) & 0xFF;
+    return at + width + length;
   }
 
   private static void writePrepare(final RelocationFrame.Prepare p, final WireOut out) {

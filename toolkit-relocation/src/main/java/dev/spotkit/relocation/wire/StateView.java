@@ -1,17 +1,19 @@
 package dev.spotkit.relocation.wire;
 
-import java.util.Arrays;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
  * A decoded command 52 relocationState whose chunk is a view of the received frame rather than a copy
- * ({@link RelocationCodec#decodeStateView}). The fields are those of {@link RelocationFrame.State}; the chunk is
- * {@code length} bytes of the frame array from {@code offset}.
+ * ({@link RelocationCodec#decodeStateView(byte[])}, {@link RelocationCodec#decodeStateView(ByteBuffer)}). The
+ * fields are those of {@link RelocationFrame.State}; the chunk is {@code chunkLength()} bytes of the frame's memory:
+ * a range of the frame array, or of a buffer (heap or direct, e.g. the NIO view of a transport's receive buffer).
  *
- * <p>Ownership: the view reads the frame array the caller decoded it from and holds no copy. It is valid while
- * that array is not modified; hand it to {@link ChunkAssembler#onChunk(StateView, long)} at once (the assembler
- * copies the chunk into its own storage before returning, spec 001 section 4.2) and do not keep it. Not
- * thread-safe beyond what the frame array allows; meant for the single owner that received the frame.
+ * <p>Ownership: the view reads the memory the caller decoded it from and holds no copy. It is valid while that
+ * memory is neither modified nor given back (a pooled receive buffer must not be released before the view's last
+ * use); hand it to {@link ChunkAssembler#onChunk(StateView, long)} at once (the assembler copies the chunk into its
+ * own storage before returning, spec 001 section 4.2) and do not keep it. Reads are absolute (no buffer position
+ * moves), so the view may be read from any one thread at a time; meant for the single owner that received the frame.
  */
 public final class StateView {
 
@@ -19,19 +21,18 @@ public final class StateView {
   private final Role senderRole;
   private final ObjectIdentity object;
   private final long chunkOrdinal;
-  private final byte[] frame;
-  private final int offset;
+  /** Exactly the chunk: position 0, limit {@link #length}; only read with absolute gets. */
+  private final ByteBuffer chunk;
   private final int length;
 
   StateView(final RelocationIdentity identity, final Role senderRole, final ObjectIdentity object,
-      final long chunkOrdinal, final byte[] frame, final int offset, final int length) {
+      final long chunkOrdinal, final ByteBuffer chunk) {
     this.identity = identity;
     this.senderRole = senderRole;
     this.object = object;
     this.chunkOrdinal = chunkOrdinal;
-    this.frame = frame;
-    this.offset = offset;
-    this.length = length;
+    this.chunk = chunk;
+    this.length = chunk.remaining();
   }
 
   /**
@@ -56,7 +57,7 @@ public final class StateView {
     Fields.u32("chunkOrdinal", chunkOrdinal);
     Fields.present("array", array);
     Objects.checkFromIndexSize(offset, length, array.length);
-    return new StateView(identity, senderRole, object, chunkOrdinal, array, offset, length);
+    return new StateView(identity, senderRole, object, chunkOrdinal, ByteBuffer.wrap(array, offset, length).slice());
   }
 
   /**
@@ -66,9 +67,8 @@ public final class StateView {
    * @return the view.
    */
   public static StateView of(final RelocationFrame.State state) {
-    final byte[] chunk = state.chunkUnsafe();
-    return new StateView(state.identity(), state.senderRole(), state.object(), state.chunkOrdinal(), chunk, 0,
-        chunk.length);
+    return new StateView(state.identity(), state.senderRole(), state.object(), state.chunkOrdinal(),
+        ByteBuffer.wrap(state.chunkUnsafe()));
   }
 
   /**
@@ -122,7 +122,9 @@ public final class StateView {
    * @return a copy.
    */
   public byte[] chunk() {
-    return Arrays.copyOfRange(frame, offset, offset + length);
+    final byte[] copy = new byte[length];
+    chunk.get(0, copy);
+    return copy;
   }
 
   /**
@@ -134,14 +136,14 @@ public final class StateView {
     return new RelocationFrame.State(identity, senderRole, object, chunkOrdinal, chunk());
   }
 
-  /** The array the chunk lives in; read only. */
-  byte[] arrayUnsafe() {
-    return frame;
+  /** Copies the chunk to {@code dst[at, at + chunkLength())}: the assembler's one copy. */
+  void copyTo(final byte[] dst, final int at) {
+    chunk.get(0, dst, at, length);
   }
 
-  /** Where the chunk starts in {@link #arrayUnsafe()}. */
-  int offset() {
-    return offset;
+  /** Whether the chunk's bytes equal {@code array[from, to)}. */
+  boolean sameBytes(final byte[] array, final int from, final int to) {
+    return to - from == length && chunk.equals(ByteBuffer.wrap(array, from, to - from));
   }
 
   @Override

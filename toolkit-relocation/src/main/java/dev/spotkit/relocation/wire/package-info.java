@@ -8,7 +8,9 @@
  * <ul>
  *   <li>{@link dev.spotkit.relocation.wire.RelocationCodec}: {@code encode(RelocationFrame)} and
  *       {@code decode(byte[])} for the six commands; {@link dev.spotkit.relocation.wire.RelocationFrame} is a
- *       sealed interface of six records.</li>
+ *       sealed interface of six records. {@code decodeStateView(byte[])} and {@code decodeStateView(ByteBuffer)}
+ *       read a command 52 in place ({@link dev.spotkit.relocation.wire.StateView}), the latter in a transport's
+ *       receive buffer, heap or direct, so the assembler's copy is the target's only one.</li>
  *   <li>{@link dev.spotkit.relocation.wire.SessionRelocationCodec}: {@code encode} and {@code decode} for
  *       commands 42, 43 and 44; {@link dev.spotkit.relocation.wire.SessionRelocationFrame} is a sealed interface
  *       of three records, the command 44 action the sealed {@link dev.spotkit.relocation.wire.SessionRouteAction}

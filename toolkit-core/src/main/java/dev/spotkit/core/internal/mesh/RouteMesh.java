@@ -34,6 +34,7 @@ import dev.spotkit.core.wire.TerminalResult;
 import dev.spotkit.relocation.wire.FrameHead;
 import dev.spotkit.relocation.wire.WireFormatException;
 import dev.spotkit.store.ReadResult;
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -777,6 +778,12 @@ public final class RouteMesh implements MeshListener {
       }
       default -> rt.onMeshFrame(from, command, frame);
     }
+  }
+
+  /** Command 52 in its receive buffer, owned from the call on: {@link Relocations#onStateFrame}. Event loop. */
+  @Override
+  public void onStateFrame(final PeerConnection from, final ByteBuf frame) {
+    rt.relocations().onStateFrame(from, frame);
   }
 
   @Override

@@ -166,6 +166,8 @@ public final class Relocations {
   final MessageFollowTable follow;
   /** The source's session seals and the commands 42, 43 and 44 (spec 000 section 4.2 step 8). */
   final SessionSeals sessions;
+  /** Command 52 frames from the event loop to their lane, each still in its receive buffer until assembled. */
+  final StateFrames stateFrames = new StateFrames(this);
   final Map<String, Long> followGenerations = new ConcurrentHashMap<>();
   /** One serial executor per pump lane (platform threads: relocation steps never block on user code). */
   private final java.util.concurrent.ThreadPoolExecutor[] lanes;
@@ -297,6 +299,7 @@ public final class Relocations {
     for (java.util.concurrent.ThreadPoolExecutor lane : lanes) {
       lane.shutdownNow();
     }
+    stateFrames.close(); // the frames of dropped tasks
   }
 
   public static long nowMs() {
@@ -308,12 +311,13 @@ public final class Relocations {
    *
    * @param unitKey the unit's key: its ActorId.
    * @param task the step, given the arrival stamp in {@link #nowMs()} ms.
+   * @return false when the lane refused it (the node is closing): it will never run.
    */
-  void post(final String unitKey, final RelocationPump.Stamped task) {
-    post(pump.laneOf(unitKey), task);
+  boolean post(final String unitKey, final RelocationPump.Stamped task) {
+    return post(pump.laneOf(unitKey), task);
   }
 
-  private void post(final int lane, final RelocationPump.Stamped task) {
+  private boolean post(final int lane, final RelocationPump.Stamped task) {
     try {
       pump.submitToLane(lane, at -> {
         try {
@@ -324,7 +328,9 @@ public final class Relocations {
       });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       NodeRuntime.LOG.debug("relocation step after close dropped");
+      return false;
     }
+    return true;
   }
 
   long connectionId(final PeerConnection connection) {
@@ -1139,22 +1145,30 @@ public final class Relocations {
   }
 
   // ================================================================ mesh frames
+  /**
+   * Command 52 still in the connection's receive buffer (the mesh decoder did not copy it): decoded in place, fed to
+   * its unit on the unit's lane, released after the assembler's copy or on any other path ({@link StateFrames}).
+   * Event loop.
+   *
+   * @param from the connection.
+   * @param frame the frame, head included; owned from the call on (released exactly once, here or on the lane).
+   */
+  public void onStateFrame(final PeerConnection from, final io.netty.buffer.ByteBuf frame) {
+    stateFrames.onFrame(from, frame);
+  }
+
   /** Commands 28, 30, 31, 34, 40, 52 and 53 from a peer. Event loop. */
   public void onFrame(final PeerConnection from, final int command, final byte[] frame) {
     if (command == dev.spotkit.core.wire.Commands.ACTOR_JOIN) {
       JoinApprovals.onActorJoin(this, from, ActorJoin.decode(frame));
       return;
     }
+    if (command == RelocationFrame.State.COMMAND) { // already copied out of its buffer: read in place all the same
+      onStateFrame(from, io.netty.buffer.Unpooled.wrappedBuffer(frame));
+      return;
+    }
     final RelocationFrame decoded;
     try {
-      if (command == RelocationFrame.State.COMMAND) {
-        final long connection = connectionId(from);
-        final TargetEvent.ChunkArrived chunk = new TargetEvent.ChunkArrived(connection,
-            RelocationCodec.decodeStateView(frame));
-        final String id = chunk.chunk().object().id();
-        post(id, at -> known(id, command, from).ifPresent(t -> t.feed(chunk, at)));
-        return;
-      }
       decoded = RelocationCodec.decode(frame);
     } catch (WireFormatException e) {
       NodeRuntime.LOG.warn("malformed relocation command {} from {}: {}; closing the connection", command,
@@ -1312,7 +1326,7 @@ public final class Relocations {
    * here: such a frame is discarded with a log line and creates nothing (a peer's frames for objects never
    * prepared here, or late ones after the state was dropped, must not build up state or a clock entry). Executor.
    */
-  private Optional<TargetObject> known(final String actorId, final int command, final PeerConnection from) {
+  Optional<TargetObject> known(final String actorId, final int command, final PeerConnection from) {
     final TargetObject t = objects.get(actorId);
     if (t == null) {
       NodeRuntime.LOG.warn("relocation command {} from {} for actor '{}' with no Restore here discarded", command,
