@@ -26,6 +26,8 @@ import dev.spotkit.relocation.wire.StateFrameParts;
 import dev.spotkit.relocation.wire.StateView;
 import dev.spotkit.relocation.wire.TargetFence;
 import dev.spotkit.relocation.wire.TargetSpot;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -64,15 +66,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *       stream encoded into one array of exact size with its CRC-32C computed block by block as it is written,
  *       command 40 ({@link RelocationCodec#encode}) then one command 52 per chunk as a small
  *       head plus a range of the stream ({@link ChunkPlan#stateFrameParts}, sent as two parts without joining
- *       them), in order on the connection. The target decodes each command 52 on its event loop as a view of the
- *       received frame ({@link RelocationCodec#decodeStateView}), feeds a {@link ChunkAssembler} (which copies
+ *       them), in order on the connection. The target decodes each command 52 on its event loop in place, in the
+ *       connection's receive buffer, as the runtime does ({@link RelocationCodec#decodeStateView(ByteBuffer)}),
+ *       feeds a {@link ChunkAssembler} (which copies
  *       each chunk once into its stream buffer and computes the CRC-32C as chunks arrive), and on
  *       {@link ChunkOutcome.Complete} decodes the envelope in place ({@link RelocationEnvelopeCodec#decodeOwned})
  *       against a one-participant inventory and checks its relocation id, vector sizes and state length.</li>
  *   <li>{@code raw}: the same number of stream bytes as frames of the same chunk size, each a bare 5-byte
  *       framework head ({@code 5A 4D 01 34 00}) plus stream bytes, prebuilt once per trial and sent over the same
- *       kind of loopback connection; the target only counts bytes. This is the physical limit of the mesh
- *       transport (framing, the copy out of Netty's buffer, event loops, TCP loopback), so relocation/raw isolates
+ *       kind of loopback connection; the target only counts bytes, in the receive buffer (no copy). This is the
+ *       physical limit of the mesh transport (framing, event loops, TCP loopback), so relocation/raw isolates
  *       relocation's capture, encode, CRC-32C and assembly costs.</li>
  * </ul>
  *
@@ -197,11 +200,20 @@ public class RelocationChunkBenchmark {
          * handler reads is written before the transports (and their event loops) start.
          */
         final void connect() throws Exception {
-            mesh = new MeshLoopback(this::onTargetFrame);
+            mesh = new MeshLoopback(this::onTargetFrame, frame -> {
+                try {
+                    onTargetStateFrame(frame);
+                } finally {
+                    frame.release(); // read in place: nothing refers to the buffer once the handler returned
+                }
+            });
         }
 
-        /** Target event loop: one frame. */
+        /** Target event loop: one frame other than command 52. */
         abstract void onTargetFrame(byte[] frame);
+
+        /** Target event loop: one command 52 in the receive buffer (released by the caller after this returns). */
+        abstract void onTargetStateFrame(ByteBuf frame);
 
         /** Harness, after the trial: the target restored exactly the source's state. */
         abstract void verifyLast();
@@ -272,13 +284,19 @@ public class RelocationChunkBenchmark {
         }
 
         @Override
+        void onTargetStateFrame(final ByteBuf frame) {
+            try {
+                // a view of the receive buffer; the assembler copies the chunk once, before the buffer is released
+                onChunk(RelocationCodec.decodeStateView(frame.nioBuffer()));
+            } catch (RuntimeException e) {
+                assembly = null;
+                report(new Result(null, 0, String.valueOf(e)));
+            }
+        }
+
+        @Override
         void onTargetFrame(final byte[] frame) {
             try {
-                if (RelocationCodec.commandOf(frame) == RelocationFrame.State.COMMAND) {
-                    // a view of the frame (the listener's own array); the assembler copies the chunk once
-                    onChunk(RelocationCodec.decodeStateView(frame));
-                    return;
-                }
                 final RelocationFrame decoded = RelocationCodec.decode(frame);
                 if (decoded instanceof RelocationFrame.Prepare prepare) {
                     if (assembly != null) {
@@ -346,8 +364,10 @@ public class RelocationChunkBenchmark {
         private final List<byte[]> frames = new ArrayList<>();
         /** Target event loop only. */
         private long received;
-        /** Written by the target event loop at each completion; read by the harness after the last result. */
+        /** The last bytes of the last frame of each payload: written by the target event loop at each completion. */
         private volatile byte[] lastFrameTail;
+        /** How many bytes of the last frame {@link #lastFrameTail} keeps: 16. */
+        private static final int TAIL = 16;
 
         Raw(final Synthetic synthetic) throws Exception {
             super(synthetic);
@@ -375,13 +395,19 @@ public class RelocationChunkBenchmark {
 
         @Override
         void onTargetFrame(final byte[] frame) {
-            if (frame.length <= HEAD || (frame[3] & 0xFF) != COMMAND) {
-                report(new Result(null, received, "unexpected frame of " + frame.length + " bytes"));
+            report(new Result(null, received, "unexpected frame of " + frame.length + " bytes"));
+        }
+
+        @Override
+        void onTargetStateFrame(final ByteBuf frame) {
+            final int length = frame.readableBytes();
+            if (length <= HEAD + TAIL) {
+                report(new Result(null, received, "unexpected frame of " + length + " bytes"));
                 return;
             }
-            received += frame.length - HEAD;
+            received += length - HEAD;
             if (received == stream.length) {
-                lastFrameTail = frame;
+                lastFrameTail = ByteBufUtil.getBytes(frame, frame.writerIndex() - TAIL, TAIL);
                 report(new Result(null, received, null));
                 received = 0;
             } else if (received > stream.length) {
@@ -393,8 +419,7 @@ public class RelocationChunkBenchmark {
         @Override
         void verifyLast() {
             final byte[] last = lastFrameTail;
-            if (last != null && !Arrays.equals(last, HEAD, last.length, stream, stream.length - (last.length - HEAD),
-                stream.length)) {
+            if (last != null && !Arrays.equals(last, 0, TAIL, stream, stream.length - TAIL, stream.length)) {
                 throw new IllegalStateException("the target received other bytes than the source sent");
             }
         }
