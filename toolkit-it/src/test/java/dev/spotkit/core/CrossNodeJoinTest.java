@@ -667,6 +667,33 @@ class CrossNodeJoinTest {
     assertThat(where(a, pinned)).isEqualTo(a.nodeRid().hex());
   }
 
+  /**
+   * SPOT-06: the Entry Spot is no relocation unit. Each node's Object Server issued its own Entry Spot identity at
+   * startup; moving a node's Entry Spot is refused, and a host relocation moves the Entry Spot's actors into the
+   * target's own Entry Spot while both Entry Spots stay where and what they were.
+   */
+  @Test
+  @Spec("SPOT-06")
+  void anEntrySpotIsNeverRelocatedAndEachNodeStartedItsOwn() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final SpotRef entryA = a.entrySpot();
+    final SpotRef entryB = b.entrySpot();
+    assertThat(entryA.nodeRid()).isEqualTo(a.nodeRid());
+    assertThat(entryB.nodeRid()).isEqualTo(b.nodeRid());
+    assertThat(entryB.id()).isNotEqualTo(entryA.id());
+    final var refused = a.relocateSpot(entryA.id(), b.nodeRid());
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(refused::isDone);
+    assertThat(refused).isCompletedExceptionally();
+    assertThat(refused.exceptionNow()).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessageContaining("is not a User Spot or an Instance Spot");
+    final String actor = actorOn(a, a, "eve", "mover");
+    assertThat(a.relocate(b.nodeRid()).join().relocated()).extracting(r -> r.id().value()).contains(actor);
+    assertThat(row(actor).payload().asUtf8()).isEqualTo(entryB.id().value()); // into b's own Entry Spot
+    assertThat(a.entrySpot()).isEqualTo(entryA);
+    assertThat(b.entrySpot()).isEqualTo(entryB);
+  }
+
   @Test
   @Spec("REL-06")
   void aStateOfManyChunksMovesWhole() {
