@@ -694,6 +694,42 @@ class CrossNodeJoinTest {
     assertThat(b.entrySpot()).isEqualTo(entryB);
   }
 
+  /**
+   * MEM-23: the public join OperationId identifies only the join's completion; each move runs under a RelocationId
+   * of its own, never the OperationId and never that of another move.
+   */
+  @Test
+  @Spec("MEM-23")
+  void aJoinsOperationIdIsNotReusedAsItsRelocationId() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final List<NodeEvent.RelocationStarted> started = new CopyOnWriteArrayList<>();
+    for (MeshNode n : List.of(a, b)) {
+      n.events().addListener(e -> {
+        if (e instanceof NodeEvent.RelocationStarted s) {
+          started.add(s);
+        }
+      });
+    }
+    final String actor = actorOn(a, a, "finn", "mover");
+    final String there = spotOn(b, "room");
+    final String back = spotOn(a, "room");
+    a.toActor(actor).send(new Move(there));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 1);
+    a.toActor(actor).send(new Move(back)); // followed to b
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 2);
+    assertThat(RESULTS.get(actor)).allMatch(JoinResult.Accepted.class::isInstance);
+    final java.util.HexFormat hex = java.util.HexFormat.of();
+    final List<String> operations = RESULTS.get(actor).stream()
+        .map(r -> hex.toHexDigits(r.operationId().high()) + hex.toHexDigits(r.operationId().low())).toList();
+    assertThat(operations).doesNotHaveDuplicates();
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> started.stream()
+        .filter(s -> s.objectId().equals(actor)).count() == 4); // each move: its source and its target
+    final List<String> relocations = started.stream().filter(s -> s.objectId().equals(actor))
+        .map(NodeEvent.RelocationStarted::relocationId).distinct().toList();
+    assertThat(relocations).hasSize(2).doesNotContainAnyElementsOf(operations);
+  }
+
   @Test
   @Spec("REL-06")
   void aStateOfManyChunksMovesWhole() {
