@@ -94,6 +94,7 @@ class SourceUnitTest {
   @Test
   @Spec("REL-30")
   @Spec("REL-31")
+  @Spec("LOC-24")
   void onlyAnExplicitFailureBeforeRelayReadyRestoresTheSourceAndTheAbortFollowsTheRestoration() {
     final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), true, out);

@@ -239,6 +239,7 @@ class TargetUnitTest {
 
   @Test
   @Spec("REL-10")
+  @Spec("LOC-24")
   void aChecksumMismatchFailsExplicitlyWithoutRestoreOrCas() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     final List<TargetAction> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
