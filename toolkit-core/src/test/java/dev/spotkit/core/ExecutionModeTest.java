@@ -29,12 +29,20 @@ class ExecutionModeTest {
 
   record Hold() {}
 
+  record AskSlow(String otherId) {}
+
+  record Slow(String backTo) {}
+
+  record Mark() {}
+
   final List<String> verdicts = new CopyOnWriteArrayList<>();
   final AtomicReference<CountDownLatch> poked = new AtomicReference<>(new CountDownLatch(1));
   final AtomicInteger joins = new AtomicInteger();
   final AtomicInteger roomPayloads = new AtomicInteger();
   final CountDownLatch entryHeld = new CountDownLatch(1);
   final CountDownLatch releaseEntry = new CountDownLatch(1);
+  final List<String> order = new CopyOnWriteArrayList<>();
+  final CountDownLatch marked = new CountDownLatch(1);
 
   final class Member implements Actor {
     private final ActorContext ctx;
@@ -49,6 +57,22 @@ class ExecutionModeTest {
           .message(Leave.class, l -> ctx.joinEntrySpot().defer())
           .message(Poke.class, p -> poked.get().countDown())
           .request(Echo.class, e -> e.text())
+          .message(AskSlow.class, a -> {
+            order.add("ask-start");
+            ctx.toActor(a.otherId()).request(new Slow(ctx.self().id().value()), String.class)
+                .timeout(Duration.ofSeconds(5)).await(); // the handler yields to a request
+            order.add("ask-end");
+          })
+          .message(Mark.class, m -> {
+            order.add("mark");
+            marked.countDown();
+          })
+          .request(Slow.class, s -> {
+            ctx.toActor(s.backTo()).send(new Mark());
+            // Bounded wait: the Mark runs now only if the asking member gave up its queue while it waits for us.
+            verdicts.add(marked.await(300, TimeUnit.MILLISECONDS) ? "overtaken" : "kept");
+            return "done";
+          })
           .message(Rendezvous.class, r -> {
             final CountDownLatch latch = new CountDownLatch(1);
             poked.set(latch);
@@ -144,6 +168,24 @@ class ExecutionModeTest {
     node.toActor("b").send(new Leave());
     await().atMost(Duration.ofSeconds(5)).until(() -> joins.get() == 4);
     assertThat(rendezvous()).isEqualTo("parallel");
+  }
+
+  /**
+   * MEM-14: a SpotWide member whose handler waits for a request's reply keeps its Actor queue claim: a message sent
+   * to it meanwhile runs only after that handler's continuation completed. Must never: the Mark before "ask-end".
+   */
+  @Test
+  @Spec("MEM-14")
+  void aSpotWideMemberWaitingForAReplyKeepsItsQueueUntilTheContinuationCompletes() {
+    node.actors().getOrCreate("a", "member").await();
+    node.actors().getOrCreate("b", "member").await();
+    node.actors().getOrCreate("c", "member").await();
+    node.spots().getOrCreate("room:y", "wide").await();
+    joinBoth("room:y", 2);
+    node.toActor("a").send(new AskSlow("c"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == 3);
+    assertThat(order).containsExactly("ask-start", "ask-end", "mark");
+    assertThat(verdicts).containsExactly("kept");
   }
 
   @Test

@@ -269,6 +269,28 @@ class JoinTest {
         "onActorJoin room:1 JoinRoom[roomId=room:1, password=ok]");
   }
 
+  /**
+   * MEM-08: a join offers no Yield in any execution mode: every join an ActorContext starts (joinSpot, joinEntrySpot;
+   * one context type for Entry, PerActor and SpotWide actors) is a {@link JoinCall} whose only ending is
+   * {@code defer()}, which returns the OperationId, a plain value: nothing a handler could await. The result comes
+   * only as the onJoinCompleted callback, after the handler ended.
+   */
+  @Test
+  @Spec("MEM-08")
+  void aJoinOffersNoYieldInAnyExecutionMode() throws Exception {
+    assertThat(java.util.Arrays.stream(ActorContext.class.getMethods()).filter(m -> m.getName().startsWith("join"))
+        .map(java.lang.reflect.Method::getReturnType).toList()).hasSize(4).containsOnly(JoinCall.class);
+    assertThat(java.util.Arrays.stream(JoinCall.class.getMethods()).map(java.lang.reflect.Method::getName).toList())
+        .containsExactlyInAnyOrder("timeout", "defer");
+    assertThat(JoinCall.class.getPermittedSubclasses()).hasSize(1);
+    final Class<?> id = JoinCall.class.getMethod("defer").getReturnType();
+    assertThat(id).isEqualTo(OperationId.class);
+    assertThat(List.of(java.util.concurrent.Future.class, java.util.concurrent.CompletionStage.class, Call.class))
+        .noneMatch(awaitable -> awaitable.isAssignableFrom(id));
+    assertThat(java.util.Arrays.stream(id.getMethods()).map(java.lang.reflect.Method::getName))
+        .doesNotContain("await", "get", "join");
+  }
+
   @Test
   @Spec("MEM-10")
   void aFailedHandlerDiscardsItsBarriers() {

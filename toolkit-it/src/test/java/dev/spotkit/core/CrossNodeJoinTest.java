@@ -118,6 +118,7 @@ class CrossNodeJoinTest {
   static final class MoverState implements ActorRelocationAdapter<Mover> {
     @Override
     public byte[] capture(final Mover actor) {
+      event(actor.ctx.self().id().value(), "capture");
       if (BLOCKING_CAPTURE.contains(actor.ctx.self().nodeRid())) {
         capturing.countDown();
         try {
@@ -200,6 +201,7 @@ class CrossNodeJoinTest {
     @Override
     public JoinDecision onActorJoin(final ActorId actor, final Object request) {
       event(ctx.self().id().value(), "join? " + actor.value());
+      event(actor.value(), "onActorJoin " + ctx.self().id().value());
       return ctx.self().id().value().startsWith("closed") ? JoinDecision.reject(new Hi("full"))
           : JoinDecision.accept(new Hi("welcome"));
     }
@@ -277,6 +279,7 @@ class CrossNodeJoinTest {
 
   @Test
   @Spec("MEM-20") @Spec("MEM-21") @Spec("MEM-24") @Spec("REL-02") @Spec("REL-04") @Spec("REL-22") @Spec("REL-24")
+  @Spec("MEM-35")
   void anActorJoinsASpotOnAnotherNodeKeepingStateQueueTimersAndOrder() {
     final MeshNode a = node();
     final MeshNode b = node();
@@ -387,6 +390,7 @@ class CrossNodeJoinTest {
 
   @Test
   @Spec("MEM-20")
+  @Spec("MEM-35")
   void recreateOnRelocationMovesQueueAndTimersButNotState() {
     final MeshNode a = node();
     final MeshNode b = node();
@@ -406,6 +410,43 @@ class CrossNodeJoinTest {
     Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
         b.toActor(actor).request(new Beats(), Integer.class).await() > 2); // the timer kept running
     assertThat(row(actor).objectGeneration().value()).isEqualTo(generation);
+  }
+
+  /**
+   * MEM-07: the target Spot's OnActorJoin runs before the source captures the actor, and an explicit failure of the
+   * target before the relay-ready reply (its factory throws) leaves the whole source: owner, state, timer and every
+   * message, in order.
+   */
+  @Test
+  @Spec("MEM-07")
+  void onActorJoinRunsBeforeCaptureAndAnExplicitFailureBeforeRelayReadyKeepsTheWholeSource() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final String actor = actorOn(a, a, "dora", "mover");
+    final String room = spotOn(b, "room");
+    FAILING.add(b.nodeRid());
+    a.toActor(actor).send(new StartBeat());
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        a.toActor(actor).request(new Beats(), Integer.class).await() >= 3);
+    int sent = 0;
+    for (; sent < 100; sent++) {
+      a.toActor(actor).send(new Note(0, sent));
+    }
+    a.toActor(actor).send(new Move(room));
+    while (!RESULTS.containsKey(actor) && sent < 200_000) { // also while the source is sealed (its ingress hold)
+      a.toActor(actor).send(new Note(0, sent++));
+    }
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.containsKey(actor));
+    assertThat(RESULTS.get(actor)).singleElement().isInstanceOf(JoinResult.Failed.class);
+    assertThat(EVENTS.get(actor)).containsExactly("onActorJoin " + room, "capture");
+    assertThat(where(b, actor)).isEqualTo(a.nodeRid().hex());
+    final int total = sent;
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> seen(a, actor, 0).size() >= total);
+    assertThat(seen(a, actor, 0)).containsExactlyElementsOf(upTo(total));
+    final int beats = a.toActor(actor).request(new Beats(), Integer.class).await();
+    assertThat(beats).isGreaterThanOrEqualTo(3); // the state stayed
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
+        a.toActor(actor).request(new Beats(), Integer.class).await() > beats); // and its timer runs on
   }
 
   @Test
@@ -624,6 +665,69 @@ class CrossNodeJoinTest {
       assertThat(RESULTS).doesNotContainKey(id); // no completion callback
     }
     assertThat(where(a, pinned)).isEqualTo(a.nodeRid().hex());
+  }
+
+  /**
+   * SPOT-06: the Entry Spot is no relocation unit. Each node's Object Server issued its own Entry Spot identity at
+   * startup; moving a node's Entry Spot is refused, and a host relocation moves the Entry Spot's actors into the
+   * target's own Entry Spot while both Entry Spots stay where and what they were.
+   */
+  @Test
+  @Spec("SPOT-06")
+  void anEntrySpotIsNeverRelocatedAndEachNodeStartedItsOwn() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final SpotRef entryA = a.entrySpot();
+    final SpotRef entryB = b.entrySpot();
+    assertThat(entryA.nodeRid()).isEqualTo(a.nodeRid());
+    assertThat(entryB.nodeRid()).isEqualTo(b.nodeRid());
+    assertThat(entryB.id()).isNotEqualTo(entryA.id());
+    final var refused = a.relocateSpot(entryA.id(), b.nodeRid());
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(refused::isDone);
+    assertThat(refused).isCompletedExceptionally();
+    assertThat(refused.exceptionNow()).isInstanceOf(SpotkitException.InvalidOperation.class)
+        .hasMessageContaining("is not a User Spot or an Instance Spot");
+    final String actor = actorOn(a, a, "eve", "mover");
+    assertThat(a.relocate(b.nodeRid()).join().relocated()).extracting(r -> r.id().value()).contains(actor);
+    assertThat(row(actor).payload().asUtf8()).isEqualTo(entryB.id().value()); // into b's own Entry Spot
+    assertThat(a.entrySpot()).isEqualTo(entryA);
+    assertThat(b.entrySpot()).isEqualTo(entryB);
+  }
+
+  /**
+   * MEM-23: the public join OperationId identifies only the join's completion; each move runs under a RelocationId
+   * of its own, never the OperationId and never that of another move.
+   */
+  @Test
+  @Spec("MEM-23")
+  void aJoinsOperationIdIsNotReusedAsItsRelocationId() {
+    final MeshNode a = node();
+    final MeshNode b = node();
+    final List<NodeEvent.RelocationStarted> started = new CopyOnWriteArrayList<>();
+    for (MeshNode n : List.of(a, b)) {
+      n.events().addListener(e -> {
+        if (e instanceof NodeEvent.RelocationStarted s) {
+          started.add(s);
+        }
+      });
+    }
+    final String actor = actorOn(a, a, "finn", "mover");
+    final String there = spotOn(b, "room");
+    final String back = spotOn(a, "room");
+    a.toActor(actor).send(new Move(there));
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 1);
+    a.toActor(actor).send(new Move(back)); // followed to b
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> RESULTS.getOrDefault(actor, List.of()).size() == 2);
+    assertThat(RESULTS.get(actor)).allMatch(JoinResult.Accepted.class::isInstance);
+    final java.util.HexFormat hex = java.util.HexFormat.of();
+    final List<String> operations = RESULTS.get(actor).stream()
+        .map(r -> hex.toHexDigits(r.operationId().high()) + hex.toHexDigits(r.operationId().low())).toList();
+    assertThat(operations).doesNotHaveDuplicates();
+    Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> started.stream()
+        .filter(s -> s.objectId().equals(actor)).count() == 4); // each move: its source and its target
+    final List<String> relocations = started.stream().filter(s -> s.objectId().equals(actor))
+        .map(NodeEvent.RelocationStarted::relocationId).distinct().toList();
+    assertThat(relocations).hasSize(2).doesNotContainAnyElementsOf(operations);
   }
 
   @Test

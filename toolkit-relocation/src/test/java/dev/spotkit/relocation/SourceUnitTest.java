@@ -94,6 +94,7 @@ class SourceUnitTest {
   @Test
   @Spec("REL-30")
   @Spec("REL-31")
+  @Spec("LOC-24")
   void onlyAnExplicitFailureBeforeRelayReadyRestoresTheSourceAndTheAbortFollowsTheRestoration() {
     final List<SourceAction> out = new ArrayList<>();
     final SourceUnit unit = paused(InFlightBudget.peerDefault(), true, out);
@@ -206,5 +207,43 @@ class SourceUnitTest {
     assertThat(frames(out)).allMatch(f -> f instanceof Frame.Prepare || f instanceof Frame.StateChunk
         || f instanceof Frame.Relay || f instanceof Frame.Cutover);
     assertThat(unit.nextDeadlineMs()).isEqualTo(1_000); // Only the retransmission window: no reply timer.
+  }
+
+  /**
+   * MEM-30: a Restore retry (the connection broke before the relay-ready reply) sends the manifest and every chunk
+   * again on the new connection from the payload the source keeps in memory: the chunks are ranges of that very
+   * array, and a source unit has no action that could read a store.
+   */
+  @Test
+  @Spec("MEM-30")
+  void aRestoreRetryResendsThePayloadFromSourceMemory() {
+    final List<SourceAction> out = new ArrayList<>();
+    final SourceUnit unit = paused(InFlightBudget.peerDefault(), false, out);
+    unit.handle(new SourceEvent.MessageArrived(send(1)));
+    assertThat(unit.handle(new SourceEvent.ConnectionLost())).isEmpty();
+    final var retry = unit.handle(new SourceEvent.ConnectionOpened(2));
+    assertThat(only(retry, Action.Send.class)).hasSize(4).allMatch(s -> s.connectionId() == 2);
+    final List<Frame> sent = frames(retry);
+    assertThat(sent.getFirst()).isEqualTo(new Frame.Prepare(ID, OBJECT, 10, 3, RelayChecksum.ofBytes(payload)));
+    assertThat(sent.stream().skip(1).map(Frame.StateChunk.class::cast).toList())
+        .allSatisfy(c -> assertThat(c.stream()).isSameAs(payload))
+        .extracting(Frame.StateChunk::ordinal).containsExactly(0, 1, 2);
+    assertThat(unit.stage()).isEqualTo(Stage.SOURCE_PAUSED);
+  }
+
+  /**
+   * REL-17: neither the source unit nor the Session owner's barrier has an action that reads or writes the Location
+   * Store (both action types are sealed); only the target's actions include the CAS and its re-read.
+   */
+  @Test
+  @Spec("REL-17")
+  void neitherTheSourceNorTheSessionOwnerHasAnActionThatChangesTheLocationStore() {
+    final List<Class<?>> storeActions = List.of(Action.RunCas.class, Action.ReReadStore.class);
+    assertThat(List.of(TargetAction.class.getPermittedSubclasses())).containsAll(storeActions);
+    assertThat(List.of(SourceAction.class.getPermittedSubclasses())).doesNotContainAnyElementsOf(storeActions)
+        .isNotEmpty();
+    final Class<?>[] session = dev.spotkit.relocation.session.SessionAction.class.getPermittedSubclasses();
+    assertThat(session).isNotEmpty().noneMatch(c -> Action.class.isAssignableFrom(c)
+        || c.getSimpleName().contains("Cas") || c.getSimpleName().contains("Store"));
   }
 }

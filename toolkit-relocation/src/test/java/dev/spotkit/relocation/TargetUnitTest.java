@@ -14,6 +14,7 @@ import static dev.spotkit.relocation.Fixtures.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spotkit.relocation.TargetEvent.CasOutcome;
+import dev.spotkit.relocation.wire.RelocationIdentity;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +63,7 @@ class TargetUnitTest {
 
   @Test
   @Spec("REL-22")
+  @Spec("MEM-31")
   void theBacklogMergesSavedWorkThenPreBoundaryRelayThenLaterWorkBeforeDispatchOpens() {
     final List<TargetAction> out = new ArrayList<>();
     final TargetUnits units = readyTarget(List.of(request(1), send(2)), out);
@@ -237,6 +239,7 @@ class TargetUnitTest {
 
   @Test
   @Spec("REL-10")
+  @Spec("LOC-24")
   void aChecksumMismatchFailsExplicitlyWithoutRestoreOrCas() {
     final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
     final List<TargetAction> all = new ArrayList<>(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
@@ -419,5 +422,111 @@ class TargetUnitTest {
       assertThat(stages.get(0)).isEqualTo(stages.get(1));
       assertThat(tails.get(0)).isEqualTo(tails.get(1));
     }
+  }
+
+  /**
+   * MEM-33: the same Restore again (same RelocationId, target attempt and owner generation: the same identity), on a
+   * new connection, starts nothing over: no second temporary queue, no new assembly. The chunk of the first
+   * connection still counts, and the work the temporary queue held before the repeat is merged after the commit.
+   */
+  @Test
+  @Spec("MEM-33")
+  void aDuplicateRestoreKeepsTheTemporaryQueueAndTheAssemblyProgress() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    assertThat(units.handle(restore(ID, PAYLOAD, 3, 1, 10_000))).containsExactly(new Action.RegisterTemporaryQueue());
+    assertThat(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(7)))).isEmpty();
+    units.handle(chunk(ID, 1, 0, "0123".getBytes()));
+    assertThat(units.handle(restore(ID, PAYLOAD, 3, 2, 10_000))).isEmpty();
+    units.handle(chunk(ID, 2, 1, "4567".getBytes()));
+    final var done = units.handle(chunk(ID, 2, 2, "89".getBytes()));
+    assertThat(only(done, Action.RunRestore.class)).singleElement()
+        .satisfies(r -> assertThat(r.payload()).isEqualTo(PAYLOAD)); // ordinal 0 came on connection 1
+    assertThat(units.handle(new TargetEvent.RestoreFinished(ID, List.of())))
+        .containsExactly(new Action.Send(2, new Frame.RelayReady(ID)));
+    units.handle(new TargetEvent.RelayReadySent(ID, 0));
+    final Action.RunCas cas = only(units.handle(cutover(2, List.of())), Action.RunCas.class).getFirst();
+    final var opened = units.handle(new TargetEvent.CasAnswered(ID, cas.requestId(), CasOutcome.APPLIED));
+    assertThat(only(opened, Action.MergeBacklog.class)).containsExactly(
+        new Action.MergeBacklog(List.of(), List.of(), List.of(send(7))));
+  }
+
+  /**
+   * MEM-32, LOC-19: after the target registered its temporary queue the source still takes the object's messages
+   * (into its ingress hold) and the target only queues what reaches it. An explicit failure before the relay-ready
+   * reply is accepted discards the temporary queue without running any of it, and the source gets back its original
+   * payload and hold. Past that point a failure restores nothing.
+   */
+  @Test
+  @Spec("MEM-32")
+  @Spec("LOC-19")
+  void onlyAnAbortBeforeRelayReadyDiscardsTheTemporaryQueueUnrunAndKeepsTheSourceOriginal() {
+    final SourceUnit source = new SourceUnit(ID, Fixtures.OBJECT, 1, Fixtures.SETTINGS, InFlightBudget.peerDefault(),
+        false, 0);
+    source.handle(new SourceEvent.StartRequested());
+    source.handle(new SourceEvent.PayloadCaptured(PAYLOAD));
+    final TargetUnits target = new TargetUnits(Fixtures.SETTINGS, 0);
+    final List<TargetAction> all = new ArrayList<>(target.handle(restore(ID, PAYLOAD, 3, 1, 10_000)));
+    assertThat(all).containsExactly(new Action.RegisterTemporaryQueue());
+    assertThat(source.handle(new SourceEvent.MessageArrived(send(1)))).isEmpty(); // held, not refused
+    all.addAll(target.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, request(2))));
+    all.addAll(target.handle(chunk(ID, 1, 0, "0123".getBytes())));
+    all.addAll(target.handle(chunk(ID, 1, 1, "4567".getBytes())));
+    all.addAll(target.handle(chunk(ID, 1, 2, "8!".getBytes()))); // checksum mismatch: an explicit failure
+    assertThat(frames(all)).containsExactly(new Frame.Failed(ID, FailureCode.CHECKSUM_MISMATCH));
+    assertThat(all).contains(new Action.RemoveStaging(Action.Removal.EXPLICIT_FAILURE,
+        FailureCode.CHECKSUM_MISMATCH), new Action.FailMessage(request(2), "Unavailable"));
+    assertThat(all).noneMatch(a -> a instanceof Action.DispatchLocal || a instanceof Action.MergeBacklog
+        || a instanceof Action.OpenDispatch || a instanceof Action.RunRestore || a instanceof Action.RunCas);
+    final var restored = source.handle(new SourceEvent.FailureArrived(ID, FailureCode.CHECKSUM_MISMATCH));
+    assertThat(restored.getFirst()).isInstanceOfSatisfying(Action.RestoreSourceQueue.class, r -> {
+      assertThat(r.payload()).isEqualTo(PAYLOAD);
+      assertThat(r.held()).containsExactly(send(1));
+    });
+    assertThat(restored.getLast()).isInstanceOf(Action.ReopenDispatch.class);
+
+    final SourceUnit past = new SourceUnit(ID, Fixtures.OBJECT, 1, Fixtures.SETTINGS, InFlightBudget.peerDefault(),
+        false, 0);
+    past.handle(new SourceEvent.StartRequested());
+    past.handle(new SourceEvent.PayloadCaptured(PAYLOAD));
+    past.handle(new SourceEvent.RelayReadyArrived(ID));
+    assertThat(past.handle(new SourceEvent.FailureArrived(ID, FailureCode.RESTORE_FAILED)))
+        .noneMatch(a -> a instanceof Action.RestoreSourceQueue || a instanceof Action.ReopenDispatch);
+    assertThat(past.stage()).isEqualTo(Stage.FOLLOW_ONLY);
+  }
+
+  /**
+   * LOC-18: once a later attempt superseded it, the previous target attempt neither runs a CAS (its relay and
+   * cutover change nothing) nor takes the object's new messages: those go to the current attempt's temporary queue.
+   */
+  @Test
+  @Spec("LOC-18")
+  void aPreviousTargetAttemptCanNeitherChangeTheOwnerNorReceiveNewMessages() {
+    final TargetUnits units = new TargetUnits(Fixtures.SETTINGS, 0);
+    units.handle(restore(ID, PAYLOAD, 3, 1, 10_000));
+    units.handle(chunk(ID, 1, 0, "0123".getBytes()));
+    units.handle(restore(OTHER, PAYLOAD, 3, 2, 10_000)); // the later attempt wins
+    final List<TargetAction> old = new ArrayList<>();
+    old.addAll(units.handle(chunk(ID, 1, 1, "4567".getBytes())));
+    old.addAll(units.handle(chunk(ID, 1, 2, "89".getBytes())));
+    old.addAll(units.handle(new TargetEvent.RestoreFinished(ID, List.of())));
+    old.addAll(units.handle(new TargetEvent.RelayReadySent(ID, 0)));
+    old.addAll(units.handle(relay(1, send(1))));
+    old.addAll(units.handle(cutover(1, List.of(send(1)))));
+    assertThat(old).noneMatch(a -> a instanceof Action.RunCas || a instanceof Action.RunRestore
+        || a instanceof Action.MergeBacklog || a instanceof Action.OpenDispatch || a instanceof Action.DispatchLocal);
+    assertThat(only(old, Action.FailMessage.class)).containsExactly(new Action.FailMessage(send(1), "Unavailable"));
+    assertThat(units.unit(ID).stage()).isEqualTo(Stage.TARGET_REMOVED);
+    assertThat(units.handle(new TargetEvent.DirectMessageArrived(Fixtures.OBJECT, send(2)))).isEmpty();
+    final RelocationIdentity current = OTHER;
+    units.handle(chunk(current, 2, 0, "0123".getBytes()));
+    units.handle(chunk(current, 2, 1, "4567".getBytes()));
+    units.handle(chunk(current, 2, 2, "89".getBytes()));
+    units.handle(new TargetEvent.RestoreFinished(current, List.of()));
+    units.handle(new TargetEvent.RelayReadySent(current, 0));
+    final Action.RunCas cas = only(units.handle(new TargetEvent.CutoverArrived(current, 2, 0,
+        RelayChecksum.of(List.of()))), Action.RunCas.class).getFirst();
+    assertThat(cas.identity()).isEqualTo(current);
+    assertThat(only(units.handle(new TargetEvent.CasAnswered(current, cas.requestId(), CasOutcome.APPLIED)),
+        Action.MergeBacklog.class)).containsExactly(new Action.MergeBacklog(List.of(), List.of(), List.of(send(2))));
   }
 }

@@ -76,6 +76,30 @@ class RelocationProtocolTest extends HandWrittenPeerFixture {
     assertThat(ReplyErrors.toException(stale, "join")).isInstanceOf(SpotkitException.StaleGeneration.class);
   }
 
+  /**
+   * MEM-26: a Rejected approval leaves nothing prepared on the target: the same actor's earlier Accepted preparation
+   * (its reply, and the Spot whose close it blocked) is dropped, and no temporary queue or target unit exists.
+   */
+  @Test
+  @Spec("MEM-26")
+  void aRejectedApprovalLeavesNoPreparationOrTemporaryQueueOnTheTarget() throws Exception {
+    final String actor = node.actors().getOrCreate("walker", "plain").await().id().value();
+    final long open = node.spots().getOrCreate("open-door", "door").await().generation().value();
+    final long shut = node.spots().getOrCreate("shut-door", "door").await().generation().value();
+    final java.lang.reflect.Field field = dev.spotkit.core.MeshNode.class.getDeclaredField("rt");
+    field.setAccessible(true);
+    final dev.spotkit.core.internal.runtime.NodeRuntime rt =
+        (dev.spotkit.core.internal.runtime.NodeRuntime) field.get(node);
+    assertThat(ask(actor, "open-door", open).tail()).isInstanceOf(ReplyTail.ActorJoinAccepted.class);
+    assertThat(rt.relocations().prepared).containsKey(actor);
+    assertThat(rt.spots.get("open-door").admittedJoins).containsKey(actor);
+    assertThat(ask(actor, "shut-door", shut).tail()).isInstanceOf(ReplyTail.ActorJoinRejected.class);
+    assertThat(rt.relocations().prepared).doesNotContainKey(actor);
+    assertThat(rt.spots.get("open-door").admittedJoins).isEmpty();
+    assertThat(rt.spots.get("shut-door").admittedJoins).isEmpty();
+    assertThat(rt.relocations().arrivingHere(actor, null)).isFalse(); // no temporary queue for it
+  }
+
   @Test
   @Spec("MEM-28")
   void aRestoreOfANewIdentitySupersedesTheUnfinishedPreparation() throws Exception {

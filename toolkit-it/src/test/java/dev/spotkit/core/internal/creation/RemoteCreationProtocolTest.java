@@ -76,6 +76,8 @@ class RemoteCreationProtocolTest {
   private static final String SECRET = "protocol-test-cluster-secret-0123";
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final Map<String, AtomicInteger> FACTORY_RUNS = new ConcurrentHashMap<>();
+  /** ActorIds whose next factory run throws. */
+  private static final java.util.Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
 
   /** Why the Entry Spot declined. */
   record Refused(String why) {
@@ -85,6 +87,9 @@ class RemoteCreationProtocolTest {
   static final class Counted implements Actor {
     Counted(final ActorContext ctx) {
       FACTORY_RUNS.computeIfAbsent(ctx.self().id().value(), k -> new AtomicInteger()).incrementAndGet();
+      if (FAIL_ONCE.remove(ctx.self().id().value())) {
+        throw new IllegalStateException("factory refuses once");
+      }
     }
 
     @Override
@@ -155,6 +160,7 @@ class RemoteCreationProtocolTest {
       mesh.close();
     }
     FACTORY_RUNS.clear();
+    FAIL_ONCE.clear();
   }
 
   // ------------------------------------------------------------------ the coordinator's steps
@@ -333,6 +339,43 @@ class RemoteCreationProtocolTest {
     assertThat(created.tail()).isEqualTo(new ReplyTail.ActorCreated(CreateResult.CREATED,
         new WireActorRef("bob", f.objectGeneration())));
     assertThat(runs("bob")).isEqualTo(1);
+  }
+
+  /**
+   * MEM-06: a Failed creation leaves a terminal record (and no Ready authority) kept until 5 minutes after the
+   * original deadline, so the same operation within that window replays Failed without a second factory run. Once
+   * the record is gone (its TTL; the store drops expired values, which this test stands in for by deleting it), the
+   * object is created by a new reservation.
+   */
+  @Test
+  @Spec("MEM-06")
+  void aFailedCreationReplaysUntilItsTerminalExpiresThenANewReservationCreatesTheObject() throws Exception {
+    FAIL_ONCE.add("gwen");
+    final Reserved r = reserve("gwen");
+    final long deadline = deadlineUnixMs();
+    final Reply failed = send(r.operation(), fakeGeneration, "gwen", r.fence(), deadline);
+    assertThat(failed.terminalResult()).isNotEqualTo(TerminalResult.OK);
+    assertThat(read(rowKey("gwen"))).isInstanceOf(ReadResult.Missing.class); // no Ready authority
+    final String key = terminalKey(r.operation(), fakeGeneration);
+    final ReadResult.Found terminal = (ReadResult.Found) read(key);
+    assertThat(CreationTerminalRecord.decode(terminal.value()).result())
+        .isEqualTo(CreationTerminalRecord.Result.FAILED);
+    final long keepUntil = deadline + Duration.ofMinutes(5).toMillis();
+    assertThat(terminal.expiresAtMillis().orElseThrow()).isBetween(keepUntil - 2_000, keepUntil + 2_000);
+    final Reply replayed = send(r.operation(), fakeGeneration, "gwen", r.fence(), deadline);
+    assertThat(replayed.terminalResult()).isEqualTo(failed.terminalResult());
+    assertThat(replayed.failureCode()).isEqualTo(failed.failureCode());
+    assertThat(runs("gwen")).isEqualTo(1);
+
+    store.write(dev.spotkit.store.WriteBatch.unconditional(new dev.spotkit.store.Mutation.Delete(key)))
+        .toCompletableFuture().join(); // the TTL passed
+    final Reserved again = reserve("gwen");
+    final Reply created = send(r.operation(), fakeGeneration, "gwen", again.fence(), deadlineUnixMs());
+    assertThat(created.tail()).isEqualTo(new ReplyTail.ActorCreated(CreateResult.CREATED,
+        new WireActorRef("gwen", again.fence().objectGeneration())));
+    assertThat(runs("gwen")).isEqualTo(2);
+    assertThat(AuthorityRecord.decode(((ReadResult.Found) read(rowKey("gwen"))).value()).allocation().state())
+        .isEqualTo(AuthorityRecord.State.ACTIVE);
   }
 
   @Test
