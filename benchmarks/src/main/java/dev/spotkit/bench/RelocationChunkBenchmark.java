@@ -77,6 +77,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       kind of loopback connection; the target only counts bytes, in the receive buffer (no copy). This is the
  *       physical limit of the mesh transport (framing, event loops, TCP loopback), so relocation/raw isolates
  *       relocation's capture, encode, CRC-32C and assembly costs.</li>
+ *   <li>{@code raw-copy}: {@code raw}, with each frame copied out of the receive buffer into a {@code byte[]} first:
+ *       the baseline as it was while the mesh decoder copied every frame (before 2026-12-06).</li>
  * </ul>
  *
  * <p>Capture: capture from a live actor is not wired yet. The envelope is built from a synthetic application state
@@ -113,7 +115,7 @@ public class RelocationChunkBenchmark {
     static final long CONNECTION_ID = 1;
 
     /** Variant under test. */
-    @Param({"relocation", "raw"})
+    @Param({"relocation", "raw", "raw-copy"})
     public String impl;
 
     /** Application state bytes of the one participant (64 KiB, 1 MiB, 16 MiB). */
@@ -128,7 +130,8 @@ public class RelocationChunkBenchmark {
         final Synthetic synthetic = new Synthetic(payload);
         transfer = switch (impl) {
             case "relocation" -> new Relocation(synthetic);
-            case "raw" -> new Raw(synthetic);
+            case "raw" -> new Raw(synthetic, false);
+            case "raw-copy" -> new Raw(synthetic, true);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
         };
     }
@@ -369,8 +372,12 @@ public class RelocationChunkBenchmark {
         /** How many bytes of the last frame {@link #lastFrameTail} keeps: 16. */
         private static final int TAIL = 16;
 
-        Raw(final Synthetic synthetic) throws Exception {
+        /** {@code raw-copy}: each frame is copied out of the receive buffer first, as every frame was until 2026-12-06. */
+        private final boolean copy;
+
+        Raw(final Synthetic synthetic, final boolean copy) throws Exception {
             super(synthetic);
+            this.copy = copy;
             stream = RelocationEnvelopeCodec.encode(synthetic.capture(new RelocationId(1, 1)));
             for (int from = 0; from < stream.length; from += CHUNK_BYTES) {
                 final int length = Math.min(CHUNK_BYTES, stream.length - from);
@@ -400,7 +407,7 @@ public class RelocationChunkBenchmark {
 
         @Override
         void onTargetStateFrame(final ByteBuf frame) {
-            final int length = frame.readableBytes();
+            final int length = copy ? copiedLength(frame) : frame.readableBytes();
             if (length <= HEAD + TAIL) {
                 report(new Result(null, received, "unexpected frame of " + length + " bytes"));
                 return;
@@ -414,6 +421,12 @@ public class RelocationChunkBenchmark {
                 report(new Result(null, received, "more bytes than the stream's " + stream.length));
                 received = 0;
             }
+        }
+
+        /** {@code raw-copy}: the frame's length as read from its copy (its command byte checked there too). */
+        private static int copiedLength(final ByteBuf frame) {
+            final byte[] bytes = ByteBufUtil.getBytes(frame);
+            return (bytes[3] & 0xFF) == COMMAND ? bytes.length : -1;
         }
 
         @Override
