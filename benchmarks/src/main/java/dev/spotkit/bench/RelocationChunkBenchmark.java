@@ -372,7 +372,7 @@ public class RelocationChunkBenchmark {
         /** How many bytes of the last frame {@link #lastFrameTail} keeps: 16. */
         private static final int TAIL = 16;
 
-        /** {@code raw-copy}: each frame is copied out of the receive buffer first, as every frame was until 2026-12-06. */
+        /** {@code raw-copy}: each frame is copied out of the receive buffer first, as all were until 2026-12-06. */
         private final boolean copy;
 
         Raw(final Synthetic synthetic, final boolean copy) throws Exception {
