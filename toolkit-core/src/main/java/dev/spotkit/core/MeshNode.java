@@ -301,23 +301,21 @@ public final class MeshNode implements AutoCloseable {
   }
 
   /**
-   * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, or one Instance
-   * Spot it owns (see below), to node
-   * {@code target} as one aggregate (spec 000 section 7; spec 002 sections 8.1-8.2). At the room's next turn
-   * boundary (an intent on the Spot's control lane, ahead of queued messages; while a member is in a join, leave or
-   * move of its own the room keeps running and the intent comes back every 20 ms, for up to 10 s) joins and leaves
-   * are refused with
-   * {@link SpotkitException.Unavailable} and no participant runs a handler; each participant's not-yet-run queue and
-   * timers are captured, and its state by its own policy (the Spot's {@link SpotRelocationAdapter} and each member's
-   * {@link ActorRelocationAdapter}, called separately; RecreateOnRelocation carries none); the participant inventory
-   * is stored as immutable chunks in the Location Store; the room travels as one CRC-32C-checked payload and is
-   * restored on the target with admission closed; messages that reach this node meanwhile, for the Spot or a member,
-   * are held and relayed in arrival order; then the target's one Location Store CAS makes it the owner of the Spot
-   * and of every member together, and it opens each mailbox with the saved work first. No membership callback runs
-   * for members. Messages reaching this node afterwards follow the room to the target on the same ordered connection
-   * for 30 s (Message Follow); after that the old address routes by the Location Store. Before the target reports it
-   * restored the room (relay-ready) a failure keeps the whole room
-   * here, serving, with nothing lost; after it, the room is not restored here (spec 000 section 8).
+   * Moves one SpotWide User Spot that this node owns, with every member Actor it has at the seal, or one Instance Spot
+   * it owns (see below), to node {@code target} as one aggregate (spec 000 section 7; spec 002 sections 8.1-8.2). At
+   * the room's next turn boundary (an intent on the Spot's control lane, ahead of queued messages; while a member is in
+   * a join, leave or move of its own the room keeps running and the intent comes back every 20 ms, for up to 10 s)
+   * joins and leaves are refused with {@link SpotkitException.Unavailable} and no participant runs a handler; each
+   * participant's not-yet-run queue and timers are captured, and its state by its own policy (the Spot's
+   * {@link SpotRelocationAdapter} and each member's {@link ActorRelocationAdapter}, called separately;
+   * RecreateOnRelocation carries none); the participant inventory is stored as immutable chunks in the Location Store;
+   * the room travels as one CRC-32C-checked payload and is restored on the target with admission closed; messages that
+   * reach this node meanwhile, for the Spot or a member, are held and relayed in arrival order; then the target's one
+   * Location Store CAS makes it the owner of the Spot and of every member together, and it opens each mailbox with the
+   * saved work first. No membership callback runs for members. Messages reaching this node afterwards follow the room
+   * to the target on the same ordered connection for 30 s (Message Follow); after that the old address routes by the
+   * Location Store. Before the target reports it restored the room (relay-ready) a failure keeps the whole room here,
+   * serving, with nothing lost; after it, the room is not restored here (spec 000 section 8).
    *
    * <p>A member bound to a client session keeps its socket on its node: its binding is sealed at the Session owner
    * before the capture (its frames wait there) and switched to the target by command 44 after the CAS and the queue
@@ -791,13 +789,15 @@ public final class MeshNode implements AutoCloseable {
      * registry renders {@code spotkit.turn.duration} as {@code spotkit_turn_duration_seconds_*}):
      * <ul>
      *   <li>{@code spotkit.mailbox.depth} gauge, tags kind ({@code actor}/{@code spot}), type: messages queued and
-     *       not yet run in the mailboxes of that type on this node (computed at scrape time);</li>
-     *   <li>{@code spotkit.turn.duration} function timer (count and total time, no max), tags kind, type: one handler
-     *       turn (message or request), handler start to end;</li>
+     *       not yet run in the mailboxes of that type on this node (at scrape time); {@code spotkit.mailbox.depth.max}
+     *       gauge, same tags: the most seen queued behind a starting turn in one mailbox since the previous read
+     *       (each read starts a new period: one scraper per registry); {@code spotkit.turn.duration} function timer
+     *       (count and total time, no max), tags kind, type: one handler turn, handler start to end;</li>
      *   <li>{@code spotkit.messages.handled} counter, tags kind, type, outcome ({@code ok}, {@code failed}: threw,
      *       {@code unhandled}: no handler);</li>
      *   <li>{@code spotkit.permits.live} and {@code spotkit.permits.limit} gauges: Application Job Queue permits
-     *       held by running turns, and the limit; {@code spotkit.dispatcher.workers} gauge;</li>
+     *       held by running turns, and the limit; {@code spotkit.permits.live.max} gauge: the most held at once
+     *       since the previous read (0 with an unlimited pool); {@code spotkit.dispatcher.workers} gauge;</li>
      *   <li>{@code spotkit.relocations.started} counter, tags kind ({@code join}/{@code host}), role
      *       ({@code source}/{@code target}); {@code spotkit.relocations} counter, tags kind, role, outcome
      *       ({@code committed}/{@code failed});</li>

@@ -312,7 +312,10 @@ class MetricsAndEventsTest {
 
   /**
    * An actor blocked in a turn: the mailbox depth gauge of its type shows the messages queued behind it and drops
-   * back to 0 once they ran; the live permits gauge shows the blocked turn's permit.
+   * back to 0 once they ran; the live permits gauge shows the blocked turn's permit. The high-water gauges keep
+   * what the instant gauges lose between scrapes: the depth max reads the 4 notes queued behind the first one to
+   * run, then 0 once read; the live permits max reads at least the blocked turn's permit, then 0 once the workers
+   * idle.
    */
   @Test
   void mailboxDepthAndLivePermitsFollowABlockedActor() throws InterruptedException {
@@ -329,9 +332,15 @@ class MetricsAndEventsTest {
     final Gauge depth = r.get("spotkit.mailbox.depth").tags("kind", "actor", "type", "keeper").gauge();
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(depth.value()).isEqualTo(5));
     assertThat(r.get("spotkit.permits.live").gauge().value()).isGreaterThanOrEqualTo(1);
+    final Gauge depthMax = r.get("spotkit.mailbox.depth.max").tags("kind", "actor", "type", "keeper").gauge();
+    final Gauge permitsMax = r.get("spotkit.permits.live.max").gauge();
+    assertThat(permitsMax.value()).isGreaterThanOrEqualTo(1);
     Keeper.release.countDown();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(depth.value()).isZero());
+    assertThat(depthMax.value()).as("queued behind the first note at its turn start").isEqualTo(4);
+    assertThat(depthMax.value()).as("a read starts a new period").isZero();
     assertThat(seen(a, id)).hasSize(5);
-    assertThat(depth.value()).isZero();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(permitsMax.value()).isZero());
   }
 
   /**

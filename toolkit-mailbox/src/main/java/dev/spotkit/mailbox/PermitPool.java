@@ -21,6 +21,13 @@ public final class PermitPool {
      */
     private final AtomicInteger available;
 
+    /**
+     * The most permits held at once since the last {@link #takeHighWater()}.
+     * Written by: workers in {@link #tryAcquire()} (a racy max: a lost update may under-report one acquire) and
+     * {@link #takeHighWater()}. Read by: any thread. Ordering: volatile.
+     */
+    private volatile int highWater;
+
     /** Gates waiting for a permit, in arrival order. Lock-free, linearizable offer and poll. */
     private final ConcurrentLinkedQueue<ExecutionGate> waiters = new ConcurrentLinkedQueue<>();
 
@@ -51,6 +58,19 @@ public final class PermitPool {
         return available.get();
     }
 
+    /**
+     * The most permits held at once since the previous call, the permits held now included; then starts a new period
+     * from the permits held now. Metrics read it once per scrape (spec 001 section 6: the live job count). Any thread.
+     *
+     * @return 0..{@link #limit()}; 0 for an unlimited pool, which never counts its permits.
+     */
+    public int takeHighWater() {
+        final int now = limit - available.get();
+        final int max = Math.max(highWater, now);
+        highWater = now;
+        return max;
+    }
+
     boolean hasWaiters() {
         return !waiters.isEmpty();
     }
@@ -63,6 +83,10 @@ public final class PermitPool {
         int current = available.get();
         while (current > 0) {
             if (available.compareAndSet(current, current - 1)) {
+                final int held = limit - current + 1;
+                if (held > highWater) {
+                    highWater = held;
+                }
                 return true;
             }
             current = available.get();

@@ -55,6 +55,22 @@ class PermitsAndBoundsTest {
     }
 
     @Test
+    void theHighWaterReadsTheMostPermitsHeldSinceTheLastReadThenStartsFromThoseHeldNow() {
+        final PermitPool pool = new PermitPool(5);
+        assertThat(pool.takeHighWater()).isZero();
+        assertThat(pool.tryAcquire()).isTrue();
+        assertThat(pool.tryAcquire()).isTrue();
+        assertThat(pool.tryAcquire()).isTrue();
+        assertThat(pool.release()).isNull();
+        assertThat(pool.release()).isNull();
+        assertThat(pool.takeHighWater()).as("three were held at once").isEqualTo(3);
+        assertThat(pool.takeHighWater()).as("one is still held").isEqualTo(1);
+        assertThat(pool.release()).isNull();
+        assertThat(pool.takeHighWater()).as("the one held at the last read").isEqualTo(1);
+        assertThat(pool.takeHighWater()).isZero();
+    }
+
+    @Test
     void boundedMailboxRejectsWithMailboxFullWithoutBlockingAndDropsNothingAccepted() throws Exception {
         dispatcher = Dispatcher.builder().workers(1).build();
         final CountDownLatch unblock = new CountDownLatch(1);

@@ -44,7 +44,9 @@ class MetricsEndpointTest {
       assertThat(sum(text, "spotkit_messages_handled_total", "type=\"player\"", "outcome=\"ok\""))
           .as("player turns handled between two scrapes").isGreaterThanOrEqualTo(before + 20);
       assertThat(sum(text, "spotkit_turn_duration_seconds_count", "kind=\"actor\"", "type=\"player\"")).isPositive();
+      assertThat(sum(text, "spotkit_permits_live_max")).as("turns ran since the last scrape").isPositive();
       assertThat(text).contains("spotkit_mailbox_depth{").contains("spotkit_permits_live{")
+          .contains("spotkit_mailbox_depth_max{kind=\"actor\"")
           .contains("spotkit_dispatcher_workers{").contains("spotkit_lease_renewals_total{")
           .contains("spotkit_relocation_follow_forwards_total{").contains("spotkit_events_listener_failures_total{");
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> { // the source learns the commit by a store read

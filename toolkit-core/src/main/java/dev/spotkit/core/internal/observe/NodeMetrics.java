@@ -159,6 +159,9 @@ public final class NodeMetrics {
     }
     gauge("spotkit.permits.live", "Application Job Queue permits held by running turns now",
         () -> dispatcher.permits().limit() - (double) dispatcher.permits().available(), Tags.empty());
+    gauge("spotkit.permits.live.max", "the most Application Job Queue permits held at once since the previous read"
+        + " of this gauge (a scrape), the permits held now included", () -> dispatcher.permits().takeHighWater(),
+        Tags.empty());
     gauge("spotkit.permits.limit", "the Application Job Queue limit", () -> dispatcher.permits().limit(),
         Tags.empty());
     gauge("spotkit.dispatcher.workers", "dispatcher worker threads alive now", dispatcher::workerCount, Tags.empty());
@@ -191,6 +194,8 @@ public final class NodeMetrics {
       m.unhandledCounter(counter("spotkit.messages.handled", handled, null, t.and("outcome", "unhandled")));
       gauge("spotkit.mailbox.depth", "messages queued and not yet run in this type's mailboxes on this node",
           depth::getAsDouble, t);
+      gauge("spotkit.mailbox.depth.max", "the most messages seen queued behind a starting turn in one mailbox of this"
+          + " type since the previous read of this gauge (a scrape)", m.depthMax::getThenReset, t);
       add(FunctionTimer.builder("spotkit.turn.duration", m, x -> x.turns.sum(), x -> x.nanos.sum(),
           TimeUnit.NANOSECONDS).description("handler turn latency: one message or request, handler start to end"
           + " (count and total; the mean is total / count)").tags(tags).tags(t).register(registry));

@@ -1,6 +1,7 @@
 package dev.spotkit.core.internal.observe;
 
 import io.micrometer.core.instrument.Counter;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -14,6 +15,8 @@ public final class TypeMeters {
   final LongAdder turns = new LongAdder();
   final LongAdder nanos = new LongAdder();
   final LongAdder failed = new LongAdder();
+  /** The most messages seen queued behind a starting turn in one mailbox of the type, since the last read. */
+  final LongAccumulator depthMax = new LongAccumulator(Math::max, 0);
   private Counter unhandled;
 
   TypeMeters() {
@@ -35,6 +38,16 @@ public final class TypeMeters {
     if (threw) {
       failed.increment();
     }
+  }
+
+  /**
+   * A turn starts with {@code queued} messages behind it in its mailbox: feeds {@code spotkit.mailbox.depth.max}.
+   * No write when it is not above the highest seen since the last read (a plain read of the accumulator's base).
+   *
+   * @param queued messages queued in the cell's mailbox at turn start, 0 or more.
+   */
+  public void queuedAtTurn(final int queued) {
+    depthMax.accumulate(queued);
   }
 
   /** A message found no handler (dropped, or its request failed with TypeMismatch). */

@@ -272,7 +272,13 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
     turn.deadline = reply == null ? null : reply.deadline;
     Object result = null;
     Throwable failure = null;
-    final long started = meters == null ? 0 : System.nanoTime();
+    final long started;
+    if (meters == null) {
+      started = 0;
+    } else {
+      meters.queuedAtTurn(mailbox == null ? 0 : mailbox.queuedEstimate());
+      started = System.nanoTime();
+    }
     try {
       result = handler.invoke(payload);
     } catch (VirtualMachineError e) {
