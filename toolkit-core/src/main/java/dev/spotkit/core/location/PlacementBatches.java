@@ -552,89 +552,25 @@ public final class PlacementBatches {
    * A Conflict caused by a counter or capacity record moving is retried after re-reading; a row at another version
    * is the answer ({@link Outcome.Changed}), never retried. A lost answer is resolved by re-reading the row.
    *
+   * Every key the batch depends on is read in one {@link LocationStore#readAll} when the caller names the source
+   * node (the row, the target's owner lease, both capacity records, the AuthorityOwnerGeneration counter): a try is
+   * then 2 round trips, one more when the row follows an aggregate or is not on the node named (every key read is
+   * pinned by a condition, so a wrong guess costs a read, never a wrong write).
+   *
    * @param key the object's authority key.
    * @param expectedVersion the StoreVersion the relocation read the source values at.
    * @param target the target host run (new owner and allocation).
    * @param payload the row's new membership payload.
+   * @param sourceRoutingIdHex the routing id (hex) of the node the row is expected to be allocated on, or null
+   *     when not known (its capacity record is then read once the row names it).
    * @return Done (the new row and version), Changed, Missing or LeaseInvalid.
    * @throws SpotkitException.CapacityExceeded when the target node has no room for the row's bundle.
    * @throws SpotkitException.InternalFailure when the target's capacity record is missing.
    * @throws SpotkitException.Unavailable when the store fails or conflicts {@code maxAttempts} times.
    */
   public Outcome relocate(final ObjectKey key, final StoreVersion expectedVersion, final Target target,
-      final StoreBytes payload) {
-    final String authKey = key.logicalKey().preimage();
-    final String what = "relocation of " + key.logicalKey() + " to node " + target.routingIdHex();
-    for (int attempt = 0; attempt < maxAttempts; attempt++) {
-      final ReadResult read = read(authKey);
-      if (!(read instanceof ReadResult.Found found)) {
-        return new Outcome.Missing(read.now());
-      }
-      final List<Condition> follows = new ArrayList<>();
-      final AuthorityRecord record = effective(AuthorityRecord.decode(found.value()), follows,
-          new StoreReads(this::readAll, List.of()));
-      if (!found.version().equals(expectedVersion)) {
-        return new Outcome.Changed(record, found.version());
-      }
-      final Leases.Check lease = Leases.check(store, target.ownerId(), target.leaseGeneration(), callTimeout());
-      if (!lease.valid()) {
-        return new Outcome.LeaseInvalid(lease.why());
-      }
-      final AuthorityRecord.Allocation a = record.allocation();
-      final String sourceCap = LocationKeys.nodeCapacity(a.meshName(), a.routingIdHex()).preimage();
-      final String targetCap = LocationKeys.nodeCapacity(target.meshName(), target.routingIdHex()).preimage();
-      if (sourceCap.equals(targetCap)) {
-        throw new SpotkitException.InvalidOperation(what + ": the row is already allocated on that node");
-      }
-      final ReadResult sourceRead = read(sourceCap);
-      final ReadResult targetRead = read(targetCap);
-      if (!(targetRead instanceof ReadResult.Found targetFound)) {
-        throw new SpotkitException.InternalFailure(what + ": the target's node capacity record is missing; the"
-            + " store was not changed");
-      }
-      final NodeCapacityRecord targetUsage = NodeCapacityRecord.decode(targetFound.value());
-      final java.util.Optional<String> full = targetUsage.whyFull(a.capacity());
-      if (full.isPresent()) {
-        throw new SpotkitException.CapacityExceeded(what + ": the target node is full: " + full.get());
-      }
-      // Spec 002 sections 4 and 7: a source node that is gone removed its capacity record; there is nothing to give
-      // back there, and the move still commits (as a delete of such a row does).
-      final Condition sourceCondition;
-      final List<Mutation> sourceMutation;
-      if (sourceRead instanceof ReadResult.Found sourceFound) {
-        final NodeCapacityRecord sourceUsage;
-        try {
-          sourceUsage = NodeCapacityRecord.decode(sourceFound.value()).retire(a.capacity());
-        } catch (IllegalStateException e) {
-          throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed",
-              e);
-        }
-        sourceCondition = new Condition.ExpectVersion(sourceCap, sourceFound.version());
-        sourceMutation = List.of(Mutation.Put.of(sourceCap, sourceUsage.encode()));
-      } else {
-        sourceCondition = new Condition.ExpectAbsent(sourceCap);
-        sourceMutation = List.of();
-      }
-      final Generations.Issued aog = Generations.prepare(GenerationCounter.AUTHORITY_OWNER,
-          read(GenerationCounter.AUTHORITY_OWNER.key().preimage()));
-      final AuthorityRecord after = new AuthorityRecord(payload, record.objectGeneration(),
-          aog.authorityOwnerGeneration(), target.ownerId(), target.leaseGeneration(),
-          new AuthorityRecord.Allocation(AuthorityRecord.State.ACTIVE, a.objectKind(), a.stableType(),
-              target.meshName(), target.routingIdHex(), target.lifecycleGeneration(), a.capacity()), null);
-      final List<Condition> conditions = new ArrayList<>(List.of(new Condition.ExpectVersion(authKey,
-          found.version()), lease.condition().get(), sourceCondition, new Condition.ExpectVersion(targetCap,
-          targetFound.version()), aog.condition()));
-      conditions.addAll(follows);
-      final List<Mutation> mutations = new ArrayList<>(List.of(Mutation.Put.of(authKey, after.encode())));
-      mutations.addAll(sourceMutation);
-      mutations.add(Mutation.Put.of(targetCap, targetUsage.reserve(a.capacity()).commit(a.capacity()).encode()));
-      mutations.add(aog.advance());
-      final Optional<Written> written = write(WriteBatch.of(conditions, mutations), authKey, after.encode(), what);
-      if (written.isPresent()) {
-        return new Outcome.Done(Optional.of(after), written.get().version(), written.get().now());
-      }
-    }
-    throw exhausted(what);
+      final StoreBytes payload, final String sourceRoutingIdHex) {
+    return RelocationCas.relocate(this, key, expectedVersion, target, payload, sourceRoutingIdHex);
   }
 
   /**
@@ -642,7 +578,7 @@ public final class PlacementBatches {
    * aggregate's owner and allocation node (spec 000 section 7), and the batch is conditioned on the aggregate's
    * version, so it cannot apply across an aggregate move; other rows are returned as they are.
    */
-  private AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions,
+  AuthorityRecord effective(final AuthorityRecord row, final List<Condition> conditions,
       final StoreReads reads) {
     final Optional<String> spot = AggregatePointer.spotOf(row.payload());
     if (spot.isEmpty()) {
@@ -833,6 +769,11 @@ public final class PlacementBatches {
    *
    * @throws SpotkitException.Unavailable when the deadline passed: the call is not sent, so nothing changes.
    */
+  /** @return tries per operation, 1..10000. */
+  int maxAttempts() {
+    return maxAttempts;
+  }
+
   Duration callTimeout() {
     if (deadline == null) {
       return timeout;
@@ -861,14 +802,14 @@ public final class PlacementBatches {
   }
 
   /** An applied write: the row's new version (empty when deleted) and StoreNow. */
-  private record Written(Optional<StoreVersion> version, StoreNow now) {
+  record Written(Optional<StoreVersion> version, StoreNow now) {
   }
 
   /**
    * Writes {@code batch}; empty on Conflict. When the answer is lost (Indeterminate), re-reads {@code authKey}:
    * it applied when the row holds exactly {@code expected} (or is gone, when {@code expected} is null).
    */
-  private Optional<Written> write(final WriteBatch batch, final String authKey, final StoreBytes expected,
+  Optional<Written> write(final WriteBatch batch, final String authKey, final StoreBytes expected,
       final String what) {
     final WriteResult result;
     try {

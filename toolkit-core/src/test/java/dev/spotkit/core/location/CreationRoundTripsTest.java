@@ -7,6 +7,7 @@ import dev.spotkit.store.CountingLocationStore;
 import dev.spotkit.store.Mutation;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreVersion;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -99,5 +100,39 @@ class CreationRoundTripsTest {
         .isInstanceOf(PlacementBatches.Outcome.LeaseInvalid.class);
     assertThat(counting.writes()).isEqualTo(writes);
     assertThat(f.capacity("0a01").actors()).isEqualTo(new NodeCapacityRecord.Slots(0, 1, 5));
+  }
+
+  /**
+   * The target-only relocation CAS (spec 001 section 6): told the source node, it reads the row, the target's owner
+   * lease, both capacity records and the AuthorityOwnerGeneration counter in one request and writes in a second
+   * (issue 16: it read them one by one, 6 reads and a write); not told, the source's record is read once the row names
+   * it (3 requests). Either way the row names the target and one slot moves from the source to the target.
+   */
+  @Test
+  void aRelocationCasIsTwoRequestsWhenTheSourceNodeIsNamedAndThreeWhenNot() {
+    final NodePeer other = f.node("0a02", NodeState.SERVING, 100, 5, List.of(MeshFixture.actorType("player", 0)));
+    final StoreVersion[] version = new StoreVersion[2];
+    for (int i = 0; i < 2; i++) {
+      final String id = "mover-" + i;
+      final PlacementBatches.Reservation.Reserved reserved = (PlacementBatches.Reservation.Reserved)
+          batches.reserve(actor(id));
+      version[i] = ((PlacementBatches.Outcome.Done) batches.commit(ObjectKey.actor(id), reserved.version(),
+          List.of())).version().orElseThrow();
+    }
+    long before = counting.requests();
+    final PlacementBatches.Outcome named = batches.relocate(ObjectKey.actor("mover-0"), version[0],
+        PlacementBatches.Target.of(other), StoreBytes.utf8("room"), "0a01");
+    assertThat(named).isInstanceOf(PlacementBatches.Outcome.Done.class);
+    assertThat(counting.requests() - before).as("one readAll, one write").isEqualTo(2);
+    before = counting.requests();
+    final PlacementBatches.Outcome unnamed = batches.relocate(ObjectKey.actor("mover-1"), version[1],
+        PlacementBatches.Target.of(other), StoreBytes.utf8("room"), null);
+    assertThat(unnamed).isInstanceOf(PlacementBatches.Outcome.Done.class);
+    assertThat(counting.requests() - before).as("row and the rest; the source's capacity; write").isEqualTo(3);
+    assertThat(counting.reads()).as("no single-key read").isZero();
+    final PlacementBatches.Outcome.Done done = (PlacementBatches.Outcome.Done) named;
+    assertThat(done.record().orElseThrow().allocation().routingIdHex()).isEqualTo("0a02");
+    assertThat(f.capacity("0a01").actors().active()).isZero();
+    assertThat(f.capacity("0a02").actors().active()).isEqualTo(2);
   }
 }

@@ -179,7 +179,7 @@ final class InstanceMoves {
     final PlacementBatches batches = new PlacementBatches(rt.store().store(), AggregateSeal.STORE_TIMEOUT,
         PlacementBatches.DEFAULT_ATTEMPTS, Deadline.after(AggregateMoves.STEP_TIMEOUT));
     final PlacementBatches.Outcome outcome = batches.relocate(ObjectKey.spot(spotId), sealed.spotVersion(),
-        rt.store().self(), payload);
+        rt.store().self(), payload, null);
     return switch (outcome) {
       case PlacementBatches.Outcome.Done done -> new AggregateAuthority.Outcome.Committed(null,
           done.version().orElseThrow(), done.now(), null);

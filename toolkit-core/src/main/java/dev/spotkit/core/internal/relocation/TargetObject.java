@@ -619,8 +619,10 @@ final class TargetObject {
     // answer leaves time for the re-read and the same CAS again (spec 001 sections 4.5 and 6, REL-19).
     final PlacementBatches batches = new PlacementBatches(rt.store().store(), Relocations.STORE_CALL_TIMEOUT,
         PlacementBatches.DEFAULT_ATTEMPTS, validity());
+    // the row's node when this unit read it: its capacity record is read with the rest, one round trip
+    final String source = row == null ? null : row.authority().allocation().routingIdHex();
     rt.async(() -> admitsCas() ? batches.relocate(ObjectKey.actor(id), new StoreVersion(c.expectedVersion()),
-        self, StoreBytes.utf8(membership)) : null).whenComplete((outcome, failure) -> r.post(id, at -> {
+        self, StoreBytes.utf8(membership), source) : null).whenComplete((outcome, failure) -> r.post(id, at -> {
           if (failure == null && outcome == null) { // not issued (LOC-04): retried while Restore validity lasts
             feed(new TargetEvent.CasAnswered(identity, c.requestId(), TargetEvent.CasOutcome.TRANSIENT), at);
             return;
