@@ -13,7 +13,6 @@ import dev.spotkit.core.internal.runtime.ReplyErrors;
 import dev.spotkit.core.internal.runtime.SpotCell;
 import dev.spotkit.core.location.AuthorityRecord;
 import dev.spotkit.core.location.LocationKeys;
-import dev.spotkit.core.location.LocationRecords;
 import dev.spotkit.core.location.NodeCapacityRecord;
 import dev.spotkit.core.location.ObjectKey;
 import dev.spotkit.core.location.StoreCalls;
@@ -28,6 +27,7 @@ import dev.spotkit.core.wire.WireSpotRef;
 import dev.spotkit.relocation.wire.ApplicationPayload;
 import dev.spotkit.store.ReadResult;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -58,15 +58,20 @@ public final class JoinApprovals {
         throw new SpotkitException.StaleGeneration("spot '" + spot.id + "' has generation " + spot.generation
             + ", the join addressed " + m.targetSpot().generation());
       }
-      final LocationRecords.Stored row = LocationRecords.read(rt.store().store(), ObjectKey.actor(m.actor().id()))
-          .orElseThrow(() -> new SpotkitException.NotFound("actor '" + m.actor().id() + "' has no location record"));
-      if (!rt.config().actorTypes().containsKey(row.authority().allocation().stableType())) {
-        throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " has no factory for actor type '"
-            + row.authority().allocation().stableType() + "'");
+      // the actor's row and this node's capacity record in one request (one round trip); the row's stable type is
+      // its own whether or not it follows a SpotWide aggregate, so the aggregate is not read
+      final List<ReadResult> reads = StoreCalls.await(rt.store().store().readAll(List.of(
+          ObjectKey.actor(m.actor().id()).logicalKey().preimage(), LocationKeys.nodeCapacity(rt.meshName().value(),
+          rt.nodeRid().hex()).preimage())), Duration.ofSeconds(5), "read of the actor's row and capacity record");
+      if (!(reads.get(0) instanceof ReadResult.Found row)) {
+        throw new SpotkitException.NotFound("actor '" + m.actor().id() + "' has no location record");
       }
-      final ReadResult cap = StoreCalls.await(rt.store().store().read(LocationKeys.nodeCapacity(
-          rt.meshName().value(), rt.nodeRid().hex()).preimage()), Duration.ofSeconds(5), "capacity read");
-      if (cap instanceof ReadResult.Found found) {
+      final String stableType = AuthorityRecord.decode(row.value()).allocation().stableType();
+      if (!rt.config().actorTypes().containsKey(stableType)) {
+        throw new SpotkitException.Unavailable("node " + rt.nodeRid() + " has no factory for actor type '"
+            + stableType + "'");
+      }
+      if (reads.get(1) instanceof ReadResult.Found found) {
         final Optional<String> full = NodeCapacityRecord.decode(found.value()).whyFull(
             AuthorityRecord.Capacity.actor());
         if (full.isPresent()) {
