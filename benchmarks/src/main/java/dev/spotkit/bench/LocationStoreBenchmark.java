@@ -24,11 +24,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import java.io.File;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +77,7 @@ public class LocationStoreBenchmark {
   private static final String OWNER = "owner-bench";
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-  private Process redis;
+  private LocalRedis redis;
   private RedisClient client;
   private StatefulRedisConnection<String, String> raw;
   private RedisAsyncCommands<String, String> rawAsync;
@@ -104,28 +99,10 @@ public class LocationStoreBenchmark {
    */
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    final int port;
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = socket.getLocalPort();
-    }
-    final Path dir = Files.createTempDirectory("spotkit-bench-redis");
-    redis = new ProcessBuilder(List.of(redisServer(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--dir", dir.toString()))
-        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-    final String uri = "redis://127.0.0.1:" + port;
+    redis = LocalRedis.start();
+    final String uri = redis.uri();
     client = RedisClient.create(uri);
-    final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (raw == null) {
-      try {
-        raw = client.connect();
-      } catch (RuntimeException e) {
-        if (System.nanoTime() - until > 0 || !redis.isAlive()) {
-          throw new IllegalStateException("redis-server on port " + port + " did not answer; see "
-              + dir.resolve("redis.log"), e);
-        }
-        Thread.sleep(20); // startup only: wait for the server to bind, bounded by 15 s
-      }
-    }
+    raw = client.connect();
     rawAsync = raw.async();
     trivialSha = rawAsync.scriptLoad("return 1").get(5, TimeUnit.SECONDS);
 
@@ -153,17 +130,6 @@ public class LocationStoreBenchmark {
     final ReadResult.Found row = (ReadResult.Found) store.read(casKey).toCompletableFuture().get(5, TimeUnit.SECONDS);
     casValue = row.value();
     casVersion = row.version();
-  }
-
-  private static String redisServer() {
-    for (String dir : (System.getenv().getOrDefault("PATH", "") + File.pathSeparator + "/usr/bin"
-        + File.pathSeparator + "/usr/local/bin").split(File.pathSeparator)) {
-      final Path candidate = Path.of(dir.isEmpty() ? "." : dir, "redis-server");
-      if (Files.isExecutable(candidate)) {
-        return candidate.toString();
-      }
-    }
-    throw new IllegalStateException("redis-server is not installed (apt-get install -y redis-server)");
   }
 
   private void applied(final WriteBatch batch) throws Exception {
@@ -199,10 +165,7 @@ public class LocationStoreBenchmark {
       client.shutdown();
     }
     if (redis != null) {
-      redis.destroy();
-      if (!redis.waitFor(5, TimeUnit.SECONDS)) {
-        redis.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-      }
+      redis.close();
     }
   }
 

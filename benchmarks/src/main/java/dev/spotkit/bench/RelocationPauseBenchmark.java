@@ -10,6 +10,9 @@ import dev.spotkit.core.JoinResult;
 import dev.spotkit.core.MeshNode;
 import dev.spotkit.core.UserSpot;
 import dev.spotkit.core.UserSpotContext;
+import dev.spotkit.redis.RedisLocationStore;
+import dev.spotkit.redis.RedisRelocationStore;
+import dev.spotkit.redis.RedisStoreOptions;
 import dev.spotkit.store.InMemoryLocationStore;
 import dev.spotkit.store.InMemoryRelocationStore;
 import java.time.Duration;
@@ -55,6 +58,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Variants ({@code impl}): {@code crossNode} alternates the actor between a spot on node A and one on node B
  * (every operation is a live relocation); {@code sameNode} (the baseline, same run) alternates it between two
  * spots on node A (a membership change with no relocation).
+ *
+ * <p>Stores ({@code store}): {@code memory} (default) shares one {@code InMemoryLocationStore} and
+ * {@code InMemoryRelocationStore} between the nodes; {@code redis} gives each node its own Redis Location and
+ * Relocation Store connection to a {@code redis-server} the benchmark starts on 127.0.0.1, as nodes in production
+ * run: every store request of a move is then a loopback round trip.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -184,10 +192,15 @@ public class RelocationPauseBenchmark {
     @Param({"crossNode", "sameNode"})
     public String impl;
 
+    /** {@code memory} (shared in-memory stores) or {@code redis} (a local redis-server, a connection per node). */
+    @Param({"memory"})
+    public String store;
+
     /** Bytes of actor state moved per relocation. */
     @Param({"1024", "1048576"})
     public int stateBytes;
 
+    private LocalRedis redis;
     private MeshNode a;
     private MeshNode b;
     private String actor;
@@ -204,10 +217,19 @@ public class RelocationPauseBenchmark {
      */
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        final InMemoryLocationStore locations = new InMemoryLocationStore();
-        final InMemoryRelocationStore relocations = new InMemoryRelocationStore();
-        a = node(locations, relocations);
-        b = node(locations, relocations);
+        if ("redis".equals(store)) {
+            redis = LocalRedis.start();
+            final RedisStoreOptions options = RedisStoreOptions.of(redis.uri(), "bench");
+            a = node(builder -> builder.locationStore(RedisLocationStore.connect(options))
+                .relocationStore(RedisRelocationStore.connect(options)).closeStoresOnClose());
+            b = node(builder -> builder.locationStore(RedisLocationStore.connect(options))
+                .relocationStore(RedisRelocationStore.connect(options)).closeStoresOnClose());
+        } else {
+            final InMemoryLocationStore locations = new InMemoryLocationStore();
+            final InMemoryRelocationStore relocations = new InMemoryRelocationStore();
+            a = node(builder -> builder.locationStore(locations).relocationStore(relocations));
+            b = node(builder -> builder.locationStore(locations).relocationStore(relocations));
+        }
         actor = actorOn(a);
         spots[0] = spotOn(a, "home");
         spots[1] = spotOn("crossNode".equals(impl) ? b : a, "away");
@@ -223,8 +245,8 @@ public class RelocationPauseBenchmark {
         });
     }
 
-    private static MeshNode node(final InMemoryLocationStore locations, final InMemoryRelocationStore relocations) {
-        return MeshNode.builder().meshName("bench").locationStore(locations).relocationStore(relocations)
+    private static MeshNode node(final java.util.function.UnaryOperator<MeshNode.Builder> stores) {
+        return stores.apply(MeshNode.builder().meshName("bench"))
             .mesh(m -> m.listen("127.0.0.1", 0).clusterSecret(SECRET))
             .objectServer(s -> s.entrySpot(Entry::new)
                 .actor("mover", Mover::new, o -> o.preserveStateWith(new MoverState()))
@@ -310,5 +332,8 @@ public class RelocationPauseBenchmark {
             gapMicros.getTotalCount());
         a.close();
         b.close();
+        if (redis != null) {
+            redis.close();
+        }
     }
 }
