@@ -851,17 +851,14 @@ public final class RouteMesh implements MeshListener {
     final ReplySink sink = new ReplySink(WireDeadlines.budgetDeadline(m.deadlineBudgetMs()), Object.class,
         "request from node " + from.peerRid() + " to " + m.targetKind() + " '" + m.targetId() + "'");
     final long correlation = m.correlation();
+    // encoded in the handler's turn: a reply that cannot be encoded discards the turn's joins (MEM-18)
+    sink.encodeWith(value -> rt.copier().encodeForPeer("reply", value, maxPayloadBytes, false));
     rt.attachDeadline(sink.future, sink.deadline, () -> sink.description + " timed out");
     sink.future.whenComplete((value, failure) -> {
-      Reply reply;
+      final Reply reply;
       if (failure == null) {
-        try {
-          reply = new Reply(correlation, TerminalResult.OK, dev.spotkit.core.wire.FailureCode.NONE,
-              dev.spotkit.core.wire.ReplyTail.Empty.INSTANCE, rt.copier().encodeForPeer("reply", value,
-              maxPayloadBytes, false));
-        } catch (SpotkitException e) {
-          reply = ReplyErrors.toReply(correlation, e);
-        }
+        reply = new Reply(correlation, TerminalResult.OK, dev.spotkit.core.wire.FailureCode.NONE,
+            dev.spotkit.core.wire.ReplyTail.Empty.INSTANCE, (ApplicationPayload) sink.encoded());
       } else {
         reply = ReplyErrors.toReply(correlation, Cell.typed(failure, sink.description));
       }

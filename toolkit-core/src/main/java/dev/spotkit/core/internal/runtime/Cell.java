@@ -292,8 +292,11 @@ public abstract sealed class Cell permits ActorCell, SpotCell {
       meters.handled(System.nanoTime() - started, failure != null);
     }
     if (failure == null) {
-      if (reply != null) {
-        reply.complete(result);
+      if (reply != null && !reply.complete(result) && turn.joinCount() > 0) {
+        // spec 000 section 4 (MEM-18): the reply could not be given (null, wrong type, not encodable for the wire)
+        NodeRuntime.LOG.warn("{}: the reply of a request handler failed; {} join barrier(s) of this turn discarded",
+            describe(), turn.joinCount());
+        turn.joins = null;
       }
       afterTurn(turn);
     } else {
