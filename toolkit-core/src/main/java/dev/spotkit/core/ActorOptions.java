@@ -86,8 +86,9 @@ public final class ActorOptions<A extends Actor> {
    * @param <T> the state type.
    * @return these options.
    * @throws SpotkitException.InvalidOperation when an argument is null. At a move, a null or unwritable state fails
-   *     it on the source and a state that does not decode fails it on the target, both with InvalidOperation and
-   *     before relay-ready: the actor keeps serving where it was, nothing lost.
+   *     it on the source with InvalidOperation, a state that does not decode fails it on the target (the caller
+   *     gets InternalFailure, RESTORE_FAILED), both before relay-ready: the actor keeps serving where it was,
+   *     nothing lost.
    */
   public <T> ActorOptions<A> preserveState(final Class<T> stateType,
       final Function<? super A, ? extends T> capture, final BiConsumer<? super A, ? super T> restore) {
@@ -105,8 +106,8 @@ public final class ActorOptions<A extends Actor> {
    * @param <T> the state type.
    * @return these options.
    * @throws SpotkitException.InvalidOperation when an argument is null. At a move, a null state or a codec that
-   *     throws fails it (on the source when encoding, on the target when decoding) with InvalidOperation before
-   *     relay-ready: the actor keeps serving where it was, nothing lost.
+   *     throws fails it before relay-ready (encoding: on the source, InvalidOperation; decoding: on the target, the
+   *     caller gets InternalFailure, RESTORE_FAILED): the actor keeps serving where it was, nothing lost.
    */
   public <T> ActorOptions<A> preserveState(final StateCodec<T> codec,
       final Function<? super A, ? extends T> capture, final BiConsumer<? super A, ? super T> restore) {

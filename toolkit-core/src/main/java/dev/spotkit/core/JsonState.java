@@ -21,7 +21,8 @@ import java.util.function.Function;
  * <p>Errors (each fails the move before relay-ready, so the object keeps serving on its source, nothing lost;
  * spec 001 section 9): capture returning null, or a value Jackson cannot write, is
  * {@link SpotkitException.InvalidOperation} on the source; bytes that do not decode as {@code stateType} are
- * {@link SpotkitException.InvalidOperation} on the target; the same for a {@link StateCodec} the user gives.
+ * {@link SpotkitException.InvalidOperation} on the target, which fails its Restore (command 53 RESTORE_FAILED: the
+ * move's caller gets {@link SpotkitException.InternalFailure}); the same for a {@link StateCodec} the user gives.
  * Thread-safe (one shared mapper).
  */
 final class JsonState {

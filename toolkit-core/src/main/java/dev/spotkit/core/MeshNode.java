@@ -804,14 +804,14 @@ public final class MeshNode implements AutoCloseable {
      *   <li>{@code spotkit.relocation.pause} timer with buckets 5 ms..10 s and a percentile histogram, tag role: a
      *       committed move's pause seen from this side (source: seal until the commit was read, an upper bound; target:
      *       Restore arrival until the queue opened);</li>
-     *   <li>{@code spotkit.relocation.bytes} counter (bytes), tag direction=sent: relocation payload chunks
-     *       (command 52) written;</li>
+     *   <li>{@code spotkit.relocation.bytes} counter (bytes), tag direction=sent: state chunks (52) written;</li>
      *   <li>{@code spotkit.relocation.follow.forwards} counter: messages Message Follow forwarded to a new owner
      *       (spec 001 section 10);</li>
      *   <li>{@code spotkit.store.duration} timer, tags store ({@code location}/{@code relocation}), operation
      *       ({@code read}, {@code write}, {@code scan}; {@code put}, {@code get}, {@code renew}, {@code delete}),
      *       outcome ({@code ok}, the operation's negative answer such as {@code conflict} or {@code missing}, or
-     *       {@code error}); {@code spotkit.store.errors} counter, tags store, operation, error (exception class);</li>
+     *       {@code error}); {@code spotkit.store.errors} counter, tags store, operation, error (exception class;
+     *       {@code Unavailable} and {@code Indeterminate} at 0 from the start);</li>
      *   <li>{@code spotkit.lease.renewals} counter, tag outcome ({@code ok}/{@code failed});</li>
      *   <li>{@code spotkit.mesh.connections} gauge; {@code spotkit.mesh.bytes} counter (bytes), tag direction
      *       ({@code sent}/{@code received});</li>

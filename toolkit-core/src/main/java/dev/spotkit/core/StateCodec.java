@@ -8,9 +8,11 @@ package dev.spotkit.core;
  * Jackson codec behind {@code preserveState(stateType, capture, restore)}; give your own (Protocol Buffers, Kryo, a
  * hand-written layout) for a compact or versioned format.
  *
- * <p>Errors: an exception from {@link #encode} fails the move on the source, one from {@link #decode} fails it on
- * the target, both as {@link SpotkitException.InvalidOperation} before relay-ready, so the object keeps serving
- * where it was and nothing is lost (spec 001 section 9). A codec is called from the object's turn (encode on the
+ * <p>Errors: an exception from {@link #encode} fails the move on the source with
+ * {@link SpotkitException.InvalidOperation}; one from {@link #decode} fails the Restore on the target, whose log
+ * names it, and the move's caller gets {@link SpotkitException.InternalFailure} (the target answers command 53
+ * {@code RESTORE_FAILED}, a code without text). Both happen before relay-ready, so the object keeps serving where it
+ * was and nothing is lost (spec 001 section 9). A codec is called from the object's turn (encode on the
  * source, decode on the target before the instance takes a message); one instance may serve every object of a
  * type at once, so it must be thread-safe.
  *
@@ -31,7 +33,7 @@ public interface StateCodec<T> {
    *
    * @param bytes the moved bytes.
    * @return the value for restore; not null.
-   * @throws Exception when the bytes do not decode (the move fails on the target with InvalidOperation).
+   * @throws Exception when the bytes do not decode (the target's Restore fails; the caller gets InternalFailure).
    */
   T decode(byte[] bytes) throws Exception;
 

@@ -289,7 +289,8 @@ class JsonStateTest {
     final HostRelocationResult refused = a.relocate(mesh.node(2).nodeRid()).join();
     assertThat(refused.relocated()).isEmpty();
     assertThat(refused.kept().values()).singleElement().satisfies(e -> assertThat(e)
-        .isInstanceOf(SpotkitException.class));
+        .as("a decode failure on the target: command 53 RESTORE_FAILED").isInstanceOf(
+            SpotkitException.InternalFailure.class).hasMessageContaining("RESTORE_FAILED"));
     assertThat(where(a, id)).isEqualTo(a.nodeRid().hex());
 
     final HostRelocationResult moved = a.relocate(mesh.node(1).nodeRid()).join();

@@ -215,6 +215,8 @@ class MetricsAndEventsTest {
         .isPositive();
     assertThat(timerCount(rb, "spotkit.store.duration", "store", "location", "operation", "read", "outcome", "ok"))
         .isPositive();
+    assertThat(ra.get("spotkit.store.errors").tags("store", "location", "operation", "write", "error",
+        "Indeterminate").counter().count()).as("the SPI's store errors exist at 0 before any failure").isZero();
     assertThat(count(ra, "spotkit.mesh.bytes", "direction", "sent")).isPositive();
     assertThat(count(rb, "spotkit.mesh.bytes", "direction", "received")).isPositive();
     assertThat(ra.get("spotkit.mesh.connections").gauge().value()).isGreaterThanOrEqualTo(1);

@@ -49,6 +49,19 @@ import java.util.function.ObjIntConsumer;
  * node (e.g. each node its own Redis connection to one Redis); {@link #locationStore(int)} and
  * {@link #relocationStore(int)} tell which store node i was started with. The mesh never closes a store (a node
  * does when the test sets {@code closeStoresOnClose()} through {@link Builder#node}).
+ *
+ * <p>Crash tests: {@link #halt(int)} stops a node as {@code kill -9} does; its objects can be created again once its
+ * owner lease lapsed (default TTL 15 s). Give the nodes a short lease to keep such a test fast, e.g.
+ * {@code .node(b -> b.ownerLease(ofMillis(200), ofMillis(1500), ofMillis(400), ofMillis(300)))} (renew interval,
+ * TTL, renew timeout, fencing margin; see {@code MeshNode.Builder#ownerLease}). Object timers are driven with
+ * {@link #fireTimer}.
+ *
+ * <p>Running it: on JDK 24 and later, Agrona (the mailboxes) needs
+ * {@code --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED} and Netty wants
+ * {@code --enable-native-access=ALL-UNNAMED} (and, from JDK 23, {@code --sun-misc-unsafe-memory-access=allow}) on
+ * the test JVM: put them in Surefire's {@code <argLine>}; without the first every node fails to start with
+ * {@code IllegalAccessError ... jdk.internal.misc.Unsafe}. The kit logs through SLF4J and brings no binding: add one
+ * (e.g. {@code slf4j-simple}, test scope) to see the nodes' logs.
  */
 public final class TestMesh implements AutoCloseable {
   /** Ids tried by {@link #actorOn} and {@link #spotOn} before giving up. */

@@ -2,6 +2,7 @@ package dev.spotkit.core.internal.observe;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,7 +12,8 @@ import java.util.function.Supplier;
 
 /**
  * The meters of one store operation: a timer per outcome (ok, the operation's negative answer, error) and an error
- * counter per exception class, made on first use. Any thread.
+ * counter per exception class: the SPI's {@code Unavailable} and {@code Indeterminate} from the start, any other on
+ * first use. Any thread.
  */
 final class StoreMeters {
   private final NodeMetrics metrics;
@@ -29,6 +31,11 @@ final class StoreMeters {
     this.ok = metrics.storeTimer(store, operation, "ok");
     this.negative = metrics.storeTimer(store, operation, negativeOutcome);
     this.error = metrics.storeTimer(store, operation, "error");
+    // the store errors of the SPI exist from the start at 0, so a scrape shows them before the first failure
+    for (Class<? extends dev.spotkit.store.StoreException> kind : List.of(
+        dev.spotkit.store.StoreException.Unavailable.class, dev.spotkit.store.StoreException.Indeterminate.class)) {
+      errors.put(kind, metrics.storeErrors(store, operation, kind.getSimpleName()));
+    }
   }
 
   /**
