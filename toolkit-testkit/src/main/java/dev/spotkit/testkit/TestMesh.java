@@ -422,11 +422,20 @@ public final class TestMesh implements AutoCloseable {
     /**
      * The objects every node registers, as {@link MeshNode.Builder#objectServer}.
      *
-     * @param configure registers the Entry Spot and the actor and spot types.
+     * @param configure registers the actor and spot types, and the Entry Spot (when it registers none, each node gets
+     *     a {@link PlainEntrySpot}: no handlers, every callback the default).
      * @return this builder.
      */
     public Builder objectServer(final Consumer<ObjectServerBuilder> configure) {
-      this.registrations = Objects.requireNonNull(configure, "configure");
+      Objects.requireNonNull(configure, "configure");
+      this.registrations = server -> {
+        configure.accept(server);
+        try { // the test registered none: a plain one, so an actor-only test needs no Entry Spot class
+          server.entrySpot(PlainEntrySpot::new);
+        } catch (dev.spotkit.core.SpotkitException.InvalidOperation registered) {
+          // the test's own Entry Spot stays
+        }
+      };
       return this;
     }
 
@@ -582,6 +591,28 @@ public final class TestMesh implements AutoCloseable {
         throw e;
       }
       return mesh;
+    }
+  }
+
+  /**
+   * The Entry Spot a node gets when the test registers none (spec 000 section 2: every object server has one): no
+   * handlers of its own, every callback the default. Built by the runtime at node start.
+   */
+  public static final class PlainEntrySpot implements dev.spotkit.core.EntrySpot {
+    private final dev.spotkit.core.EntrySpotContext ctx;
+
+    /**
+     * Built by the runtime.
+     *
+     * @param ctx the Entry Spot's context.
+     */
+    public PlainEntrySpot(final dev.spotkit.core.EntrySpotContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public dev.spotkit.core.EntrySpotContext context() {
+      return ctx;
     }
   }
 }

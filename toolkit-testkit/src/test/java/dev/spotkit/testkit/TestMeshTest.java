@@ -113,6 +113,18 @@ class TestMeshTest {
   }
 
   @Test
+  void anActorOnlyTestNeedsNoEntrySpotOfItsOwn() {
+    try (TestMesh mesh = TestMesh.builder().objectServer(s -> s.actor("counter", Counter::new,
+        a -> a.recreateOnRelocation())).start(2)) {
+      final String id = mesh.actorOn(1, "solo", "counter");
+      mesh.node(0).toActor(id).send(new Note("x"));
+      assertThat(mesh.node(0).toActor(id).request(new Count(), Integer.class).timeout(Duration.ofSeconds(10))
+          .await()).isEqualTo(1);
+      assertThat(mesh.node(1).entrySpot().id().value()).startsWith("test-entry-");
+    }
+  }
+
+  @Test
   void aTimerIsFiredNowWithoutWaitingOutItsPeriod() throws Exception {
     SEEN.clear();
     try (TestMesh mesh = mesh().start(2)) {
