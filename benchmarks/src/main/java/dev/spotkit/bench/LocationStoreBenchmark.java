@@ -60,7 +60,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       lease and capacity, then one batch: Ready row, slot to active): 4 round trips.</li>
  *   <li>{@code creation8}, {@code creation64}, {@code baselineEvalsha8}, {@code baselineEvalsha64}: the same with
  *       8 and 64 caller threads ({@code @Threads}); the creators share one {@link PlacementBatches} (one node),
- *       whose concurrent reserves and commits go out as one read and one write per group.</li>
+ *       whose concurrent reserves and commits go out as one read and one write per group;</li>
+ *   <li>{@code relocationCas}: the target-only relocation CAS of a move ({@link PlacementBatches#relocate}) of one
+ *       row alternately between two nodes, the source node named: one readAll, one batch (2 round trips);
+ *       {@code relocationCasUnnamed}: the source not named (3 round trips).</li>
  * </ul>
  * Compare each store score with {@code baselineEvalsha} of the same run: the ratio is the store's overhead in
  * round trips and script work.
@@ -75,6 +78,8 @@ public class LocationStoreBenchmark {
   private static final String MESH = "bench";
   private static final String RID = "00000000000000b1";
   private static final String OWNER = "owner-bench";
+  private static final String RID2 = "00000000000000b2";
+  private static final String OWNER2 = "owner-bench-2";
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
   private LocalRedis redis;
@@ -90,6 +95,12 @@ public class LocationStoreBenchmark {
   private StoreBytes casValue;
   private StoreVersion casVersion;
   private final AtomicLong created = new AtomicLong();
+  /** The second node, target of every other relocation CAS. */
+  private PlacementBatches.Target other;
+  private ObjectKey moverKey;
+  private StoreVersion moverVersion;
+  /** Where the mover's row is allocated now: false = {@code RID}, true = {@code RID2}. */
+  private boolean moverOnOther;
 
   /**
    * Starts redis-server, connects both clients and writes the node records a reservation checks (owner lease,
@@ -108,28 +119,36 @@ public class LocationStoreBenchmark {
 
     store = RedisLocationStore.connect(uri, "bench");
     batches = new PlacementBatches(store, TIMEOUT, PlacementBatches.DEFAULT_ATTEMPTS);
-    final LeaseGeneration lease = new LeaseGeneration(1);
-    applied(WriteBatch.unconditional(Mutation.Put.expiring(LocationKeys.ownerLease(OWNER).preimage(),
-        new OwnerLeaseRecord(OWNER, lease).encode(), Duration.ofHours(1))));
-    final MeshNodeDescriptorRecord descriptor = new MeshNodeDescriptorRecord(OWNER, lease, 1,
-        new MeshNodeDescriptorRecord.Descriptor(MESH, RID, 1, "127.0.0.1:7000", null, Map.of(), 1,
-            List.of(new MeshNodeDescriptorRecord.Capability(PlacementKind.ACTOR, "bench",
-                MeshNodeDescriptorRecord.Policy.UNSPECIFIED, false, 0)),
-            MeshNodeDescriptorRecord.Role.SERVER, 100, new MeshNodeDescriptorRecord.Usage(0, 0, 0),
-            new MeshNodeDescriptorRecord.Usage(0, 0, 0), List.of(), 0, 0, null, NodeState.SERVING, "id-" + RID,
-            0));
-    final NodeDirectory.Published published = new NodeDirectory(store, TIMEOUT, 10).publish(descriptor);
-    if (!(published instanceof NodeDirectory.Published.Stored)) {
-      throw new IllegalStateException("descriptor not published: " + published);
-    }
-    batches.publishLimits(MESH, RID, NodeCapacityRecord.limitsOf(descriptor.descriptor()));
-    target = new PlacementBatches.Target(MESH, RID, 1, OWNER, lease);
+    target = publishNode(RID, OWNER);
+    other = publishNode(RID2, OWNER2);
     readKey = ObjectKey.actor("bench-read");
     createOne(readKey);
     casKey = readKey.logicalKey().preimage();
     final ReadResult.Found row = (ReadResult.Found) store.read(casKey).toCompletableFuture().get(5, TimeUnit.SECONDS);
     casValue = row.value();
     casVersion = row.version();
+    moverKey = ObjectKey.actor("bench-mover");
+    moverVersion = createOne(moverKey);
+  }
+
+  /** Publishes a Serving node (owner lease, descriptor, capacity limits) and returns it as a placement target. */
+  private PlacementBatches.Target publishNode(final String rid, final String owner) throws Exception {
+    final LeaseGeneration lease = new LeaseGeneration(1);
+    applied(WriteBatch.unconditional(Mutation.Put.expiring(LocationKeys.ownerLease(owner).preimage(),
+        new OwnerLeaseRecord(owner, lease).encode(), Duration.ofHours(1))));
+    final MeshNodeDescriptorRecord descriptor = new MeshNodeDescriptorRecord(owner, lease, 1,
+        new MeshNodeDescriptorRecord.Descriptor(MESH, rid, 1, "127.0.0.1:7000", null, Map.of(), 1,
+            List.of(new MeshNodeDescriptorRecord.Capability(PlacementKind.ACTOR, "bench",
+                MeshNodeDescriptorRecord.Policy.UNSPECIFIED, false, 0)),
+            MeshNodeDescriptorRecord.Role.SERVER, 100, new MeshNodeDescriptorRecord.Usage(0, 0, 0),
+            new MeshNodeDescriptorRecord.Usage(0, 0, 0), List.of(), 0, 0, null, NodeState.SERVING, "id-" + rid,
+            0));
+    final NodeDirectory.Published published = new NodeDirectory(store, TIMEOUT, 10).publish(descriptor);
+    if (!(published instanceof NodeDirectory.Published.Stored)) {
+      throw new IllegalStateException("descriptor not published: " + published);
+    }
+    batches.publishLimits(MESH, rid, NodeCapacityRecord.limitsOf(descriptor.descriptor()));
+    return new PlacementBatches.Target(MESH, rid, 1, owner, lease);
   }
 
   private void applied(final WriteBatch batch) throws Exception {
@@ -215,6 +234,42 @@ public class LocationStoreBenchmark {
   @Benchmark
   public StoreVersion creation() {
     return createOne(ObjectKey.actor("bench-" + created.getAndIncrement()));
+  }
+
+  /**
+   * One target-only relocation CAS of a Ready actor row, as a move's target runs it, alternately to the second node
+   * and back: the row, the target's owner lease, both capacity records and the AuthorityOwnerGeneration counter in
+   * one readAll (the source node named), then one batch: 2 round trips.
+   *
+   * @return the row's new version.
+   */
+  @Benchmark
+  public StoreVersion relocationCas() {
+    return relocate(true);
+  }
+
+  /**
+   * {@link #relocationCas} without naming the source node: its capacity record is read once the row names it, 3
+   * round trips.
+   *
+   * @return the row's new version.
+   */
+  @Benchmark
+  public StoreVersion relocationCasUnnamed() {
+    return relocate(false);
+  }
+
+  private StoreVersion relocate(final boolean named) {
+    final PlacementBatches.Target to = moverOnOther ? target : other;
+    final String from = moverOnOther ? RID2 : RID;
+    final PlacementBatches.Outcome outcome = batches.relocate(moverKey, moverVersion, to, StoreBytes.empty(),
+        named ? from : null);
+    if (!(outcome instanceof PlacementBatches.Outcome.Done done)) {
+      throw new IllegalStateException("relocation CAS not applied: " + outcome);
+    }
+    moverOnOther = !moverOnOther;
+    moverVersion = done.version().orElseThrow();
+    return moverVersion;
   }
 
   /**
