@@ -1,15 +1,14 @@
 package dev.spotkit.examples.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.spotkit.examples.chat.PrometheusScrape.scrape;
+import static dev.spotkit.examples.chat.PrometheusScrape.sum;
 import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -30,7 +29,7 @@ class MetricsEndpointTest {
     try (server;
         BadInputTest.LineClient ann = new BadInputTest.LineClient(server.ports().get(0));
         BadInputTest.LineClient bob = new BadInputTest.LineClient(server.ports().get(1))) {
-      final String url = "http://127.0.0.1:" + command.metrics.port() + "/metrics";
+      final String url = "http://127.0.0.1:" + command.metrics.endpoint().port() + "/metrics";
       ann.enter("ann", "r");
       bob.enter("bob", "r"); // the room lives on one of the two nodes: one of the players moved to it
       final double before = sum(scrape(url), "spotkit_messages_handled_total", "type=\"player\"", "outcome=\"ok\"");
@@ -93,29 +92,5 @@ class MetricsEndpointTest {
           .endsWith("; choose another port, or 0 for a free one" + System.lineSeparator())
           .doesNotContain("\tat ");
     }
-  }
-
-  private static String scrape(final String url) throws Exception {
-    final HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
-    http.setConnectTimeout(5_000);
-    http.setReadTimeout(5_000);
-    try {
-      assertThat(http.getResponseCode()).isEqualTo(200);
-      assertThat(http.getContentType()).startsWith("text/plain");
-      try (java.io.InputStream in = http.getInputStream()) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      }
-    } finally {
-      http.disconnect();
-    }
-  }
-
-  /** The sum of the samples of {@code metric} whose labels contain every fragment. */
-  private static double sum(final String text, final String metric, final String... labels) {
-    return text.lines()
-        .filter(l -> l.startsWith(metric + "{") || l.startsWith(metric + " "))
-        .filter(l -> Arrays.stream(labels).allMatch(l::contains))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-        .sum();
   }
 }
