@@ -43,7 +43,8 @@ public final class MetricsOptions {
    */
   public String problem() {
     if (port == null) {
-      return null;
+      return host == null ? null : "--metrics-host " + host + " needs --metrics-port: add --metrics-port N (0 for"
+          + " a free port) to serve metrics, or drop --metrics-host";
     }
     final String badHost = ChatServerCommand.hostProblem("--metrics-host", host());
     if (badHost != null) {
@@ -71,7 +72,8 @@ public final class MetricsOptions {
    */
   public String start() {
     if (port == null) {
-      return null;
+      return host == null ? null : "--metrics-host " + host + " needs --metrics-port: add --metrics-port N (0 for"
+          + " a free port) to serve metrics, or drop --metrics-host";
     }
     try {
       endpoint = MetricsEndpoint.start(host(), port);

@@ -9,14 +9,16 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 /**
  * {@code chat-server --nodes 2 --metrics-port 0}: a Prometheus scrape of the printed endpoint during chat traffic
  * shows the node meters, tagged by node, moving: messages handled and turn latency of players, the relocation of a
  * player to its room's node (committed counter, pause histogram buckets, bytes), store calls, mesh connections and
- * bytes, open sessions; and a bad {@code --metrics-port} is a usage error.
+ * bytes, open sessions; and a bad {@code --metrics-port}, or {@code --metrics-host} without it, is a usage error.
  */
 class MetricsEndpointTest {
 
@@ -77,6 +79,19 @@ class MetricsEndpointTest {
     assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --metrics-port 70000 must be between 0"
         + " and 65535 (0 = a free port)" + System.lineSeparator());
+  }
+
+  /** {@code --metrics-host} alone used to be ignored silently: no endpoint, and no word of it. */
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS) // without the check the server would start and run until stopped
+  void aMetricsHostWithoutAMetricsPortIsAUsageError() {
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port", "0",
+        "--metrics-host", "0.0.0.0");
+    assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --metrics-host 0.0.0.0 needs"
+        + " --metrics-port: add --metrics-port N (0 for a free port) to serve metrics, or drop --metrics-host"
+        + System.lineSeparator());
   }
 
   @Test

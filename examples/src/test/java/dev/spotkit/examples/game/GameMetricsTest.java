@@ -13,13 +13,15 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 /**
  * {@code game-server --nodes 2 --metrics-port 0}: a Prometheus scrape of the endpoint shows the node meters, tagged
- * by node (a player's handled commands, the open session, the mesh); a bad {@code --metrics-port} is a
- * usage error, as for {@code chat-server} (the same {@code MetricsOptions}).
+ * by node (a player's handled commands, the open session, the mesh); a bad {@code --metrics-port}, or
+ * {@code --metrics-host} without it, is a usage error, as for {@code chat-server} (the same {@code MetricsOptions}).
  */
 class GameMetricsTest {
 
@@ -74,6 +76,17 @@ class GameMetricsTest {
     assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("game-server: --metrics-port 70000 must be between 0"
         + " and 65535 (0 = a free port)" + System.lineSeparator());
     assertThat(command.metrics.endpoint()).isNull();
+  }
+
+  /** {@code --metrics-host} alone used to be ignored silently: no endpoint, and no word of it. */
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS) // without the check the server would start and run until stopped
+  void aMetricsHostWithoutAMetricsPortIsAUsageError() throws Exception {
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    assertThat(command(err, "--port", "0", "--metrics-host", "0.0.0.0").call()).isEqualTo(CommandLine.ExitCode.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("game-server: --metrics-host 0.0.0.0 needs"
+        + " --metrics-port: add --metrics-port N (0 for a free port) to serve metrics, or drop --metrics-host"
+        + System.lineSeparator());
   }
 
   @Test
