@@ -1,13 +1,13 @@
 package dev.spotkit.examples.chat;
 
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertHostWithoutPortIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertPortInUseIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertPortOutOfRangeIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.scrape;
+import static dev.spotkit.examples.chat.MetricsTestSupport.sum;
 import static org.assertj.core.api.Assertions.assertThat;
-import static dev.spotkit.examples.chat.PrometheusScrape.scrape;
-import static dev.spotkit.examples.chat.PrometheusScrape.sum;
 import static org.awaitility.Awaitility.await;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -72,40 +72,19 @@ class MetricsEndpointTest {
   }
 
   @Test
-  void aMetricsPortOutOfRangeIsAUsageError() {
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port", "0",
-        "--metrics-port", "70000");
-    assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --metrics-port 70000 must be between 0"
-        + " and 65535 (0 = a free port)" + System.lineSeparator());
+  void aMetricsPortOutOfRangeIsAUsageError() throws Exception {
+    assertPortOutOfRangeIsAUsageError("chat-server", ChatServerCommandAccess::run);
   }
 
   /** {@code --metrics-host} alone used to be ignored silently: no endpoint, and no word of it. */
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS) // without the check the server would start and run until stopped
-  void aMetricsHostWithoutAMetricsPortIsAUsageError() {
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port", "0",
-        "--metrics-host", "0.0.0.0");
-    assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --metrics-host 0.0.0.0 needs"
-        + " --metrics-port: add --metrics-port N (0 for a free port) to serve metrics, or drop --metrics-host"
-        + System.lineSeparator());
+  void aMetricsHostWithoutAMetricsPortIsAUsageError() throws Exception {
+    assertHostWithoutPortIsAUsageError("chat-server", ChatServerCommandAccess::run);
   }
 
   @Test
   void aMetricsPortInUseIsAUsageErrorWithoutAStackTrace() throws Exception {
-    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
-        java.net.InetAddress.getByName("127.0.0.1"))) {
-      final ByteArrayOutputStream err = new ByteArrayOutputStream();
-      final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port",
-          "0", "--metrics-port", Integer.toString(taken.getLocalPort()));
-      assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
-      assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("chat-server: --metrics-port "
-          + taken.getLocalPort() + " on 127.0.0.1 cannot be bound: ")
-          .endsWith("; choose another port, or 0 for a free one" + System.lineSeparator())
-          .doesNotContain("\tat ");
-    }
+    assertPortInUseIsAUsageError("chat-server", ChatServerCommandAccess::run);
   }
 }

@@ -1,7 +1,10 @@
 package dev.spotkit.examples.game;
 
-import static dev.spotkit.examples.chat.PrometheusScrape.scrape;
-import static dev.spotkit.examples.chat.PrometheusScrape.sum;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertHostWithoutPortIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertPortInUseIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertPortOutOfRangeIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.scrape;
+import static dev.spotkit.examples.chat.MetricsTestSupport.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
@@ -26,17 +29,22 @@ import picocli.CommandLine;
 class GameMetricsTest {
 
   /** A parsed {@code game-server} command whose stderr goes to {@code err} and whose environment is empty. */
-  private static GameServerCommand command(final ByteArrayOutputStream err, final String... args) {
+  private static GameServerCommand command(final PrintStream err, final String... args) {
     final GameServerCommand command = new GameServerCommand();
-    command.err = new PrintStream(err, true, StandardCharsets.UTF_8);
+    command.err = err;
     command.env = Map.of();
     new CommandLine(command).parseArgs(args);
     return command;
   }
 
+  /** Runs {@code game-server args} to its exit code (it returns only when it did not start). */
+  private static int run(final PrintStream err, final String... args) throws Exception {
+    return command(err, args).call();
+  }
+
   @Test
   void aScrapeShowsTheGameNodesMeters() throws Exception {
-    final GameServerCommand command = command(new ByteArrayOutputStream(), "--port", "0", "--nodes", "2",
+    final GameServerCommand command = command(System.err, "--port", "0", "--nodes", "2",
         "--metrics-port", "0");
     final ByteArrayOutputStream printed = new ByteArrayOutputStream();
     command.out = new PrintStream(printed, true, StandardCharsets.UTF_8);
@@ -70,37 +78,18 @@ class GameMetricsTest {
 
   @Test
   void aMetricsPortOutOfRangeIsAUsageError() throws Exception {
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    final GameServerCommand command = command(err, "--port", "0", "--metrics-port", "70000");
-    assertThat(command.call()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("game-server: --metrics-port 70000 must be between 0"
-        + " and 65535 (0 = a free port)" + System.lineSeparator());
-    assertThat(command.metrics.endpoint()).isNull();
+    assertPortOutOfRangeIsAUsageError("game-server", GameMetricsTest::run);
   }
 
   /** {@code --metrics-host} alone used to be ignored silently: no endpoint, and no word of it. */
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS) // without the check the server would start and run until stopped
   void aMetricsHostWithoutAMetricsPortIsAUsageError() throws Exception {
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    assertThat(command(err, "--port", "0", "--metrics-host", "0.0.0.0").call()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("game-server: --metrics-host 0.0.0.0 needs"
-        + " --metrics-port: add --metrics-port N (0 for a free port) to serve metrics, or drop --metrics-host"
-        + System.lineSeparator());
+    assertHostWithoutPortIsAUsageError("game-server", GameMetricsTest::run);
   }
 
   @Test
   void aMetricsPortInUseIsAUsageErrorWithoutAStackTrace() throws Exception {
-    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
-        java.net.InetAddress.getByName("127.0.0.1"))) {
-      final ByteArrayOutputStream err = new ByteArrayOutputStream();
-      final GameServerCommand command = command(err, "--port", "0", "--metrics-port",
-          Integer.toString(taken.getLocalPort()));
-      assertThat(command.call()).isEqualTo(CommandLine.ExitCode.USAGE);
-      assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("game-server: --metrics-port "
-          + taken.getLocalPort() + " on 127.0.0.1 cannot be bound: ")
-          .endsWith("; choose another port, or 0 for a free one" + System.lineSeparator())
-          .doesNotContain("\tat ");
-    }
+    assertPortInUseIsAUsageError("game-server", GameMetricsTest::run);
   }
 }
