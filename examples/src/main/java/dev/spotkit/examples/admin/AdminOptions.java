@@ -95,6 +95,16 @@ public final class AdminOptions {
     int run(MeshAdmin admin, PrintWriter out, PrintWriter err) throws Exception;
   }
 
+  /**
+   * Where the command looked, for a hint to the operator: {@code store prefix 'PREFIX' at URI}, the URI without its
+   * user and password.
+   *
+   * @return that phrase.
+   */
+  public String where() {
+    return "store prefix '" + prefix + "' at " + store.replaceFirst("^([a-zA-Z][a-zA-Z0-9+.-]*://)[^@/]*@", "$1");
+  }
+
   /** @return whether {@code --json} was given. */
   public boolean json() {
     return json;

@@ -14,7 +14,8 @@ import picocli.CommandLine.Spec;
  * {@code spotkit-admin nodes}: every MeshNode descriptor under the prefix (spec 002 section 4) with its state as
  * published (SERVING, RELOCATING, RELOCATED, ...), whether its owner lease is live, its role, its population against
  * its advertised limits (from its capacity record: {@code active[+reserved r]/limit}, {@code -} = no limit), its
- * placement weight and its mesh endpoint.
+ * placement weight and its mesh endpoint. When it finds no node it still exits 0 and says on stderr where it looked
+ * (store prefix and URI), as the likely cause is a wrong {@code --store-prefix}.
  *
  * <pre>
  * MESH  NODE              STATE    LIVE  ROLE    ACTORS  SPOTS  WEIGHT  ENDPOINT
@@ -35,6 +36,11 @@ public final class NodesCommand implements Callable<Integer> {
   public Integer call() {
     return options.run(spec, (admin, out, err) -> {
       final List<MeshAdmin.NodeStatus> nodes = admin.nodes(options.mesh());
+      if (nodes.isEmpty()) { // still exit 0: an empty mesh is an answer, but most often the prefix is wrong
+        err.println("spotkit-admin " + spec.name() + ": no node " + (options.mesh() == null ? ""
+            : "of mesh '" + options.mesh().value() + "' ") + "found under " + options.where() + "; check"
+            + " --store-prefix" + (options.mesh() == null ? "" : " and --mesh"));
+      }
       if (options.json()) {
         AdminOutput.json(out, Map.of("nodes", nodes.stream().map(AdminOutput::nodeJson).toList()));
         return AdminOptions.OK;

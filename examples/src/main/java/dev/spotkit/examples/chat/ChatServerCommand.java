@@ -28,8 +28,9 @@ import picocli.CommandLine.Option;
  *       Node 0 activates the room directory at start.</li>
  *   <li>{@code --metrics-port N}: serves the nodes' metrics ({@code spotkit.*} meters, see
  *       {@code MeshNode.Builder#metrics}) in the Prometheus text format on {@code http://HOST:N/metrics}, HOST being
- *       {@code --metrics-host} (default 127.0.0.1, loopback only); 0 picks a free port; the URL is printed. With
- *       {@code --nodes} every node's meters carry the tag {@code node} = its index.</li>
+ *       {@code --metrics-host} (default 127.0.0.1, loopback only; given without {@code --metrics-port} it is a usage
+ *       error); 0 picks a free port; the URL is printed. Every node's meters carry the tag {@code node} = its index
+ *       ({@link MetricsOptions}).</li>
  * </ul>
  *
  * <p>A port out of range, one that cannot be bound (in use, no permission), a store that cannot be reached, a
@@ -65,18 +66,9 @@ public final class ChatServerCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   String storePrefix;
 
-  @Option(names = "--metrics-port", paramLabel = "N",
-      description = "Serve Prometheus metrics on http://<metrics-host>:N/metrics; 0 for a free port (default: no"
-          + " metrics endpoint, and the nodes keep no meters).")
-  Integer metricsPort;
-
-  @Option(names = "--metrics-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
-      description = "With --metrics-port: the address the metrics endpoint binds (default: ${DEFAULT-VALUE},"
-          + " loopback only; 0.0.0.0 for every interface).")
-  String metricsHost;
-
-  /** The metrics endpoint while running with {@code --metrics-port}, else null. */
-  MetricsEndpoint metrics;
+  /** {@code --metrics-port} and {@code --metrics-host}: the Prometheus endpoint, when asked for. */
+  @Mixin
+  MetricsOptions metrics = new MetricsOptions();
 
   /** Where the error line goes; stderr unless a test replaces it. */
   PrintStream err = System.err;
@@ -129,18 +121,12 @@ public final class ChatServerCommand implements Callable<Integer> {
 
   /** Stops the metrics endpoint, if any. */
   void closeMetrics() {
-    final MetricsEndpoint endpoint = metrics;
-    if (endpoint != null) {
-      endpoint.close();
-    }
+    metrics.close();
   }
 
   private void printPorts(final ChatServer server) {
     final List<Integer> ports = server.ports();
-    final MetricsEndpoint endpoint = metrics;
-    if (endpoint != null) {
-      out.println("chat-server: metrics on http://" + endpoint.host() + ":" + endpoint.port() + "/metrics");
-    }
+    metrics.printUrl(out, "chat-server");
     if (member.store() != null) {
       out.println("chat-server: node " + member.index() + " (id " + server.node().nodeRid().hex() + ") of mesh '"
           + ChatServer.MESH_NAME + "' (store " + member.store()
@@ -169,11 +155,9 @@ public final class ChatServerCommand implements Callable<Integer> {
       err.println("chat-server: " + problem);
       return null;
     }
-    try {
-      metrics = metricsPort == null ? null : MetricsEndpoint.start(metricsHost, metricsPort);
-    } catch (java.io.IOException | RuntimeException e) {
-      err.println("chat-server: --metrics-port " + metricsPort + " on " + metricsHost + " cannot be bound: " + e
-          .getMessage() + "; choose another port, or 0 for a free one");
+    final String unbound = metrics.start();
+    if (unbound != null) {
+      err.println("chat-server: " + unbound);
       return null;
     }
     ChatServer started = null;
@@ -187,26 +171,16 @@ public final class ChatServerCommand implements Callable<Integer> {
     }
   }
 
-  /** Node i's builder gets the metrics registry, tagged node=i, when {@code --metrics-port} is given. */
-  private java.util.function.Consumer<dev.spotkit.core.MeshNode.Builder> withMetrics(final int index) {
-    final MetricsEndpoint endpoint = metrics;
-    return builder -> {
-      if (endpoint != null) {
-        builder.metrics(endpoint.registry(), io.micrometer.core.instrument.Tag.of("node", String.valueOf(index)));
-      }
-    };
-  }
-
   private ChatServer startNodes() {
     try {
       if (member.store() == null) {
         final int[] next = {0};
-        return ChatServer.start(host, port, nodes, builder -> withMetrics(next[0]++).accept(builder));
+        return ChatServer.start(host, port, nodes, builder -> metrics.node(next[0]++).accept(builder));
       }
       final int index = member.index();
       final MeshMemberOptions.Stores stores = member.connect(storePrefix);
       return ChatServer.startMember(host, port == 0 ? 0 : port + index, member.meshHost(), member.secret(env),
-          stores.locations(), stores.relocations(), index == 0, withMetrics(index));
+          stores.locations(), stores.relocations(), index == 0, metrics.node(index));
     } catch (SpotkitException | StoreException e) {
       err.println("chat-server: " + (member.store() != null && e instanceof StoreException ? "the store "
           + member.store()
@@ -253,12 +227,9 @@ public final class ChatServerCommand implements Callable<Integer> {
     if (badMeshHost != null) {
       return badMeshHost;
     }
-    final String badMetricsHost = metricsPort == null ? null : hostProblem("--metrics-host", metricsHost);
-    if (badMetricsHost != null) {
-      return badMetricsHost;
-    }
-    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
-      return "--metrics-port " + metricsPort + " must be between 0 and 65535 (0 = a free port)";
+    final String badMetrics = metrics.problem();
+    if (badMetrics != null) {
+      return badMetrics;
     }
     if (port < 0 || port > 65535) {
       return "--port " + port + " must be between 0 and 65535 (0 = a free port)";

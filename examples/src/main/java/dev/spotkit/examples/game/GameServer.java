@@ -28,6 +28,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * The game server: {@code nodes} {@link MeshNode}s in this process, one mesh ({@value #MESH_NAME}) sharing
@@ -119,11 +121,13 @@ public final class GameServer implements AutoCloseable {
   private final boolean member;
   /** The gateway's WebSocket port (0 = free), or {@link #NO_WEBSOCKET}. */
   private final int webSocketPort;
+  /** Node i's builder adjustment before it starts (the command's {@code --metrics-port}), also on a restart. */
+  private final IntFunction<Consumer<MeshNode.Builder>> tune;
   private final List<MeshNode> nodes = new CopyOnWriteArrayList<>();
 
   private GameServer(final String host, final int port, final GameRules rules, final LocationStore locations,
       final RelocationStore relocations, final byte[] secret, final String meshHost, final boolean member,
-      final int webSocketPort) {
+      final int webSocketPort, final IntFunction<Consumer<MeshNode.Builder>> tune) {
     this.host = host;
     this.port = port;
     this.rules = rules;
@@ -133,6 +137,7 @@ public final class GameServer implements AutoCloseable {
     this.meshHost = meshHost;
     this.member = member;
     this.webSocketPort = webSocketPort;
+    this.tune = tune;
   }
 
   /**
@@ -168,6 +173,15 @@ public final class GameServer implements AutoCloseable {
    */
   public static GameServer start(final String host, final int port, final int nodeCount, final GameRules rules,
       final int webSocketPort) {
+    return start(host, port, nodeCount, rules, webSocketPort, index -> builder -> { });
+  }
+
+  /**
+   * {@link #start(String, int, int, GameRules, int)} with node i's builder adjusted by {@code tune.apply(i)} before
+   * it starts, also when {@link #restartWorker} starts it again (the command's {@code --metrics-port}).
+   */
+  static GameServer start(final String host, final int port, final int nodeCount, final GameRules rules,
+      final int webSocketPort, final IntFunction<Consumer<MeshNode.Builder>> tune) {
     if (webSocketPort < NO_WEBSOCKET || webSocketPort > 65535) {
       throw new IllegalArgumentException("websocket port " + webSocketPort + " must be between 0 and 65535");
     }
@@ -181,7 +195,7 @@ public final class GameServer implements AutoCloseable {
     final byte[] secret = new byte[SECRET_BYTES];
     new SecureRandom().nextBytes(secret);
     final GameServer server = new GameServer(host, port, rules, new InMemoryLocationStore(),
-        new InMemoryRelocationStore(), secret, MESH_HOST, false, webSocketPort);
+        new InMemoryRelocationStore(), secret, MESH_HOST, false, webSocketPort, tune);
     try {
       for (int i = 0; i < nodeCount; i++) {
         server.nodes.add(server.startNode(i, nodeCount > 1));
@@ -215,8 +229,18 @@ public final class GameServer implements AutoCloseable {
    */
   public static GameServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
       final LocationStore locations, final RelocationStore relocations, final int index, final GameRules rules) {
+    return startMember(host, port, meshHost, secret, locations, relocations, index, rules, builder -> { });
+  }
+
+  /**
+   * {@link #startMember(String, int, String, byte[], LocationStore, RelocationStore, int, GameRules)} with the
+   * node's builder adjusted by {@code tune} before it starts (the command's {@code --metrics-port}).
+   */
+  static GameServer startMember(final String host, final int port, final String meshHost, final byte[] secret,
+      final LocationStore locations, final RelocationStore relocations, final int index, final GameRules rules,
+      final Consumer<MeshNode.Builder> tune) {
     final GameServer server = new GameServer(host, port, rules, locations, relocations, secret, meshHost, true,
-        NO_WEBSOCKET);
+        NO_WEBSOCKET, i -> tune);
     try {
       server.nodes.add(server.startNode(index, true));
     } catch (RuntimeException e) {
@@ -271,6 +295,7 @@ public final class GameServer implements AutoCloseable {
         }
       });
     }
+    tune.apply(index).accept(builder);
     return builder.start();
   }
 

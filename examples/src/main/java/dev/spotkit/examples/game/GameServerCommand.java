@@ -2,6 +2,7 @@ package dev.spotkit.examples.game;
 
 import dev.spotkit.core.SpotkitException;
 import dev.spotkit.examples.chat.MeshMemberOptions;
+import dev.spotkit.examples.chat.MetricsOptions;
 import dev.spotkit.store.StoreException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -21,9 +22,11 @@ import picocli.CommandLine.Option;
  * {@code /move N} per round. With {@code --store redis://HOST:PORT --node-index I} it runs one node of a mesh whose
  * nodes are separate processes sharing that Redis (key prefix {@code --store-prefix}) and the cluster secret in the
  * environment variable {@code SPOTKIT_CLUSTER_SECRET}: node 0 is the gateway, the others workers, node I on session
- * port {@code --port} + I ({@link GameServer#startMember}); a worker stopped with Ctrl-C drains first. A bad option,
- * a store that cannot be used, or a port that cannot be bound prints one {@code game-server: ...} line on stderr and
- * exits with code 2.
+ * port {@code --port} + I ({@link GameServer#startMember}); a worker stopped with Ctrl-C drains first. With
+ * {@code --metrics-port N} it serves the nodes' meters in the Prometheus text format on
+ * {@code http://HOST:N/metrics}, HOST being {@code --metrics-host} (default 127.0.0.1), each node's tagged
+ * {@code node} = its index, as {@code chat-server} does ({@link MetricsOptions}). A bad option, a store that cannot
+ * be used, or a port that cannot be bound prints one {@code game-server: ...} line on stderr and exits with code 2.
  */
 @Command(name = "game-server", mixinStandardHelpOptions = true,
     description = "Game matches over a line protocol; try: nc 127.0.0.1 <port>, then /queue and /move N.")
@@ -68,6 +71,10 @@ public final class GameServerCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   String storePrefix;
 
+  /** {@code --metrics-port} and {@code --metrics-host}: the Prometheus endpoint, when asked for. */
+  @Mixin
+  MetricsOptions metrics = new MetricsOptions();
+
   /** The environment (the cluster secret); the process environment unless a test replaces it. */
   Map<String, String> env = System.getenv();
 
@@ -89,8 +96,10 @@ public final class GameServerCommand implements Callable<Integer> {
     final CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
+      metrics.close();
       stopped.countDown();
     }, "game-server-shutdown"));
+    metrics.printUrl(out, "game-server");
     final List<Integer> ports = server.ports();
     final int first = member.store() == null ? 0 : member.index();
     for (int i = 0; i < ports.size(); i++) {
@@ -108,8 +117,16 @@ public final class GameServerCommand implements Callable<Integer> {
     return CommandLine.ExitCode.OK;
   }
 
-  /** Starts the nodes of this process, after checking the option combination. */
-  private GameServer start() {
+  /**
+   * Starts the metrics endpoint (with {@code --metrics-port}) and the nodes of this process, after checking the
+   * option combination; on failure the endpoint is stopped again.
+   *
+   * @return the running server.
+   * @throws IllegalArgumentException on a bad option, or a metrics port that cannot be bound.
+   * @throws SpotkitException when a node cannot start (a port cannot be bound, the store does not answer).
+   * @throws StoreException when the store cannot be used.
+   */
+  GameServer start() {
     final GameRules rules = new GameRules(players, rounds, Duration.ofMillis(roundMillis));
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("--port " + port + " must be between 0 and 65535 (0 = free ports)");
@@ -122,14 +139,34 @@ public final class GameServerCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--websocket-port " + webSocketPort + " must be between 0 and 65535"
           + " (0 = a free port), or -1 for none");
     }
-    if (member.store() == null) {
-      return GameServer.start(host, port, nodes, rules, webSocketPort);
-    }
-    if (webSocketPort != GameServer.NO_WEBSOCKET) {
+    if (member.store() != null && webSocketPort != GameServer.NO_WEBSOCKET) {
       throw new IllegalArgumentException("--websocket-port is not supported with --store (one node per process)");
+    }
+    final String badMetrics = metrics.problem();
+    if (badMetrics != null) {
+      throw new IllegalArgumentException(badMetrics);
+    }
+    final String unbound = metrics.start();
+    if (unbound != null) {
+      throw new IllegalArgumentException(unbound);
+    }
+    GameServer started = null;
+    try {
+      started = startNodes(rules);
+      return started;
+    } finally {
+      if (started == null) { // no server: no endpoint either
+        metrics.close();
+      }
+    }
+  }
+
+  private GameServer startNodes(final GameRules rules) {
+    if (member.store() == null) {
+      return GameServer.start(host, port, nodes, rules, webSocketPort, metrics::node);
     }
     final MeshMemberOptions.Stores stores = member.connect(storePrefix);
     return GameServer.startMember(host, port == 0 ? 0 : port + member.index(), member.meshHost(), member.secret(env),
-        stores.locations(), stores.relocations(), member.index(), rules);
+        stores.locations(), stores.relocations(), member.index(), rules, metrics.node(member.index()));
   }
 }

@@ -42,7 +42,8 @@ import picocli.CommandLine;
  * redis-server on a free loopback port with two MeshNodes of one mesh in this JVM: {@code nodes} lists both with
  * their state and load, {@code objects --node} shows what one node owns with its ObjectGeneration, {@code drain}
  * empties a node through the store-borne drain request and prints what moved, and {@code relocations} shows the
- * answered request. Also: an unreachable or silent store is exit code 3 with one clear line, bad usage is 2.
+ * answered request. Also: an unreachable or silent store is exit code 3 with one clear line, bad usage is 2, and
+ * {@code nodes} finding no node says where it looked.
  */
 class AdminCommandTest {
   private static final String PREFIX = "admin-test";
@@ -229,6 +230,38 @@ class AdminCommandTest {
     final Run again = admin("drain", aHex, "--timeout", "5s");
     assertThat(again.code()).isEqualTo(1);
     assertThat(again.err()).contains("INVALID_OPERATION").contains("is RELOCATED, not SERVING");
+  }
+
+  /**
+   * {@code nodes} under a prefix (or mesh) no node uses still exits 0 with its empty table, and says on stderr where
+   * it looked (the store's user and password left out); under the nodes' prefix it says nothing there.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void nodesUnderAPrefixWithoutNodesSaysWhereItLooked() {
+    redis = RedisServer.start();
+    mesh = mesh(false).objectServer(s -> s.entrySpot(Entry::new)).start(1);
+    final Run found = admin("nodes");
+    assertThat(found.code()).isZero();
+    assertThat(found.out()).contains("1 nodes, 1 live");
+    assertThat(found.err()).isEmpty();
+
+    final Run wrong = raw("nodes", "--store", redis.uri(), "--store-prefix", "spotkit-chat");
+    assertThat(wrong.code()).isZero();
+    assertThat(wrong.out()).contains("0 nodes, 0 live");
+    assertThat(wrong.err()).isEqualTo("spotkit-admin nodes: no node found under store prefix 'spotkit-chat' at "
+        + redis.uri() + "; check --store-prefix" + System.lineSeparator());
+
+    final Run json = admin("nodes", "--json", "--mesh", "chat");
+    assertThat(json.code()).as(json.err()).isZero();
+    assertThat(json.out()).contains("\"nodes\"").doesNotContain("no node");
+    assertThat(json.err()).isEqualTo("spotkit-admin nodes: no node of mesh 'chat' found under store prefix '"
+        + PREFIX + "' at " + redis.uri() + "; check --store-prefix and --mesh" + System.lineSeparator());
+
+    final AdminOptions secret = new AdminOptions(); // the hint never shows a password
+    secret.store = "rediss://ops:s3cret@redis.example:6380/2";
+    secret.prefix = "p";
+    assertThat(secret.where()).isEqualTo("store prefix 'p' at rediss://redis.example:6380/2");
   }
 
   @Test

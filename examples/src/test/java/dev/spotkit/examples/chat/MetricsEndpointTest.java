@@ -1,23 +1,24 @@
 package dev.spotkit.examples.chat;
 
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertHostWithoutPortIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertPortInUseIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.assertPortOutOfRangeIsAUsageError;
+import static dev.spotkit.examples.chat.MetricsTestSupport.scrape;
+import static dev.spotkit.examples.chat.MetricsTestSupport.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.HttpURLConnection;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 /**
  * {@code chat-server --nodes 2 --metrics-port 0}: a Prometheus scrape of the printed endpoint during chat traffic
  * shows the node meters, tagged by node, moving: messages handled and turn latency of players, the relocation of a
  * player to its room's node (committed counter, pause histogram buckets, bytes), store calls, mesh connections and
- * bytes, open sessions; and a bad {@code --metrics-port} is a usage error.
+ * bytes, open sessions; and a bad {@code --metrics-port}, or {@code --metrics-host} without it, is a usage error.
  */
 class MetricsEndpointTest {
 
@@ -30,7 +31,7 @@ class MetricsEndpointTest {
     try (server;
         BadInputTest.LineClient ann = new BadInputTest.LineClient(server.ports().get(0));
         BadInputTest.LineClient bob = new BadInputTest.LineClient(server.ports().get(1))) {
-      final String url = "http://127.0.0.1:" + command.metrics.port() + "/metrics";
+      final String url = "http://127.0.0.1:" + command.metrics.endpoint().port() + "/metrics";
       ann.enter("ann", "r");
       bob.enter("bob", "r"); // the room lives on one of the two nodes: one of the players moved to it
       final double before = sum(scrape(url), "spotkit_messages_handled_total", "type=\"player\"", "outcome=\"ok\"");
@@ -71,51 +72,19 @@ class MetricsEndpointTest {
   }
 
   @Test
-  void aMetricsPortOutOfRangeIsAUsageError() {
-    final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port", "0",
-        "--metrics-port", "70000");
-    assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("chat-server: --metrics-port 70000 must be between 0"
-        + " and 65535 (0 = a free port)" + System.lineSeparator());
+  void aMetricsPortOutOfRangeIsAUsageError() throws Exception {
+    assertPortOutOfRangeIsAUsageError("chat-server", ChatServerCommandAccess::run);
+  }
+
+  /** {@code --metrics-host} alone used to be ignored silently: no endpoint, and no word of it. */
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS) // without the check the server would start and run until stopped
+  void aMetricsHostWithoutAMetricsPortIsAUsageError() throws Exception {
+    assertHostWithoutPortIsAUsageError("chat-server", ChatServerCommandAccess::run);
   }
 
   @Test
   void aMetricsPortInUseIsAUsageErrorWithoutAStackTrace() throws Exception {
-    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
-        java.net.InetAddress.getByName("127.0.0.1"))) {
-      final ByteArrayOutputStream err = new ByteArrayOutputStream();
-      final int code = ChatServerCommandAccess.run(new PrintStream(err, true, StandardCharsets.UTF_8), "--port",
-          "0", "--metrics-port", Integer.toString(taken.getLocalPort()));
-      assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);
-      assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("chat-server: --metrics-port "
-          + taken.getLocalPort() + " on 127.0.0.1 cannot be bound: ")
-          .endsWith("; choose another port, or 0 for a free one" + System.lineSeparator())
-          .doesNotContain("\tat ");
-    }
-  }
-
-  private static String scrape(final String url) throws Exception {
-    final HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
-    http.setConnectTimeout(5_000);
-    http.setReadTimeout(5_000);
-    try {
-      assertThat(http.getResponseCode()).isEqualTo(200);
-      assertThat(http.getContentType()).startsWith("text/plain");
-      try (java.io.InputStream in = http.getInputStream()) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      }
-    } finally {
-      http.disconnect();
-    }
-  }
-
-  /** The sum of the samples of {@code metric} whose labels contain every fragment. */
-  private static double sum(final String text, final String metric, final String... labels) {
-    return text.lines()
-        .filter(l -> l.startsWith(metric + "{") || l.startsWith(metric + " "))
-        .filter(l -> Arrays.stream(labels).allMatch(l::contains))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-        .sum();
+    assertPortInUseIsAUsageError("chat-server", ChatServerCommandAccess::run);
   }
 }
