@@ -280,7 +280,7 @@ public final class MeshNode implements AutoCloseable {
    *       default); moved Instance Spots are listed in {@link RelocateResult#instanceSpots()};</li>
    *   <li>the node publishes Relocated when every unit moved ({@link RelocateResult.Outcome#RELOCATED}), otherwise
    *       Serving again ({@link RelocateResult.Outcome#BLOCKED}, it serves what it kept). A Relocated node takes no
-   *       new placements until it restarts; objects a client still creates here (a new session's actor) stay.</li>
+   *       new placements until it restarts (a new client session there is closed); stop or restart the process.</li>
    * </ol>
    * Each unit keeps the guarantees of its move: nothing lost, duplicated or reordered per sender, no membership
    * callback, one owner at all times; messages reaching this node afterwards follow each unit for 30 s (Message
