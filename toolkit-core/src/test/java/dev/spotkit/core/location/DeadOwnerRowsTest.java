@@ -1,10 +1,13 @@
 package dev.spotkit.core.location;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spotkit.core.Spec;
+import dev.spotkit.core.SpotkitException;
 import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.StoreBytes;
+import dev.spotkit.store.StoreFaults;
 import dev.spotkit.store.StoreVersion;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,6 +141,23 @@ class DeadOwnerRowsTest {
     assertThat(pass.pages()).isZero();
     assertThat(pass.next()).isEqualTo(DeadOwnerRows.Position.START);
     assertThat(read(ObjectKey.actor("p1"))).isInstanceOf(ReadResult.Found.class);
+  }
+
+  @Test
+  void aStoreFailureEndsThePassWithUnavailableAndTheNextPassSweeps() {
+    ready(ObjectKey.actor("p1"), PlacementKind.ACTOR, "player", dead);
+    ready(ObjectKey.actor("p2"), PlacementKind.ACTOR, "player", dead);
+    killDead();
+    f.store.faults().failNext(1, c -> c.kind() == StoreFaults.Kind.WRITE && c.touches(ObjectKey.actor("p2")
+        .logicalKey().preimage()));
+    assertThatThrownBy(() -> pass(DeadOwnerRows.Position.START, 10))
+        .isInstanceOf(SpotkitException.Unavailable.class);
+    assertThat(read(ObjectKey.actor("p1"))).as("removed before the failure: stays removed")
+        .isInstanceOf(ReadResult.Missing.class);
+    assertThat(read(ObjectKey.actor("p2"))).isInstanceOf(ReadResult.Found.class);
+    assertThat(pass(DeadOwnerRows.Position.START, 10).swept()).isEqualTo(1);
+    assertThat(read(ObjectKey.actor("p2"))).isInstanceOf(ReadResult.Missing.class);
+    assertThat(f.capacity(DEAD).actors().active()).isZero();
   }
 
   /** Must never: a row removed twice, or its slots retired twice (the capacity record would go below zero). */

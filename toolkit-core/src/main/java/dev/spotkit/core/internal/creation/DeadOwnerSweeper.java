@@ -1,14 +1,12 @@
 package dev.spotkit.core.internal.creation;
 
 import dev.spotkit.core.ObjectRole;
-import dev.spotkit.core.SpotkitException;
 import dev.spotkit.core.internal.runtime.NodeRuntime;
 import dev.spotkit.core.location.DeadOwnerRows;
 import dev.spotkit.core.location.NodeDirectory;
 import dev.spotkit.core.location.NodePeer;
 import dev.spotkit.core.location.NodeState;
 import dev.spotkit.core.location.OwnerLease;
-import dev.spotkit.core.location.RecordDecodeException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -109,8 +107,11 @@ public final class DeadOwnerSweeper {
       try {
         sweepOnce();
         failing = false;
-      } catch (SpotkitException | RecordDecodeException e) {
-        if (!failing && !rt.isClosing()) {
+      } catch (RuntimeException e) { // SpotkitException.Unavailable above all; anything else must not end the loop
+        if (rt.isClosing()) {
+          return; // e.g. the stores were closed with the node
+        }
+        if (!failing) {
           NodeRuntime.LOG.warn("event=dead_rows_sweep_failed node={} error={}; trying again next period",
               rt.nodeRid(), e.getMessage());
         } else {
