@@ -67,6 +67,7 @@ public final class MeshNode implements AutoCloseable {
     this.locations = new LocationQueriesImpl(role == ObjectRole.NONE || store == null ? null
         : new LocationQuery(store, storeTimeout), rt::isClosing, rt.meshName() + "/" + rt.nodeRid());
     dev.spotkit.core.internal.relocation.DrainRequests.watch(rt); // MeshOptions.acceptAdminDrains, else nothing
+    dev.spotkit.core.internal.creation.DeadOwnerSweeper.start(rt); // recreateAfterOwnerLoss on an object server
   }
 
   /**
@@ -433,60 +434,14 @@ public final class MeshNode implements AutoCloseable {
       return;
     }
     if (!closeCalled.compareAndSet(false, true)) {
-      awaitDrainingClose(drain);
+      DrainingClose.awaitClose(rt, drain);
       return;
     }
     if (NodeRuntime.inTurn()) { // a handler turn cannot wait for its own node's moves
-      Thread.ofVirtual().name("spotkit-drain-close").start(() -> drainThenClose(drain));
+      Thread.ofVirtual().name("spotkit-drain-close").start(() -> DrainingClose.drainThenClose(rt, drain));
       return;
     }
-    drainThenClose(drain);
-  }
-
-  /** {@link Builder#drainOnClose}: the drain (its result logged), then the close, whatever the drain's outcome. */
-  private void drainThenClose(final RelocateOptions drain) {
-    try {
-      final RelocateResult result = dev.spotkit.core.internal.relocation.HostDrains.drain(rt, drain)
-          .get(drainBound(drain).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-      final boolean all = result.outcome() == RelocateResult.Outcome.RELOCATED;
-      final String line = "close: drained node {} first: outcome {}, {} actors and {} rooms moved, {} kept{}"
-          + (all ? "" : "; what was kept closes with the node");
-      final Object[] args = {rt.nodeRid(), result.outcome(), result.actors().size(), result.rooms().size(),
-          result.kept().size(), result.kept().isEmpty() ? "" : " " + result.kept().stream()
-          .map(k -> k.id() + "=" + k.reason()).limit(20).toList()};
-      if (all) {
-        NodeRuntime.LOG.info(line, args);
-      } else {
-        NodeRuntime.LOG.warn(line, args);
-      }
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      NodeRuntime.LOG.warn("close: the drain of node {} failed or did not end; closing anyway: {}", rt.nodeRid(),
-          e.getCause() != null ? e.getCause().toString() : e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      rt.close();
-    }
-  }
-
-  private void awaitDrainingClose(final RelocateOptions drain) {
-    if (NodeRuntime.inTurn()) {
-      return;
-    }
-    try {
-      rt.terminated().exceptionally(f -> null).get(drainBound(drain).plus(rt.config().closeTimeout())
-          .plus(CLOSE_MARGIN).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      NodeRuntime.LOG.warn("close: a concurrent draining close did not finish in time");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** How long close waits for its drain: the deadline, a started room's two steps, and SafeToShutdown. */
-  private static Duration drainBound(final RelocateOptions drain) {
-    return drain.deadline().plus(Duration.ofSeconds(75)).plus(drain.awaitsSafeToShutdown() ? Duration.ofSeconds(30)
-        : Duration.ZERO);
+    DrainingClose.drainThenClose(rt, drain);
   }
 
   @Override
@@ -512,6 +467,7 @@ public final class MeshNode implements AutoCloseable {
     private int relocationStores;
     private boolean closeStores;
     private boolean recreateAfterOwnerLoss = true;
+    private Duration deadOwnerSweep = DEFAULT_DEAD_OWNER_SWEEP;
     private RelocateOptions drainOnClose;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry;
     private java.util.List<io.micrometer.core.instrument.Tag> meterTags = java.util.List.of();
@@ -519,6 +475,12 @@ public final class MeshNode implements AutoCloseable {
 
     /** Default Application Job Queue limit: handler turns running at once across the node. */
     public static final int DEFAULT_APPLICATION_JOB_LIMIT = 10_000;
+    /** Default period of {@link #deadOwnerSweep(Duration)}: 60 s. */
+    public static final Duration DEFAULT_DEAD_OWNER_SWEEP = Duration.ofSeconds(60);
+    /** Shortest period {@link #deadOwnerSweep(Duration)} accepts: 1 s. */
+    public static final Duration MIN_DEAD_OWNER_SWEEP = Duration.ofSeconds(1);
+    /** Longest period {@link #deadOwnerSweep(Duration)} accepts: 1 h. */
+    public static final Duration MAX_DEAD_OWNER_SWEEP = Duration.ofHours(1);
 
     private Builder() {
     }
@@ -670,11 +632,45 @@ public final class MeshNode implements AutoCloseable {
      * unavailable after commit"; spec 000 section 8). Turn it off on every node of a mesh shared with runtimes of
      * the contract in other languages that do not sweep.
      *
+     * <p>On, an object server also sweeps in the background what nobody asks for again: see
+     * {@link #deadOwnerSweep(Duration)}. Off, nothing is swept, in the background or on access.
+     *
      * @param enabled true (default) to re-create, false for plain Unavailable.
      * @return this builder.
      */
     public Builder recreateAfterOwnerLoss(final boolean enabled) {
       this.recreateAfterOwnerLoss = enabled;
+      return this;
+    }
+
+    /**
+     * Period of the background sweep of dead owners' rows (crash recovery, issue 15: rows and capacity of dead
+     * owners are swept), on an object server with {@link #recreateAfterOwnerLoss(boolean)} on (off: no sweep, this
+     * value is unused). Once per period, jittered by 0.75..1.25 times it, a Serving node whose owner lease admits work
+     * reads the live nodes of its mesh; the live Serving node with the lowest RoutingId then reads up to 10,000
+     * authority rows of its mesh page by page (200 a page; the next period goes on from there) and removes each row
+     * whose owner run's lease is gone for good, with the row's capacity slots, in one Location Store batch
+     * conditioned on the row's StoreVersion and on the dead lease: the rule and batch of the on-access recovery (spec
+     * 002 sections 3.3 and 5; a dead owner's Creating row is aborted, spec 000 section 2). Then it sweeps the gone
+     * nodes' descriptors and capacity records. Rows of live owners are never written; a Conflict means another node
+     * swept or re-created the row. So a killed node's objects that nobody asks for again leave the store (and
+     * {@link MeshAdmin#locations()}) about one lease TTL plus one period after the kill. A sweep that removed rows
+     * logs one INFO line {@code event=dead_rows_swept count=N ...} and adds N to {@code spotkit.recovery.swept} (with
+     * {@link #metrics}); a store failure ends that sweep (WARN once) and the next period tries again. The sweep runs
+     * on its own virtual thread and stops when the node closes, which never waits for it. Give every node of a mesh
+     * the same period: the elected node's applies.
+     *
+     * @param period 1 s..1 h; default 60 s ({@link #DEFAULT_DEAD_OWNER_SWEEP}).
+     * @return this builder.
+     * @throws SpotkitException.InvalidOperation when null or outside 1 s..1 h.
+     */
+    public Builder deadOwnerSweep(final Duration period) {
+      if (period == null || period.compareTo(MIN_DEAD_OWNER_SWEEP) < 0
+          || period.compareTo(MAX_DEAD_OWNER_SWEEP) > 0) {
+        throw new SpotkitException.InvalidOperation("deadOwnerSweep " + period + " is outside " + MIN_DEAD_OWNER_SWEEP
+            + ".." + MAX_DEAD_OWNER_SWEEP + "; pass e.g. Duration.ofSeconds(60)");
+      }
+      this.deadOwnerSweep = period;
       return this;
     }
 
@@ -818,6 +814,7 @@ public final class MeshNode implements AutoCloseable {
      *   <li>{@code spotkit.sessions.open} gauge, {@code spotkit.sessions.opened} and {@code spotkit.sessions.closed}
      *       counters;</li>
      *   <li>{@code spotkit.dead.letters} counter, tag reason: what {@link MeshNode#deadLetters()} counts;</li>
+     *   <li>{@code spotkit.recovery.swept} counter: dead owners' rows removed by {@link #deadOwnerSweep};</li>
      *   <li>{@code spotkit.events.listener.failures} and {@code spotkit.events.dropped} counters
      *       ({@link NodeEvents}).</li>
      * </ul>
@@ -887,7 +884,7 @@ public final class MeshNode implements AutoCloseable {
           server == null ? Map.of() : server.spotTypes(),
           sessions == null ? null : sessions.toSpec(), workers, requestTimeout, closeTimeout, applicationJobLimit,
           mesh == null ? null : mesh.toSpec(), lease, timedRelocationStore, closeStores, metrics,
-          java.util.List.copyOf(eventListeners), recreateAfterOwnerLoss);
+          java.util.List.copyOf(eventListeners), recreateAfterOwnerLoss, deadOwnerSweep);
       try {
         return new MeshNode(NodeRuntime.start(config, new CoreFacades()), role, timedStore, requestTimeout,
             drainOnClose);

@@ -57,6 +57,7 @@ public final class NodeMetrics {
   private final Counter sessionsClosed;
   private final Counter listenerFailures;
   private final Counter eventsDropped;
+  private final Counter deadRowsSwept;
 
   private NodeMetrics() {
     this.registry = null;
@@ -74,6 +75,7 @@ public final class NodeMetrics {
     this.sessionsClosed = null;
     this.listenerFailures = null;
     this.eventsDropped = null;
+    this.deadRowsSwept = null;
   }
 
   /**
@@ -132,6 +134,8 @@ public final class NodeMetrics {
         Tags.empty());
     this.eventsDropped = counter("spotkit.events.dropped", "events not delivered: the delivery queue was full", null,
         Tags.empty());
+    this.deadRowsSwept = counter("spotkit.recovery.swept", "location rows of dead owners removed by this node's"
+        + " background sweep (Ready rows swept, Creating rows aborted)", null, Tags.empty());
   }
 
   /** @return true when a registry is set. */
@@ -287,6 +291,13 @@ public final class NodeMetrics {
   /** @return whether mesh bytes are counted (then the transport gets a counting handler). */
   public boolean countsMeshBytes() {
     return meshIn != null;
+  }
+
+  /** @param rows location rows of dead owners the background sweep removed (crash recovery). */
+  public void deadRowsSwept(final int rows) {
+    if (deadRowsSwept != null) {
+      deadRowsSwept.increment(rows);
+    }
   }
 
   /** A client session was accepted. */

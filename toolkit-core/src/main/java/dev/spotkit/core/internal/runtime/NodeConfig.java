@@ -38,13 +38,16 @@ import java.util.Map;
  * @param listeners event listeners registered on the builder, added before the node starts.
  * @param recreateAfterOwnerLoss true (the default) when GetOrCreate sweeps the row of an object whose owner run is
  *     gone for good and creates a new incarnation ({@code MeshNode.Builder#recreateAfterOwnerLoss(boolean)}).
+ * @param deadOwnerSweep the period of the background sweep of dead owners' rows, 1 s..1 h
+ *     ({@code MeshNode.Builder#deadOwnerSweep(Duration)}); unused while {@code recreateAfterOwnerLoss} is false.
  */
 public record NodeConfig(MeshName meshName, ObjectRole role, LocationStore store, SpotType entry,
     Map<String, ActorType> actorTypes, Map<String, SpotType> spotTypes, SessionSpec sessions, int workers,
     Duration requestTimeout, Duration closeTimeout, int applicationJobLimit, MeshSpec mesh, LeaseSettings lease,
     RelocationStore relocationStore, boolean closeStores,
     dev.spotkit.core.internal.observe.NodeMetrics metrics,
-    java.util.List<dev.spotkit.core.NodeEventListener> listeners, boolean recreateAfterOwnerLoss) {
+    java.util.List<dev.spotkit.core.NodeEventListener> listeners, boolean recreateAfterOwnerLoss,
+    Duration deadOwnerSweep) {
 
   /** Relocation policy of a factory (spec 000 section 6). */
   public enum Policy {
