@@ -406,8 +406,10 @@ public final class Relocations {
     if (!(reply.tail() instanceof ReplyTail.ActorJoinAccepted accepted)) {
       throw new SpotkitException.InternalFailure(what + ": the approval reply has no actorJoin tail");
     }
-    final PeerConnection connection = mesh.connection(spot.owner(), mesh.endpointOf(spot.meshName().value(),
-        spot.owner(), what), join.deadline());
+    // the approval just came over a connection to that node (its call read the node's descriptor): that one, with
+    // no second descriptor read (a store round trip), unless it closed since
+    final PeerConnection connection = mesh.open(spot.owner()).orElseGet(() -> mesh.connection(spot.owner(),
+        mesh.endpointOf(spot.meshName().value(), spot.owner(), what), join.deadline()));
     actor.control(() -> seal(actor, join, connection, spot, (int) accepted.receiveChunkLimitBytes()));
   }
 
