@@ -9,10 +9,7 @@ import dev.spotkit.core.location.NodeState;
 import dev.spotkit.core.location.OwnerLease;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The background dead-owner sweep (crash recovery, issue 15: "rows and capacity of dead owners are swept";
@@ -93,16 +90,8 @@ public final class DeadOwnerSweeper {
   private void loop() {
     while (!rt.isClosing()) {
       final long wait = (long) (period.toNanos() * ThreadLocalRandom.current().nextDouble(0.75, 1.25));
-      try {
-        rt.terminated().get(wait, TimeUnit.NANOSECONDS);
+      if (dev.spotkit.core.internal.runtime.NodeWaits.endsWithin(rt, wait)) {
         return; // the node ended
-      } catch (TimeoutException e) {
-        // the period passed: sweep
-      } catch (ExecutionException e) {
-        return;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
       }
       try {
         sweepOnce();

@@ -76,16 +76,8 @@ public final class DrainRequests {
 
   private void loop() {
     while (!rt.isClosing()) {
-      try {
-        rt.terminated().get(poll.toNanos(), TimeUnit.NANOSECONDS);
+      if (dev.spotkit.core.internal.runtime.NodeWaits.endsWithin(rt, poll.toNanos())) {
         return; // the node ended
-      } catch (TimeoutException e) {
-        // the poll interval passed: read the key
-      } catch (ExecutionException e) {
-        return;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
       }
       if (rt.isClosing()) {
         return;
