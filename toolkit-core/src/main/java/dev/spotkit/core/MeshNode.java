@@ -644,21 +644,22 @@ public final class MeshNode implements AutoCloseable {
     }
 
     /**
-     * Period of the background sweep of dead owners' rows (crash recovery, issue 15: rows and capacity of dead
-     * owners are swept), on an object server with {@link #recreateAfterOwnerLoss(boolean)} on (off: no sweep, this
-     * value is unused). Once per period, jittered by 0.75..1.25 times it, a Serving node whose owner lease admits work
-     * reads the live nodes of its mesh; the live Serving node with the lowest RoutingId then reads up to 10,000
-     * authority rows of its mesh page by page (200 a page; the next period goes on from there) and removes each row
-     * whose owner run's lease is gone for good, with the row's capacity slots, in one Location Store batch
-     * conditioned on the row's StoreVersion and on the dead lease: the rule and batch of the on-access recovery (spec
-     * 002 sections 3.3 and 5; a dead owner's Creating row is aborted, spec 000 section 2). Then it sweeps the gone
-     * nodes' descriptors and capacity records. Rows of live owners are never written; a Conflict means another node
-     * swept or re-created the row. So a killed node's objects that nobody asks for again leave the store (and
-     * {@link MeshAdmin#locations()}) about one lease TTL plus one period after the kill. A sweep that removed rows
-     * logs one INFO line {@code event=dead_rows_swept count=N ...} and adds N to {@code spotkit.recovery.swept} (with
-     * {@link #metrics}); a store failure ends that sweep (WARN once) and the next period tries again. The sweep runs
-     * on its own virtual thread and stops when the node closes, which never waits for it. Give every node of a mesh
-     * the same period: the elected node's applies.
+     * Period of the background sweep of dead owners' rows (crash recovery, issue 15: rows and capacity of dead owners
+     * are swept), on an object server with {@link #recreateAfterOwnerLoss(boolean)} on (off: no sweep, this value is
+     * unused). Once per period, jittered by 0.75..1.25 times it, a Serving node whose owner lease admits work reads the
+     * live nodes of its mesh; the live Serving node with the lowest RoutingId then reads up to 10,000 authority rows of
+     * its mesh page by page (200 a page; the next period goes on from there) and removes each row whose owner run's
+     * lease is gone for good and was seen gone 15 s before (by store time: a move's target so finishes its CAS first;
+     * the next pass comes once that passed), with its capacity slots, in one Location Store batch conditioned on the
+     * row's StoreVersion and on the dead lease: the rule and batch of the on-access recovery (spec 002 sections 3.3 and
+     * 5; a dead owner's Creating row is aborted, spec 000 section 2). Then it sweeps the gone nodes' descriptors and
+     * capacity records. Rows of live owners are never written; a Conflict means another node swept or re-created the
+     * row. So a killed node's objects that nobody asks for again leave the store (and {@link MeshAdmin#locations()})
+     * about one lease TTL plus one period and 16 s after the kill. A sweep that removed rows logs one INFO line
+     * {@code event=dead_rows_swept count=N ...} and adds N to {@code spotkit.recovery.swept} (with {@link #metrics}); a
+     * store failure ends that sweep (WARN once) and the next period tries again. The sweep runs on its own virtual
+     * thread and stops when the node closes, which never waits for it. Give every node of a mesh the same period: the
+     * elected node's applies.
      *
      * @param period 1 s..1 h; default 60 s ({@link #DEFAULT_DEAD_OWNER_SWEEP}).
      * @return this builder.

@@ -38,9 +38,12 @@ class DeadOwnerSweepTest {
   private static final Duration RENEW_TIMEOUT = Duration.ofMillis(200);
   private static final Duration MARGIN = Duration.ofMillis(500);
   private static final Duration PERIOD = Duration.ofSeconds(1);
-  /** a's lease lapses, then up to two jittered periods (1.25 s each) and a pass; plus slack for a loaded machine. */
+  /**
+   * a's lease lapses, then up to two jittered periods (1.25 s each): the pass that first finds a gone notes it; the
+   * grace ({@code DeadOwnerSweeper.GRACE}) and the pass after it; plus slack for a loaded machine.
+   */
   private static final Duration SWEPT_WITHIN = TTL.plus(MARGIN).plus(Duration.ofMillis(2500))
-      .plus(Duration.ofSeconds(10));
+      .plus(dev.spotkit.core.internal.creation.DeadOwnerSweeper.GRACE).plus(Duration.ofSeconds(15));
 
   /** An actor that answers where it runs. */
   static final class Keeper implements Actor {

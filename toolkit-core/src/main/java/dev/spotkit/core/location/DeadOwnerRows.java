@@ -51,6 +51,16 @@ public final class DeadOwnerRows {
   private final LocationStore store;
   private final PlacementBatches batches;
   private final Duration timeout;
+  /** How long an owner run must have been seen gone before its Ready rows are swept, ms of store time. */
+  private final long graceMillis;
+  /**
+   * When each owner run ({@code ownerId \0 LeaseGeneration}) was first seen gone by a pass: the StoreNow (epoch ms)
+   * of the lease read that found it gone, so the grace runs on the store's clock, not this node's.
+   * Touched by the passes only (one at a time, see the class comment); cleared past {@value #MAX_TRACKED} runs.
+   */
+  private final Map<String, Long> goneSince = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Owner runs tracked in {@link #goneSince} at most: {@value}. */
+  private static final int MAX_TRACKED = 10_000;
 
   /**
    * Where a pass starts or stopped.
@@ -83,8 +93,10 @@ public final class DeadOwnerRows {
    * @param failure the first row-level failure of this pass (an unreadable row, or a capacity record that disagrees
    *     with the row, {@link SpotkitException.InternalFailure}): the row was left alone and the pass went on; empty
    *     when none.
+   * @param waiting Ready rows of dead owners this pass left for their grace (see the four-argument constructor),
+   *     0 or more: a pass after the grace sweeps them.
    */
-  public record Pass(int swept, int aborted, int pages, Position next, Optional<String> failure) {
+  public record Pass(int swept, int aborted, int pages, Position next, Optional<String> failure, int waiting) {
     /**
      * Checks the counts.
      *
@@ -92,7 +104,7 @@ public final class DeadOwnerRows {
      * @throws NullPointerException when a part is null.
      */
     public Pass {
-      if (swept < 0 || aborted < 0 || pages < 0) {
+      if (swept < 0 || aborted < 0 || pages < 0 || waiting < 0) {
         throw new IllegalArgumentException("counts must not be negative: swept=" + swept + " aborted=" + aborted
             + " pages=" + pages);
       }
@@ -115,9 +127,45 @@ public final class DeadOwnerRows {
    * @throws NullPointerException when a part is null.
    */
   public DeadOwnerRows(final LocationStore store, final PlacementBatches batches, final Duration timeout) {
+    this(store, batches, timeout, Duration.ZERO);
+  }
+
+  /**
+   * A sweep over {@code store} that leaves a dead owner's Ready rows alone until a pass saw that owner run gone at
+   * least {@code grace} before: a move whose source died after it handed the actor to a live target is then either
+   * committed by the target's CAS (retried until its Restore validity ends, spec 001 section 4.5) or given up by it
+   * before the row is swept, so the sweep never takes a moved state's row from under its target. The first pass
+   * that sees a run gone only notes the time.
+   *
+   * @param store the Location Store.
+   * @param batches the placement batches over the same store (the sweep and abort batches).
+   * @param timeout the longest wait of each store call, positive.
+   * @param grace how long an owner run must have been seen gone first, 0 or more (0: at once).
+   * @throws NullPointerException when a part is null.
+   */
+  public DeadOwnerRows(final LocationStore store, final PlacementBatches batches, final Duration timeout,
+      final Duration grace) {
     this.store = Objects.requireNonNull(store, "store");
     this.batches = Objects.requireNonNull(batches, "batches");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
+    this.graceMillis = Objects.requireNonNull(grace, "grace").toMillis();
+  }
+
+  /**
+   * Whether the owner run of {@code row}, found gone by {@code lease}, was first seen gone at least the grace before
+   * (by store time); notes it now when first seen.
+   */
+  private boolean goneLongEnough(final AuthorityRecord row, final Leases.Check lease) {
+    if (graceMillis == 0) {
+      return true;
+    }
+    if (goneSince.size() > MAX_TRACKED) {
+      goneSince.clear(); // bounded memory; the runs still gone are noted again, their sweep waits one grace more
+    }
+    final long now = lease.now().epochMillis();
+    final long since = goneSince.computeIfAbsent(row.ownerId() + "\0" + row.ownerLeaseGeneration().value(),
+        k -> now);
+    return now - since >= graceMillis;
   }
 
   /**
@@ -172,6 +220,7 @@ public final class DeadOwnerRows {
     private final Map<String, Leases.Check> leases = new HashMap<>();
     private int swept;
     private int aborted;
+    private int waiting;
     private String failure;
 
     Counts(final String meshName, final String selfOwnerId, final BooleanSupplier keepGoing) {
@@ -192,7 +241,7 @@ public final class DeadOwnerRows {
     }
 
     Pass pass(final int pages, final Position next) {
-      return new Pass(swept, aborted, pages, next, Optional.ofNullable(failure));
+      return new Pass(swept, aborted, pages, next, Optional.ofNullable(failure), waiting);
     }
   }
 
@@ -224,7 +273,10 @@ public final class DeadOwnerRows {
       final ObjectKey key = new ObjectKey(kind, kept.get(i).key().substring(prefix.length()));
       try {
         if (row.allocation().state() == AuthorityRecord.State.ACTIVE) {
-          if (counts.lease(row).gone() && batches.sweepAbandoned(key, kept.get(i).version())) {
+          final Leases.Check lease = counts.lease(row);
+          if (lease.gone() && !goneLongEnough(row, lease)) {
+            counts.waiting++;
+          } else if (lease.gone() && batches.sweepAbandoned(key, kept.get(i).version())) {
             counts.swept++;
           }
         } else if (batches.abortAbandoned(key, kept.get(i).version())) {

@@ -9,6 +9,7 @@ import dev.spotkit.store.ReadResult;
 import dev.spotkit.store.StoreBytes;
 import dev.spotkit.store.StoreFaults;
 import dev.spotkit.store.StoreVersion;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -98,6 +99,39 @@ class DeadOwnerRowsTest {
         found -> assertThat(found.version()).as("the live owner's row untouched").isEqualTo(liveRow));
 
     assertThat(pass(DeadOwnerRows.Position.START, 10).removed()).as("nothing left").isZero();
+  }
+
+  /**
+   * With a grace, the first pass that finds an owner run gone only notes it (store time): its Ready rows wait, so a
+   * live target of a move from that owner still runs its CAS on the row; a pass once the grace passed sweeps them. A
+   * Creating row has no target and is aborted at once.
+   */
+  @Test
+  @Spec("LOC-17")
+  void withAGraceTheFirstPassThatFindsAnOwnerGoneOnlyNotesItAndAPassAfterTheGraceSweeps() {
+    final DeadOwnerRows graced = new DeadOwnerRows(f.store, f.batches, MeshFixture.TIMEOUT, Duration.ofSeconds(20));
+    final StoreVersion row = ready(ObjectKey.actor("p1"), PlacementKind.ACTOR, "player", dead);
+    reserved(ObjectKey.actor("p2"), PlacementKind.ACTOR, "player", dead);
+    killDead();
+    final DeadOwnerRows.Pass first = graced.sweep(MeshFixture.MESH, "owner-self", DeadOwnerRows.Position.START, 10,
+        () -> true);
+    assertThat(first.swept()).isZero();
+    assertThat(first.waiting()).isEqualTo(1);
+    assertThat(first.aborted()).as("a Creating row has no move to wait for").isEqualTo(1);
+    assertThat(read(ObjectKey.actor("p1"))).isInstanceOfSatisfying(ReadResult.Found.class,
+        found -> assertThat(found.version()).isEqualTo(row));
+
+    f.advanceSeconds(19);
+    f.putLease("owner-" + LIVE, 1);
+    assertThat(graced.sweep(MeshFixture.MESH, "owner-self", DeadOwnerRows.Position.START, 10, () -> true).swept())
+        .as("19 s of store time after it was first seen gone").isZero();
+    f.advanceSeconds(2);
+    f.putLease("owner-" + LIVE, 1);
+    final DeadOwnerRows.Pass after = graced.sweep(MeshFixture.MESH, "owner-self", DeadOwnerRows.Position.START, 10,
+        () -> true);
+    assertThat(after.swept()).isEqualTo(1);
+    assertThat(after.waiting()).isZero();
+    assertThat(read(ObjectKey.actor("p1"))).isInstanceOf(ReadResult.Missing.class);
   }
 
   @Test

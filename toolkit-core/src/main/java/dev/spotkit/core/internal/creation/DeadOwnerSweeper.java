@@ -25,8 +25,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *   per node); it goes on only when it is the live Serving node with the lowest RoutingId;</li>
  *   <li>it runs one bounded pass of {@link DeadOwnerRows} (at most {@value #MAX_PAGES} pages of
  *   {@value DeadOwnerRows#PAGE_SIZE} rows; the next period goes on where this one stopped): each Ready row whose
- *   owner's lease is gone for good is deleted with its capacity slots in one conditioned batch, by the same rule and
- *   batch as the on-access recovery, and each Creating row of a dead owner is aborted;</li>
+   *   owner's lease is gone for good, and was already seen gone {@link #GRACE} before (by store time; the pass that
+ *   first finds it only notes it, and the next pass comes once the grace passed), is deleted with its capacity slots
+ *   in one conditioned batch, by the same rule and batch as the on-access recovery, and each Creating row of a dead
+ *   owner is aborted;</li>
  *   <li>it reads the mesh once more, sweeping the descriptor and capacity record of each gone node, as placement
  *   does ({@link NodeDirectory#readMesh(String, boolean)}), after the rows, so their slots were retired first.</li>
  * </ol>
@@ -50,6 +52,13 @@ public final class DeadOwnerSweeper {
   static final int MAX_PAGES = 50;
   /** Bound of each store call of the sweep. */
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a dead owner run must have been seen gone (by store time) before its Ready rows are swept: a move's
+   * Restore validity (10 s, spec 001 section 4.5: the target retries its CAS that long) plus one store call. A
+   * source that died after handing an actor to a live target so leaves the target's CAS the row: the move commits
+   * (the state kept) or the target gives up, before the sweep removes the row.
+   */
+  public static final Duration GRACE = Duration.ofSeconds(15);
 
   private final NodeRuntime rt;
   private final Duration period;
@@ -58,6 +67,8 @@ public final class DeadOwnerSweeper {
   private final NodeDirectory directory;
   /** Where the next pass starts. Written and read by the sweeper thread only. */
   private DeadOwnerRows.Position next = DeadOwnerRows.Position.START;
+  /** Whether the previous pass left rows for their grace. Sweeper thread only. */
+  private boolean waiting;
   /** Whether the previous sweep failed (its WARN was logged). Sweeper thread only. */
   private boolean failing;
   /** The row-level failure the previous pass reported (its WARN was logged), or null. Sweeper thread only. */
@@ -67,7 +78,7 @@ public final class DeadOwnerSweeper {
     this.rt = rt;
     this.period = period;
     this.lease = rt.store().ownerLease();
-    this.rows = new DeadOwnerRows(rt.store().store(), rt.store().batches(), STORE_TIMEOUT);
+    this.rows = new DeadOwnerRows(rt.store().store(), rt.store().batches(), STORE_TIMEOUT, GRACE);
     this.directory = new NodeDirectory(rt.store().store(), STORE_TIMEOUT);
   }
 
@@ -89,7 +100,9 @@ public final class DeadOwnerSweeper {
 
   private void loop() {
     while (!rt.isClosing()) {
-      final long wait = (long) (period.toNanos() * ThreadLocalRandom.current().nextDouble(0.75, 1.25));
+      // rows left for their grace are taken up once it passed, not a whole period later
+      final long base = waiting ? Math.min(period.toNanos(), GRACE.plusSeconds(1).toNanos()) : period.toNanos();
+      final long wait = (long) (base * ThreadLocalRandom.current().nextDouble(0.75, 1.25));
       if (dev.spotkit.core.internal.runtime.NodeWaits.endsWithin(rt, wait)) {
         return; // the node ended
       }
@@ -124,6 +137,7 @@ public final class DeadOwnerSweeper {
     final DeadOwnerRows.Pass pass = rows.sweep(rt.meshName().value(), rt.store().self().ownerId(), next, MAX_PAGES,
         this::mayWork);
     next = pass.next();
+    waiting = pass.waiting() > 0;
     if (pass.removed() > 0) {
       rt.metrics().deadRowsSwept(pass.removed());
       NodeRuntime.LOG.info("event=dead_rows_swept count={} ready={} creating={} pages={} complete={} took_ms={}"

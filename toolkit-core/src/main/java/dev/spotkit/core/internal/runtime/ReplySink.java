@@ -49,10 +49,10 @@ public final class ReplySink {
   }
 
   /**
-   * The handler returned {@code reply}: the caller gets it, or a typed failure when it is null, not of the type the
-   * caller expects, or cannot be encoded for a caller on another node (spec 000 section 4, MEM-18: the turn's join
-   * barriers are then discarded; a caller that disconnected or a transport that refuses the encoded reply later
-   * cancels nothing).
+   * The handler returned {@code reply}: the caller gets it, or a typed failure when it is null, not of the type a
+   * caller on this node expects, or cannot be encoded for a caller on another node (spec 000 section 4, MEM-18: the
+   * turn's join barriers are then discarded; a caller that disconnected or a transport that refuses the encoded reply
+   * later cancels nothing, nor does a remote caller's own type check, made on its node after the encoding).
    *
    * @param reply what the request handler returned.
    * @return true when the reply was accepted (and encoded, for a remote caller); false when the caller got a failure.
