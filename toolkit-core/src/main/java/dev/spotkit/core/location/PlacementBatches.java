@@ -672,6 +672,13 @@ public final class PlacementBatches {
         try {
           usage = plan.usage().apply(NodeCapacityRecord.decode(capFound.value()), a.capacity());
         } catch (IllegalStateException e) {
+          // row and record came from two requests: a row removed between them (its slots returned by another
+          // node's batch) makes them disagree for a moment. Only a disagreement read in one request is real.
+          final List<ReadResult> both = readAll(List.of(authKey, capKey));
+          if (!(both.get(0) instanceof ReadResult.Found row && row.version().equals(found.version())
+              && both.get(1) instanceof ReadResult.Found capNow && capNow.version().equals(capFound.version()))) {
+            continue; // it moved on: the next try reads it afresh (Missing or Changed, typically)
+          }
           throw new SpotkitException.InternalFailure(what + ": " + e.getMessage() + "; the store was not changed",
               e);
         }

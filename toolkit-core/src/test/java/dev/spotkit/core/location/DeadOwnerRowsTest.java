@@ -134,6 +134,33 @@ class DeadOwnerRowsTest {
     assertThat(read(ObjectKey.actor("p1"))).isInstanceOf(ReadResult.Missing.class);
   }
 
+  /**
+   * A sweep reads the row, then its owner's lease and capacity record in a second request. When another node's sweep
+   * removes the row (and returns its slot) between the two, the record no longer covers the row: that is the row
+   * moving on, not a store that disagrees with itself, so the sweep reads both again and finds the row gone instead
+   * of failing InternalFailure (seen under load in {@link #twoPassesAtOnceRemoveEachRowOnce}).
+   */
+  @Test
+  void aRowSweptByAnotherNodeBetweenTheTwoReadsOfASweepIsMissingNotADisagreement() throws Exception {
+    final ObjectKey key = ObjectKey.actor("p1");
+    final StoreVersion version = ready(key, PlacementKind.ACTOR, "player", dead);
+    killDead();
+    final String capKey = LocationKeys.nodeCapacity(MeshFixture.MESH, DEAD).preimage();
+    final StoreFaults.Stall stall = f.store.faults().stallNext(1, call -> call.kind() == StoreFaults.Kind.READ
+        && call.touches(capKey) && !call.touches(key.logicalKey().preimage()));
+    final ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      final Future<Boolean> first = pool.submit(() -> f.batches.sweepAbandoned(key, version));
+      assertThat(stall.awaitStalled(1, Duration.ofSeconds(10))).as("the first sweep read the row").isTrue();
+      assertThat(f.batches.sweepAbandoned(key, version)).as("another node's sweep").isTrue();
+      stall.release();
+      assertThat(first.get(10, TimeUnit.SECONDS)).as("the row is gone: nothing left to sweep").isFalse();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(f.capacity(DEAD).actors()).isEqualTo(new NodeCapacityRecord.Slots(0, 0, 1000));
+  }
+
   @Test
   void theRowsOfTheCallingRunAreNeverWrittenEvenWhenItsLeaseReadsAsGone() {
     ready(ObjectKey.actor("mine"), PlacementKind.ACTOR, "player", dead);
