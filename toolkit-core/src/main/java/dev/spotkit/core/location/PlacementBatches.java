@@ -552,7 +552,7 @@ public final class PlacementBatches {
    * A Conflict caused by a counter or capacity record moving is retried after re-reading; a row at another version
    * is the answer ({@link Outcome.Changed}), never retried. A lost answer is resolved by re-reading the row.
    *
-   * Every key the batch depends on is read in one {@link LocationStore#readAll} when the caller names the source
+   * <p>Every key the batch depends on is read in one {@link LocationStore#readAll} when the caller names the source
    * node (the row, the target's owner lease, both capacity records, the AuthorityOwnerGeneration counter): a try is
    * then 2 round trips, one more when the row follows an aggregate or is not on the node named (every key read is
    * pinned by a condition, so a wrong guess costs a read, never a wrong write).
